@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Configure (allnoconfig + qemu/configs/*.config) and cross-build the guest
+# kernel and its modules; install the modules into $STAGE/modules.
+. "$(dirname "$0")/lib.sh"
+
+FRAGS=("$TOP"/qemu/configs/base.config "$TOP"/qemu/configs/debug.config
+       "$TOP"/qemu/configs/gembuf.config)
+
+configure() {
+	local stamp=$KOUT/.gembuf-config want
+	want=$(files_hash "${FRAGS[@]}" "$KSRC/.git/gembuf-series")
+	[ -f "$KOUT/.config" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && return 0
+	log "configuring: allnoconfig + ${FRAGS[*]##*/}"
+	mkdir -p "$KOUT"
+	(cd "$KSRC" && CC="${CROSS_COMPILE}gcc" scripts/kconfig/merge_config.sh \
+		-n -O "$KOUT" "${FRAGS[@]}" >"$KOUT/merge_config.log" 2>&1) ||
+		{ cat "$KOUT/merge_config.log"; die "merge_config failed"; }
+	# merge_config only warns when a symbol's dependencies are missing;
+	# a requested option that did not stick is an error here.
+	local frag line missing=0
+	for frag in "${FRAGS[@]}"; do
+		while IFS= read -r line; do
+			case "$line" in CONFIG_*=*) ;; *) continue ;; esac
+			if ! grep -qxF "$line" "$KOUT/.config"; then
+				log "config: $line requested in ${frag##*/} but not set"
+				missing=1
+			fi
+		done <"$frag"
+	done
+	[ "$missing" = 0 ] || die "kernel config is missing requested options"
+	echo "$want" >"$stamp"
+}
+
+build() {
+	log "building Image and modules (-j$JOBS)"
+	"${KMAKE[@]}" -s Image modules
+	rm -rf "$STAGE/modules"
+	"${KMAKE[@]}" -s INSTALL_MOD_PATH="$STAGE/modules" INSTALL_MOD_STRIP=1 \
+		modules_install >/dev/null
+}
+
+configure
+build
