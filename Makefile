@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0
+# gembuf: build the guest kernel with the project in it, boot it in QEMU,
+# run the demo (make run) or every test (make test).  See README.md.
+
+CACHE ?= $(or $(GEMBUF_CACHE),$(HOME)/.cache/gembuf)
+OUT ?= $(CURDIR)/out
+export GEMBUF_CACHE := $(CACHE)
+export GEMBUF_OUT := $(OUT)
+
+.PHONY: all deps tree kernel igt initramfs guest run shell test export checkpatch clean
+
+all: guest
+
+deps:
+	@bash qemu/deps.sh
+
+tree: deps
+	@bash qemu/tree.sh
+
+kernel: tree
+	@bash qemu/kernel.sh
+
+igt: deps
+	@$(MAKE) -s -C igt-tests O=$(CACHE)/stage/igt SYSROOT=$(CACHE)/sysroot
+
+initramfs: kernel igt
+	@bash qemu/rootfs.sh
+
+guest: initramfs
+
+# The main job: boot the guest and run the demo.
+run: guest
+	@bash qemu/boot.sh run
+
+# An interactive shell in the guest (Ctrl-a x leaves QEMU).
+shell: guest
+	@bash qemu/boot.sh shell
+
+# Every KUnit suite and igt test in the guest; ends with 'N passed, N failed, N skipped'.
+test: guest
+	@rm -rf $(OUT) && mkdir -p $(OUT)
+	@GEMBUF_QUIET=1 bash qemu/boot.sh test || true
+	@python3 qemu/report.py $(OUT) igt-tests/expectations.txt
+
+# The whole work as a git format-patch series against pristine 6.12.
+export: tree
+	@bash series/export
+
+clean:
+	rm -rf $(OUT)

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the guest: qemu/boot.sh test|run|shell.  The host folder $OUT is
+# shared with the guest at /mnt/out; the console goes to $OUT/console.log.
+# A guest that does not power off within GEMBUF_TIMEOUT seconds is killed.
+. "$(dirname "$0")/lib.sh"
+
+mode=${1:-shell}
+timeout=${GEMBUF_TIMEOUT:-2400}
+mkdir -p "$OUT"
+rm -f "$OUT/done"
+
+qemu=(qemu-system-aarch64 -M virt,iommu=smmuv3 -cpu max -smp 2 -m 2G
+      -nographic -no-reboot -nic none
+      -kernel "$KOUT/arch/arm64/boot/Image" -initrd "$CACHE/initramfs.cpio.gz"
+      -append "console=ttyAMA0 panic=-1 rdinit=/init gembuf.mode=$mode ${GEMBUF_CMDLINE:-}"
+      -device edu,dma_mask=0xffffffffff
+      -virtfs "local,path=$OUT,mount_tag=hostshare,security_model=none,id=hs")
+
+log "booting guest ($mode): ${qemu[*]}"
+if [ "$mode" = shell ]; then
+	exec "${qemu[@]}"
+fi
+set +e
+timeout -k 10 "$timeout" "${qemu[@]}" </dev/null 2>&1 | tee "$OUT/console.log" |
+	if [ -n "${GEMBUF_QUIET:-}" ]; then grep --line-buffered '^gembuf\|^igt:\|^kunit:'; else cat; fi
+rc=${PIPESTATUS[0]}
+set -e
+[ "$rc" = 124 ] && { log "guest timed out after ${timeout}s"; exit 124; }
+exit "$rc"

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install what the build and the guest need, on a Debian 12 host as root:
+# host tools with apt-get, and the guest's arm64 userspace as .deb files
+# (apt-get download) unpacked into $SYSROOT.  Idempotent and quiet when
+# everything is already there.
+. "$(dirname "$0")/lib.sh"
+
+HOST_PKGS=(gcc-aarch64-linux-gnu qemu-system-arm ccache sparse
+	   linux-source-6.12 flex bison bc libssl-dev libelf-dev cpio rsync
+	   python3 kmod git make perl xz-utils)
+GUEST_PKGS=(busybox-static libc6 libdrm2 libdrm-dev libdrm-tests
+	    libdrm-amdgpu1 libdrm-etnaviv1 libdrm-tegra0)
+
+apt_updated=
+apt_update() {
+	[ -n "$apt_updated" ] && return 0
+	apt-get update -qq
+	apt_updated=1
+}
+
+missing=()
+for p in "${HOST_PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	[ "$(id -u)" = 0 ] || die "need root to install: ${missing[*]}"
+	log "apt-get install ${missing[*]}"
+	apt_update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+stamp=$SYSROOT/.gembuf-pkgs
+if [ "$(cat "$stamp" 2>/dev/null)" != "${GUEST_PKGS[*]}" ]; then
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		log "dpkg --add-architecture arm64"
+		dpkg --add-architecture arm64
+		apt_updated=
+	fi
+	apt_update
+	rm -rf "$DEBS" "$SYSROOT"
+	mkdir -p "$DEBS" "$SYSROOT"
+	log "apt-get download ${GUEST_PKGS[*]/%/:arm64}"
+	(cd "$DEBS" && apt-get download -qq "${GUEST_PKGS[@]/%/:arm64}")
+	for deb in "$DEBS"/*.deb; do
+		dpkg-deb -x "$deb" "$SYSROOT"
+	done
+	echo "${GUEST_PKGS[*]}" >"$stamp"
+fi
