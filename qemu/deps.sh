@@ -43,6 +43,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "${GUEST_PKGS[*]}" ]; then
 	rm -rf "$DEBS" "$SYSROOT"
 	mkdir -p "$DEBS" "$SYSROOT"
 	log "apt-get download ${GUEST_PKGS[*]/%/:arm64}"
+	chown _apt "$DEBS" 2>/dev/null || true
 	(cd "$DEBS" && apt-get download -qq "${GUEST_PKGS[@]/%/:arm64}")
 	for deb in "$DEBS"/*.deb; do
 		dpkg-deb -x "$deb" "$SYSROOT"
