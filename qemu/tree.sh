@@ -39,14 +39,25 @@ apply_series() {
 	echo "$want" >"$stamp"
 }
 
-# The project's sources at their in-tree paths, plus the docs.
+# The project's sources at their in-tree paths.  A manifest of what was
+# overlaid lets a file deleted from the project leave the tree too (back
+# to the pristine version if 6.12 has one).
 overlay() {
-	local d
+	local d f manifest=$KSRC/.git/gembuf-overlay
+	local new=$manifest.new
+	: >"$new"
 	for d in drivers/vcm drivers/gpu/drm/gembuf include/linux include/uapi/drm; do
 		[ -d "$TOP/$d" ] || continue
 		mkdir -p "$KSRC/$d"
 		rsync -rl --checksum "$TOP/$d/" "$KSRC/$d/"
+		(cd "$TOP" && find "$d" -type f) >>"$new"
 	done
+	if [ -f "$manifest" ]; then
+		sort "$new" | comm -23 <(sort "$manifest") - | while IFS= read -r f; do
+			git -C "$KSRC" checkout -q HEAD -- "$f" 2>/dev/null || rm -f "$KSRC/$f"
+		done
+	fi
+	mv "$new" "$manifest"
 }
 
 [ -d "$KSRC/.git" ] || extract
