@@ -25,7 +25,7 @@ SPLATS = [
 ]
 
 IGT_LINE = re.compile(r"^(Dynamic subtest|Subtest) (\S+): (SUCCESS|FAIL|SKIP|CRASH|TIMEOUT)")
-KTAP_LINE = re.compile(r"^(\s*)(not ok|ok) \d+ (\S+)(?:\s+#\s*(SKIP)\b.*)?")
+KTAP_LINE = re.compile(r"^(\s*)(not ok|ok) \d+ (.*?)(?:\s+#\s*(SKIP)\b.*)?$")
 KTAP_SUBTEST = re.compile(r"^(\s*)# Subtest: (\S+)")
 
 
@@ -77,8 +77,8 @@ def parse_igt(out_dir):
 
 
 def parse_kunit(out_dir):
-    """Yield (name, result, note) for every KUnit case (a parameterised
-    case counts once, with its own summary line)."""
+    """Yield (name, result, note) for every KUnit case; the parameters of
+    a parameterised case count one by one, as kunit_tool counts them."""
     kdir = os.path.join(out_dir, "kunit")
     for fn in sorted(os.listdir(kdir)) if os.path.isdir(kdir) else []:
         if not fn.endswith(".ktap"):
@@ -91,13 +91,22 @@ def parse_kunit(out_dir):
             continue
         # the outermost level is the suite itself when it is present
         case_depth = depths[1] if len(depths) > 1 else depths[0]
+        params = []
         for line in lines:
             m = KTAP_LINE.match(line)
-            if not m or len(m.group(1)) != case_depth:
+            if not m or len(m.group(1)) < case_depth:
                 continue
             indent, status, name, skip = m.groups()
+            name = re.sub(r"\s+", "_", name.strip())
             res = "SKIP" if skip else ("SUCCESS" if status == "ok" else "FAIL")
-            yield f"kunit:{suite}.{name}", res, ""
+            if len(indent) > case_depth:
+                params.append((name, res))
+                continue
+            for pname, pres in params:
+                yield f"kunit:{suite}.{name}.{pname}", pres, ""
+            if not params or (res == "FAIL" and all(r != "FAIL" for _, r in params)):
+                yield f"kunit:{suite}.{name}", res, ""
+            params = []
 
 
 def parse_tools(out_dir):
