@@ -371,14 +371,12 @@ void igt_skip(const char *f, ...)
 	exit(IGT_EXIT_ABORT);
 }
 
-static void vreport(const char *what, const char *file, int line, const char *func,
-		    const char *expr, const char *f, va_list ap)
+static void report_assert(const char *file, int line, const char *func,
+			  const char *expr, const char *f, va_list ap)
 {
-	fprintf(stderr, "(%s:%d) CRITICAL: %s in function %s, file %s:%d:\n",
-		command_str, getpid(), what, func, file, line);
-	fprintf(stderr, "(%s:%d) CRITICAL: %s: %s\n", command_str, getpid(),
-		strcmp(what, "Test assertion failure") ? "Test requirement" : "Failed assertion",
-		expr);
+	fprintf(stderr, "(%s:%d) CRITICAL: Test assertion failure in function %s, file %s:%d:\n",
+		command_str, getpid(), func, file, line);
+	fprintf(stderr, "(%s:%d) CRITICAL: Failed assertion: %s\n", command_str, getpid(), expr);
 	if (f) {
 		fprintf(stderr, "(%s:%d) CRITICAL: ", command_str, getpid());
 		vfprintf(stderr, f, ap);
@@ -395,7 +393,7 @@ void __igt_fail_assert(const char *file, int line, const char *func,
 	va_list ap;
 
 	va_start(ap, f);
-	vreport("Test assertion failure", file, line, func, assertion, f, ap);
+	report_assert(file, line, func, assertion, f, ap);
 	va_end(ap);
 	igt_fail(IGT_EXIT_FAILURE);
 }
