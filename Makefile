@@ -7,7 +7,7 @@ OUT ?= $(CURDIR)/out
 export GEMBUF_CACHE := $(CACHE)
 export GEMBUF_OUT := $(OUT)
 
-.PHONY: all deps tree kernel igt initramfs guest run shell test export checkpatch clean
+.PHONY: all deps tree kernel igt initramfs guest run shell test bench export checkpatch clean
 
 all: guest
 
@@ -41,6 +41,11 @@ test: guest
 	@rm -rf $(OUT) && mkdir -p $(OUT)
 	@GEMBUF_QUIET=1 bash qemu/boot.sh test || true
 	@python3 qemu/report.py $(OUT) igt-tests/expectations.txt
+
+# Benchmarks in one guest boot; each prints its ratios (out/bench/*.txt).
+bench: guest
+	@mkdir -p $(OUT)
+	@bash qemu/boot.sh bench
 
 # The whole work as a git format-patch series against pristine 6.12.
 export: tree

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Boot the guest: qemu/boot.sh test|run|shell.  The host folder $OUT is
+# Boot the guest: qemu/boot.sh test|run|bench|shell.  The host folder $OUT is
 # shared with the guest at /mnt/out; the console goes to $OUT/console.log.
 # A guest that does not power off within GEMBUF_TIMEOUT seconds is killed.
 . "$(dirname "$0")/lib.sh"

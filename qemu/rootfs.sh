@@ -21,6 +21,8 @@ for t in "${TOOLS[@]}"; do
 	cp "$SYSROOT/usr/bin/$t" "$ROOT/usr/bin/"
 done
 cp "$STAGE"/igt/* "$ROOT/usr/libexec/igt/"
+mkdir -p "$ROOT/usr/libexec/bench"
+cp "$STAGE"/bench/* "$ROOT/usr/libexec/bench/" 2>/dev/null || true
 cp "$TOP"/qemu/guest/init "$ROOT/init"
 for f in "$TOP"/qemu/guest/*; do
 	[ "$(basename "$f")" = init ] || cp "$f" "$ROOT/usr/libexec/gembuf/"

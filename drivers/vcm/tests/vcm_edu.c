@@ -1,0 +1,748 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * QEMU's "edu" PCI device as a DMA master for testing the IOMMU kind of
+ * VCM behind a real IOMMU (QEMU's SMMUv3), and for benchmarking it.
+ *
+ * edu copies up to 4 KiB per command between a device address and a
+ * buffer inside the device (at 0x40000 in its own DMA window), so a test
+ * moves bytes from one device address into the device and back out to
+ * another, and compares what the CPU sees with what it wrote.  The
+ * KUnit suite "vcm_edu" runs when the module binds to the device; the
+ * benchmark is driven through debugfs (vcm_edu/bench) by a user program
+ * that passes in a dma-buf to compare with.
+ */
+
+#include <kunit/test.h>
+#include <linux/debugfs.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/iommu.h>
+#include <linux/iopoll.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/sizes.h>
+#include <linux/vcm.h>
+
+#include "../vcm_priv.h"
+#include "vcm_test_util.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS(DMA_BUF);
+
+#define EDU_REG_IDENT		0x00
+#define EDU_REG_LIVENESS	0x04
+#define EDU_REG_DMA_SRC		0x80
+#define EDU_REG_DMA_DST		0x88
+#define EDU_REG_DMA_COUNT	0x90
+#define EDU_REG_DMA_CMD		0x98
+#define EDU_DMA_RUN		BIT(0)
+#define EDU_DMA_TO_RAM		BIT(1)
+#define EDU_IDENT_MAGIC		0xed
+#define EDU_BUF			0x40000
+#define EDU_BUF_SIZE		SZ_4K
+/*
+ * QEMU 7.2 refuses (with a hardware error that stops the emulator) a
+ * transfer that ends at the last byte of the buffer: stay below it.
+ */
+#define EDU_XFER		SZ_2K
+/* Each command completes on a 100 ms timer of the emulator. */
+#define EDU_DMA_TIMEOUT_US	(2 * USEC_PER_SEC)
+#define EDU_DMA_BITS		40
+
+/* The test VCMs: inside the 40-bit mask the guest gives edu. */
+#define EDU_VCM_START		SZ_1G
+#define EDU_VCM_LEN		SZ_1G
+
+#define RW_CACHED		(VCM_READ | VCM_WRITE | VCM_WB_WA)
+
+/**
+ * struct vcm_edu - the bound edu device
+ * @pdev: the PCI device
+ * @regs: BAR 0
+ * @lock: serialises DMA commands and the benchmark
+ * @dir: debugfs folder
+ * @bench: text of the last benchmark
+ */
+struct vcm_edu {
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	struct mutex lock;
+	struct dentry *dir;
+	char bench[512];
+};
+
+static struct vcm_edu *vcm_edu;
+
+/**
+ * vcm_edu_dma() - run one edu DMA command
+ * @edu: the device
+ * @addr: the device address in RAM
+ * @off: offset in edu's buffer
+ * @len: bytes, 1 or more with @off + @len below the buffer's size
+ * @to_ram: true to copy from edu's buffer to @addr, false for the reverse
+ *
+ * Return: 0, -EINVAL for a range edu does not have, -ETIMEDOUT.
+ */
+static int vcm_edu_dma(struct vcm_edu *edu, dma_addr_t addr, u32 off, u32 len,
+		       bool to_ram)
+{
+	u64 cmd;
+	int ret;
+
+	if (!len || off >= EDU_BUF_SIZE || len >= EDU_BUF_SIZE - off)
+		return -EINVAL;
+
+	mutex_lock(&edu->lock);
+	writeq(to_ram ? EDU_BUF + off : addr, edu->regs + EDU_REG_DMA_SRC);
+	writeq(to_ram ? addr : EDU_BUF + off, edu->regs + EDU_REG_DMA_DST);
+	writeq(len, edu->regs + EDU_REG_DMA_COUNT);
+	writeq(EDU_DMA_RUN | (to_ram ? EDU_DMA_TO_RAM : 0),
+	       edu->regs + EDU_REG_DMA_CMD);
+	ret = readq_poll_timeout(edu->regs + EDU_REG_DMA_CMD, cmd,
+				 !(cmd & EDU_DMA_RUN), 1000, EDU_DMA_TIMEOUT_US);
+	mutex_unlock(&edu->lock);
+	return ret;
+}
+
+/* --- KUnit suite ------------------------------------------------------ */
+
+struct vcm_edu_ctx {
+	struct device *dev;
+	struct vcm *vcm;
+	struct vcm_avcm *avcm;
+	long gauges[VCM_STAT_FIRST_EVENT];
+};
+
+static int vcm_edu_test_init(struct kunit *test)
+{
+	struct vcm_edu_ctx *ctx;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, vcm_edu, "no edu device bound");
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	for (i = 0; i < VCM_STAT_FIRST_EVENT; i++)
+		ctx->gauges[i] = vcm_stat_read(i);
+	ctx->dev = &vcm_edu->pdev->dev;
+
+	ctx->vcm = vcm_create(EDU_VCM_START, EDU_VCM_LEN);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->vcm);
+	ctx->avcm = vcm_assoc(ctx->vcm, ctx->dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->avcm);
+	KUNIT_ASSERT_EQ(test, vcm_activate(ctx->avcm), 0);
+	test->priv = ctx;
+	return 0;
+}
+
+static void vcm_edu_test_exit(struct kunit *test)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+	struct vcm_res *res;
+	int i;
+
+	if (!ctx)
+		return;
+	if (vcm_is_active(ctx->avcm) == 1)
+		KUNIT_EXPECT_EQ(test, vcm_deactivate(ctx->avcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(ctx->avcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_num_res(ctx->vcm), 0);
+	while ((res = vcm_get_next_res(ctx->vcm, NULL))) {
+		vcm_unback(res);
+		vcm_unreserve(res);
+	}
+	KUNIT_EXPECT_EQ(test, vcm_free(ctx->vcm), 0);
+	for (i = 0; i < VCM_STAT_FIRST_EVENT; i++)
+		KUNIT_EXPECT_EQ_MSG(test, vcm_stat_read(i), ctx->gauges[i],
+				    "counter %s", vcm_stat_names[i]);
+}
+
+/* Copy @len bytes from device address @src to @dst through edu. */
+static void edu_copy(struct kunit *test, dma_addr_t src, dma_addr_t dst,
+		     u32 len)
+{
+	KUNIT_ASSERT_EQ(test, vcm_edu_dma(vcm_edu, src, 0, len, false), 0);
+	KUNIT_ASSERT_EQ(test, vcm_edu_dma(vcm_edu, dst, 0, len, true), 0);
+}
+
+static u32 read_word(struct vcm_physmem *pm, size_t off)
+{
+	unsigned int cursor;
+	phys_addr_t phys;
+	size_t len;
+	u32 *p, v;
+
+	vcm_for_each_phys_chunk(pm, cursor, phys, len) {
+		if (off < len)
+			break;
+		off -= len;
+	}
+	p = kmap_local_page(phys_to_page(phys + off));
+	v = p[offset_in_page(phys + off) / 4];
+	kunmap_local(p);
+	return v;
+}
+
+static void vcm_edu_test_identify(struct kunit *test)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+	const char *hw = vcm_hw_ver(ctx->dev);
+	u32 probe = 0x12345678;
+
+	KUNIT_EXPECT_EQ(test, readl(vcm_edu->regs + EDU_REG_IDENT) & 0xff,
+			EDU_IDENT_MAGIC);
+	writel(probe, vcm_edu->regs + EDU_REG_LIVENESS);
+	KUNIT_EXPECT_EQ(test, readl(vcm_edu->regs + EDU_REG_LIVENESS), ~probe);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, hw);
+	KUNIT_EXPECT_STREQ(test, hw, "arm-smmu-v3");
+
+	/* The domain came from the SMMU: 4K pages and 2M blocks at least. */
+	KUNIT_EXPECT_TRUE(test, vcm_get_pgsize_bitmap(ctx->vcm) & SZ_4K);
+	KUNIT_EXPECT_TRUE(test, vcm_get_pgsize_bitmap(ctx->vcm) & SZ_2M);
+	KUNIT_EXPECT_EQ(test, vcm_edu_dma(vcm_edu, EDU_VCM_START, 1, EDU_BUF_SIZE,
+					  true), -EINVAL);
+}
+
+/*
+ * A buffer of one 2M chunk and 4K chunks, mapped with the domain's page
+ * sizes: edu reads it across the chunk boundary and writes it back at
+ * another offset; the CPU finds the bytes where the page tables say.
+ */
+static void vcm_edu_test_mixed_chunks(struct kunit *test)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+	size_t len = SZ_2M + 16 * SZ_4K, off;
+	struct vcm_physmem *pm;
+	struct vcm_res *res;
+	unsigned int cursor;
+	phys_addr_t phys, walked;
+	size_t clen, n2m = 0, n4k = 0, base = 0;
+	dma_addr_t iova;
+
+	pm = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, len, 0,
+			    vcm_get_pgsize_bitmap(ctx->vcm));
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
+	vcm_for_each_phys_chunk(pm, cursor, phys, clen) {
+		n2m += clen == SZ_2M;
+		n4k += clen == SZ_4K;
+	}
+	KUNIT_EXPECT_EQ(test, n2m, 1);
+	KUNIT_EXPECT_EQ(test, n4k, 16);
+	vcm_fill_pattern(pm, 0xe000);
+
+	res = vcm_reserve(ctx->vcm, len, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_ASSERT_EQ(test, vcm_back(res, pm), 0);
+	iova = vcm_get_dev_addr(res);
+	KUNIT_EXPECT_TRUE(test, IS_ALIGNED(iova, SZ_2M));
+	/* One block entry for the 2M chunk, one page entry per 4K chunk. */
+	KUNIT_EXPECT_EQ(test, vcm_get_res_num_ptes(res), 17);
+
+	/* The SMMU's page tables point at the chunks. */
+	vcm_for_each_phys_chunk(pm, cursor, phys, clen) {
+		KUNIT_ASSERT_EQ(test, vcm_dev_addr_to_phys_addr(ctx->dev,
+								iova + base + clen / 2,
+								&walked), 0);
+		KUNIT_EXPECT_EQ(test, walked, phys + clen / 2);
+		base += clen;
+	}
+
+	/* Across the 2M/4K boundary and across two 4K chunks. */
+	edu_copy(test, iova + SZ_2M - SZ_1K, iova + SZ_2M + 5 * SZ_4K + 3 * SZ_1K, EDU_XFER);
+	for (off = 0; off < EDU_XFER; off += 4)
+		KUNIT_ASSERT_EQ(test, read_word(pm, SZ_2M + 5 * SZ_4K + 3 * SZ_1K + off),
+				vcm_pattern_at(pm, 0xe000, SZ_2M - SZ_1K + off));
+	/* The words around the destination were not touched. */
+	KUNIT_EXPECT_EQ(test, read_word(pm, SZ_2M + 5 * SZ_4K + 3 * SZ_1K - 4),
+			vcm_pattern_at(pm, 0xe000, SZ_2M + 5 * SZ_4K + 3 * SZ_1K - 4));
+	KUNIT_EXPECT_EQ(test, read_word(pm, SZ_2M + 6 * SZ_4K + SZ_1K),
+			vcm_pattern_at(pm, 0xe000, SZ_2M + 6 * SZ_4K + SZ_1K));
+
+	/* Into the 2M block, from the last 4K chunk. */
+	edu_copy(test, iova + len - EDU_XFER, iova + SZ_1M, EDU_XFER);
+	for (off = 0; off < EDU_XFER; off += 4)
+		KUNIT_ASSERT_EQ(test, read_word(pm, SZ_1M + off),
+				vcm_pattern_at(pm, 0xe000, len - EDU_XFER + off));
+
+	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+}
+
+/* The CPU writes through a kernel VCM, edu moves it, the CPU reads it back. */
+static void vcm_edu_test_shared_with_cpu(struct kunit *test)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+	struct vcm *k = vcm_create_from_prebuilt(VCM_PREBUILT_KERNEL);
+	struct vcm_physmem *pm;
+	struct vcm_res *rk, *rd;
+	dma_addr_t out, iova;
+	u8 *cpu;
+	int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, k);
+	pm = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, SZ_64K, 0, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
+	rk = vcm_reserve(k, SZ_64K, RW_CACHED);
+	rd = vcm_reserve(ctx->vcm, SZ_64K, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rd);
+	KUNIT_ASSERT_EQ(test, vcm_back(rk, pm), 0);
+	KUNIT_ASSERT_EQ(test, vcm_back(rd, pm), 0);
+
+	cpu = vcm_get_vaddr(rk);
+	for (i = 0; i < EDU_XFER; i++)
+		cpu[i] = i * 7 + 3;
+	iova = vcm_get_dev_addr(rd);
+	KUNIT_ASSERT_EQ(test, vcm_translate(k, (uintptr_t)cpu + SZ_8K, ctx->vcm, &out), 0);
+	KUNIT_EXPECT_EQ(test, out, iova + SZ_8K);
+
+	edu_copy(test, iova, out, EDU_XFER);
+	for (i = 0; i < EDU_XFER; i++)
+		KUNIT_ASSERT_EQ(test, cpu[SZ_8K + i], (u8)(i * 7 + 3));
+
+	KUNIT_EXPECT_EQ(test, vcm_unback(rd), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unback(rk), 0);
+	vcm_unreserve(rd);
+	vcm_unreserve(rk);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+}
+
+/*
+ * Accesses to addresses that are not backed are stopped by the SMMU:
+ * writes land nowhere, reads return no memory contents.  After an unback
+ * the old pages are out of reach at once (the IOTLB was invalidated).
+ */
+static void vcm_edu_test_unbacked(struct kunit *test)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+	struct vcm_physmem *pm, *probe;
+	struct vcm_res *res, *hole, *out;
+	dma_addr_t iova, hole_iova;
+	phys_addr_t phys;
+	size_t off;
+
+	pm = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, SZ_64K, 0, 0);
+	probe = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, SZ_4K, 0, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, probe);
+	vcm_fill_pattern(pm, 0x5000);
+	vcm_fill_pattern(probe, 0x7000);
+
+	res = vcm_reserve(ctx->vcm, SZ_64K, RW_CACHED);
+	hole = vcm_reserve(ctx->vcm, SZ_64K, RW_CACHED);
+	out = vcm_reserve(ctx->vcm, SZ_4K, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, hole);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, out);
+	KUNIT_ASSERT_EQ(test, vcm_back(res, pm), 0);
+	KUNIT_ASSERT_EQ(test, vcm_back(out, probe), 0);
+	iova = vcm_get_dev_addr(res);
+	hole_iova = vcm_get_dev_addr(hole);
+	KUNIT_EXPECT_EQ(test, vcm_dev_addr_to_phys_addr(ctx->dev, hole_iova, &phys),
+			-ENOENT);
+
+	/* Load edu's buffer with known data, then write it into the hole. */
+	KUNIT_ASSERT_EQ(test, vcm_edu_dma(vcm_edu, iova, 0, EDU_XFER, false), 0);
+	KUNIT_ASSERT_EQ(test, vcm_edu_dma(vcm_edu, hole_iova, 0, EDU_XFER, true), 0);
+	KUNIT_ASSERT_EQ(test, vcm_edu_dma(vcm_edu, hole_iova + SZ_64K - EDU_XFER, 0,
+					  EDU_XFER, true), 0);
+	for (off = 0; off < SZ_64K; off += 4)
+		KUNIT_ASSERT_EQ(test, read_word(pm, off), vcm_pattern_at(pm, 0x5000, off));
+
+	/* A read of the hole brings in no memory: edu's buffer is zeroed. */
+	KUNIT_ASSERT_EQ(test, vcm_edu_dma(vcm_edu, hole_iova, 0, EDU_XFER, false), 0);
+	KUNIT_ASSERT_EQ(test, vcm_edu_dma(vcm_edu, vcm_get_dev_addr(out), 0, EDU_XFER,
+					  true), 0);
+	for (off = 0; off < EDU_XFER; off += 4)
+		KUNIT_ASSERT_EQ(test, read_word(probe, off), 0);
+
+	/* After unback, the old IOVA reaches nothing. */
+	vcm_fill_pattern(probe, 0x7000);
+	KUNIT_ASSERT_EQ(test, vcm_edu_dma(vcm_edu, vcm_get_dev_addr(out), 0, EDU_XFER,
+					  false), 0);
+	KUNIT_ASSERT_EQ(test, vcm_unback(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_dev_addr_to_phys_addr(ctx->dev, iova, &phys), -ENOENT);
+	KUNIT_ASSERT_EQ(test, vcm_edu_dma(vcm_edu, iova, 0, EDU_XFER, true), 0);
+	for (off = 0; off < EDU_XFER; off += 4)
+		KUNIT_ASSERT_EQ(test, read_word(pm, off), vcm_pattern_at(pm, 0x5000, off));
+
+	KUNIT_EXPECT_EQ(test, vcm_unback(out), 0);
+	vcm_unreserve(res);
+	vcm_unreserve(hole);
+	vcm_unreserve(out);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(probe), 0);
+}
+
+struct vcm_edu_fault {
+	struct device *dev;
+	dma_addr_t addr;
+	int flags;
+	int calls;
+};
+
+static int vcm_edu_fault_handler(struct device *dev, dma_addr_t addr, int flags,
+				 void *data)
+{
+	struct vcm_edu_fault *f = data;
+
+	f->dev = dev;
+	f->addr = addr;
+	f->flags = flags;
+	f->calls++;
+	return 0;
+}
+
+/* The hook sits on the IOMMU API's fault path of the VCM's domain. */
+static void vcm_edu_test_fault_hook(struct kunit *test)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+	struct iommu_domain *domain = iommu_get_domain_for_dev(ctx->dev);
+	struct vcm_edu_fault f = {};
+
+	KUNIT_ASSERT_NOT_NULL(test, domain);
+	KUNIT_EXPECT_EQ(test, report_iommu_fault(domain, ctx->dev, EDU_VCM_START,
+						 IOMMU_FAULT_WRITE), -ENOSYS);
+	KUNIT_ASSERT_EQ(test, vcm_hook(ctx->dev, vcm_edu_fault_handler, &f), 0);
+	KUNIT_EXPECT_EQ(test, report_iommu_fault(domain, ctx->dev,
+						 EDU_VCM_START + SZ_8K,
+						 IOMMU_FAULT_READ), 0);
+	KUNIT_EXPECT_EQ(test, f.calls, 1);
+	KUNIT_EXPECT_PTR_EQ(test, f.dev, ctx->dev);
+	KUNIT_EXPECT_EQ(test, f.addr, (dma_addr_t)EDU_VCM_START + SZ_8K);
+	KUNIT_EXPECT_EQ(test, f.flags, IOMMU_FAULT_READ);
+	KUNIT_EXPECT_EQ(test, vcm_hook(ctx->dev, NULL, NULL), 0);
+	KUNIT_EXPECT_EQ(test, vcm_hook(ctx->dev, NULL, NULL), -ENOENT);
+	KUNIT_EXPECT_EQ(test, report_iommu_fault(domain, ctx->dev, EDU_VCM_START,
+						 IOMMU_FAULT_WRITE), -ENOSYS);
+	KUNIT_EXPECT_EQ(test, f.calls, 1);
+}
+
+/*
+ * Backings made before a device is associated are mapped when the domain
+ * appears; a clone gets a domain of its own with the same mappings; one
+ * device uses one IOMMU VCM at a time and the DMA API again afterwards.
+ */
+static void vcm_edu_test_domains(struct kunit *test)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+	struct vcm *early = vcm_create(EDU_VCM_START, EDU_VCM_LEN), *clone;
+	struct vcm_physmem *pm;
+	struct vcm_avcm *a1, *a2;
+	struct vcm_res *res;
+	dma_addr_t iova, dma;
+	void *coherent;
+	u32 *words;
+	int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, early);
+	pm = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, SZ_8K, 0, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
+	vcm_fill_pattern(pm, 0xd000);
+	res = vcm_reserve(early, SZ_8K, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_ASSERT_EQ(test, vcm_back(res, pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_res_num_ptes(res), 0);
+	iova = vcm_get_dev_addr(res);
+
+	clone = vcm_clone(early);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, clone);
+
+	a1 = vcm_assoc(early, ctx->dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a1);
+	KUNIT_EXPECT_EQ(test, vcm_get_res_num_ptes(res), 2);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(early, ctx->dev, 0)), -EINVAL);
+	a2 = vcm_assoc(clone, ctx->dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a2);
+
+	/* The suite's VCM is active: the others wait. */
+	KUNIT_EXPECT_EQ(test, vcm_activate(a1), -EBUSY);
+	KUNIT_ASSERT_EQ(test, vcm_deactivate(ctx->avcm), 0);
+	KUNIT_ASSERT_EQ(test, vcm_activate(a1), 0);
+	KUNIT_EXPECT_EQ(test, vcm_activate(a2), -EBUSY);
+	edu_copy(test, iova, iova + SZ_4K, 64);
+	KUNIT_EXPECT_EQ(test, read_word(pm, SZ_4K + 60), vcm_pattern_at(pm, 0xd000, 60));
+	KUNIT_ASSERT_EQ(test, vcm_deactivate(a1), 0);
+
+	/* The clone maps the same memory at the same IOVA. */
+	KUNIT_ASSERT_EQ(test, vcm_activate(a2), 0);
+	vcm_fill_pattern(pm, 0xd100);
+	edu_copy(test, iova + 128, iova + SZ_4K + 256, 64);
+	KUNIT_EXPECT_EQ(test, read_word(pm, SZ_4K + 256), vcm_pattern_at(pm, 0xd100, 128));
+	KUNIT_ASSERT_EQ(test, vcm_deactivate(a2), 0);
+
+	/* Back on its default domain, the device works with the DMA API. */
+	coherent = dma_alloc_coherent(ctx->dev, SZ_8K, &dma, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, coherent);
+	words = coherent;
+	for (i = 0; i < 16; i++)
+		words[i] = 0xc0de0000 + i;
+	edu_copy(test, dma, dma + SZ_4K, 64);
+	for (i = 0; i < 16; i++)
+		KUNIT_EXPECT_EQ(test, words[SZ_4K / 4 + i], 0xc0de0000 + i);
+	dma_free_coherent(ctx->dev, SZ_8K, coherent, dma);
+
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(a1), 0);
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(a2), 0);
+	KUNIT_EXPECT_EQ(test, vcm_activate(ctx->avcm), 0);
+	while ((res = vcm_get_next_res(clone, NULL))) {
+		KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
+		KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	}
+	res = vcm_get_next_res(early, NULL);
+	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(clone), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(early), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+}
+
+static void vcm_edu_test_range_errors(struct kunit *test)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+	struct vcm *far = vcm_create(1ULL << (EDU_DMA_BITS + 1), SZ_1M);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, far);
+	/* Beyond edu's 40-bit DMA mask. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(far, ctx->dev, 0)), -ERANGE);
+	KUNIT_EXPECT_EQ(test, vcm_free(far), 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(ctx->vcm, ctx->dev, 0)), -EINVAL);
+	/* A device behind an IOMMU is not one-to-one. */
+	far = vcm_create_one_to_one(0, SZ_4G);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, far);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(far, ctx->dev, 0)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_free(far), 0);
+}
+
+static struct kunit_case vcm_edu_test_cases[] = {
+	KUNIT_CASE(vcm_edu_test_identify),
+	KUNIT_CASE(vcm_edu_test_mixed_chunks),
+	KUNIT_CASE(vcm_edu_test_shared_with_cpu),
+	KUNIT_CASE(vcm_edu_test_unbacked),
+	KUNIT_CASE(vcm_edu_test_fault_hook),
+	KUNIT_CASE(vcm_edu_test_domains),
+	KUNIT_CASE(vcm_edu_test_range_errors),
+	{}
+};
+
+static struct kunit_suite vcm_edu_test_suite = {
+	.name = "vcm_edu",
+	.init = vcm_edu_test_init,
+	.exit = vcm_edu_test_exit,
+	.test_cases = vcm_edu_test_cases,
+};
+kunit_test_suite(vcm_edu_test_suite);
+
+/* --- benchmark ------------------------------------------------------- */
+
+/*
+ * Map and unmap @len bytes for edu @iters times through an IOMMU VCM with
+ * chunks sized for the SMMU, then through the DMA API with the dma-buf
+ * given (a dma-heaps system-heap buffer: dma_buf_map_attachment() there is
+ * dma_map_sgtable()), and report both.
+ */
+static int vcm_edu_bench(struct vcm_edu *edu, int fd, unsigned int iters)
+{
+	struct device *dev = &edu->pdev->dev;
+	struct dma_buf_attachment *attach;
+	u64 t0, vcm_ns, dma_ns;
+	size_t vcm_ptes = 0, dma_ptes = 0;
+	struct vcm_physmem *pm;
+	struct scatterlist *sg;
+	struct vcm_avcm *avcm;
+	struct dma_buf *dmabuf;
+	struct sg_table *sgt;
+	struct vcm_res *res;
+	unsigned long pgsizes;
+	dma_addr_t iova;
+	struct vcm *vcm;
+	unsigned int i, j;
+	int ret;
+
+	dmabuf = dma_buf_get(fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+
+	vcm = vcm_create(EDU_VCM_START, EDU_VCM_LEN);
+	ret = PTR_ERR_OR_ZERO(vcm);
+	if (ret)
+		goto put_buf;
+	avcm = vcm_assoc(vcm, dev, 0);
+	ret = PTR_ERR_OR_ZERO(avcm);
+	if (ret)
+		goto free_vcm;
+	ret = vcm_activate(avcm);
+	if (ret)
+		goto deassoc;
+	pm = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, dmabuf->size, 0,
+			    vcm_get_pgsize_bitmap(vcm));
+	ret = PTR_ERR_OR_ZERO(pm);
+	if (ret)
+		goto deactivate;
+	res = vcm_reserve(vcm, dmabuf->size, RW_CACHED);
+	ret = PTR_ERR_OR_ZERO(res);
+	if (ret)
+		goto free_pm;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < iters && !ret; i++) {
+		ret = vcm_back(res, pm);
+		if (i == 0)
+			vcm_ptes = vcm_get_res_num_ptes(res);
+		if (!ret)
+			vcm_unback(res);
+	}
+	vcm_ns = ktime_get_ns() - t0;
+	vcm_unreserve(res);
+free_pm:
+	vcm_phys_free(pm);
+deactivate:
+	vcm_deactivate(avcm);
+deassoc:
+	vcm_deassoc(avcm);
+free_vcm:
+	vcm_free(vcm);
+	if (ret)
+		goto put_buf;
+
+	/* The same device, back on its DMA API domain. */
+	attach = dma_buf_attach(dmabuf, dev);
+	ret = PTR_ERR_OR_ZERO(attach);
+	if (ret)
+		goto put_buf;
+	pgsizes = iommu_get_domain_for_dev(dev)->pgsize_bitmap;
+	t0 = ktime_get_ns();
+	for (i = 0; i < iters; i++) {
+		sgt = dma_buf_map_attachment_unlocked(attach, DMA_BIDIRECTIONAL);
+		if (IS_ERR(sgt)) {
+			ret = PTR_ERR(sgt);
+			break;
+		}
+		if (i == 0) {
+			/* dma-iommu lays the segments out back to back. */
+			iova = sg_dma_address(sgt->sgl);
+			for_each_sgtable_sg(sgt, sg, j) {
+				dma_ptes += vcm_iommu_count_ptes(pgsizes, iova,
+								 sg_phys(sg),
+								 sg->length);
+				iova += sg->length;
+			}
+		}
+		dma_buf_unmap_attachment_unlocked(attach, sgt, DMA_BIDIRECTIONAL);
+	}
+	dma_ns = ktime_get_ns() - t0;
+	dma_buf_detach(dmabuf, attach);
+
+	if (!ret)
+		scnprintf(edu->bench, sizeof(edu->bench),
+			  "size %zu iterations %u\n"
+			  "vcm_ns %llu vcm_ptes %zu\n"
+			  "dma_api_ns %llu dma_api_ptes %zu\n",
+			  dmabuf->size, iters, vcm_ns, vcm_ptes, dma_ns, dma_ptes);
+put_buf:
+	dma_buf_put(dmabuf);
+	return ret;
+}
+
+static ssize_t vcm_edu_bench_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct vcm_edu *edu = file->private_data;
+	unsigned int iters;
+	char buf[32];
+	int fd, ret;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (sscanf(buf, "%d %u", &fd, &iters) != 2 || !iters || iters > 1000)
+		return -EINVAL;
+
+	mutex_lock(&edu->lock);
+	edu->bench[0] = '\0';
+	mutex_unlock(&edu->lock);
+	ret = vcm_edu_bench(edu, fd, iters);
+	return ret ?: count;
+}
+
+static ssize_t vcm_edu_bench_read(struct file *file, char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	struct vcm_edu *edu = file->private_data;
+
+	return simple_read_from_buffer(ubuf, count, ppos, edu->bench,
+				       strlen(edu->bench));
+}
+
+static const struct file_operations vcm_edu_bench_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = vcm_edu_bench_read,
+	.write = vcm_edu_bench_write,
+	.llseek = default_llseek,
+};
+
+/* --- PCI driver -------------------------------------------------------- */
+
+static int vcm_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct vcm_edu *edu;
+	int ret;
+
+	if (vcm_edu)
+		return -EBUSY;
+
+	edu = devm_kzalloc(&pdev->dev, sizeof(*edu), GFP_KERNEL);
+	if (!edu)
+		return -ENOMEM;
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	ret = pcim_iomap_regions(pdev, BIT(0), KBUILD_MODNAME);
+	if (ret)
+		return ret;
+	edu->regs = pcim_iomap_table(pdev)[0];
+	if ((readl(edu->regs + EDU_REG_IDENT) & 0xff) != EDU_IDENT_MAGIC)
+		return -ENODEV;
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(EDU_DMA_BITS));
+	if (ret)
+		return ret;
+	pci_set_master(pdev);
+
+	edu->pdev = pdev;
+	mutex_init(&edu->lock);
+	edu->dir = debugfs_create_dir("vcm_edu", NULL);
+	debugfs_create_file("bench", 0600, edu->dir, edu, &vcm_edu_bench_fops);
+	pci_set_drvdata(pdev, edu);
+	vcm_edu = edu;
+	return 0;
+}
+
+static void vcm_edu_remove(struct pci_dev *pdev)
+{
+	struct vcm_edu *edu = pci_get_drvdata(pdev);
+
+	debugfs_remove_recursive(edu->dir);
+	vcm_edu = NULL;
+	mutex_destroy(&edu->lock);
+}
+
+static const struct pci_device_id vcm_edu_ids[] = {
+	{ PCI_DEVICE(0x1234, 0x11e8) },
+	{}
+};
+MODULE_DEVICE_TABLE(pci, vcm_edu_ids);
+
+static struct pci_driver vcm_edu_driver = {
+	.name = "vcm_edu",
+	.id_table = vcm_edu_ids,
+	.probe = vcm_edu_probe,
+	.remove = vcm_edu_remove,
+};
+module_pci_driver(vcm_edu_driver);
+
+MODULE_DESCRIPTION("VCM test driver for QEMU's edu device");
+MODULE_LICENSE("GPL");

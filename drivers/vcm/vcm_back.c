@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Backing reservations with physical memory, and the cache policy that
+ * keeps the mappings of one physmem consistent.
+ *
+ * Mapping one page with two memory types (cacheable through one alias,
+ * non-cacheable through another) is architecturally unpredictable on ARM.
+ * VCM therefore gives each physmem one cache class, fixed by its first
+ * backed reservation and kept until its last one is unbacked; a backing
+ * that would map it with another class is refused with -EINVAL.  Before a
+ * physmem is first mapped non-cacheable, its linear-map alias is written
+ * back and invalidated, so no dirty line can later be evicted over what
+ * a device or a non-cacheable mapping wrote.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/mm.h>
+
+#include "vcm_priv.h"
+
+static int vcm_one_to_one_place(struct vcm_res *res, struct vcm_physmem *pm)
+{
+	phys_addr_t phys = sg_phys(pm->sgt.sgl);
+	int ret;
+
+	if (!pm->contiguous) {
+		pr_debug("vcm: one-to-one VCM %u needs contiguous memory\n",
+			 res->vcm->id);
+		return -EINVAL;
+	}
+	if (!IS_ALIGNED(phys, res->align) && (res->attr & VCM_ALIGN_MASK))
+		return -EINVAL;
+	ret = vcm_space_insert(&res->vcm->space, phys, res->len, res);
+	if (ret)
+		return ret;
+	res->dev_addr = phys;
+	res->placed = true;
+	return 0;
+}
+
+static int vcm_kind_back(struct vcm_res *res, struct vcm_physmem *pm)
+{
+	switch (res->vcm->type) {
+	case VCM_DEVICE:
+		return res->vcm->domain ? vcm_iommu_map(res) : 0;
+	case VCM_ONE_TO_ONE:
+		return vcm_one_to_one_place(res, pm);
+	case VCM_EXT_KERNEL:
+		return vcm_kernel_map(res);
+	case VCM_EXT_USER:
+		return vcm_user_map(res);
+	}
+	return -EINVAL;
+}
+
+static void vcm_kind_unback(struct vcm_res *res)
+{
+	switch (res->vcm->type) {
+	case VCM_DEVICE:
+		if (res->mapped)
+			vcm_iommu_unmap(res);
+		break;
+	case VCM_ONE_TO_ONE:
+		vcm_space_remove(&res->vcm->space, res->dev_addr, res->len);
+		res->placed = false;
+		res->dev_addr = DMA_MAPPING_ERROR;
+		break;
+	case VCM_EXT_KERNEL:
+		vcm_kernel_unmap(res);
+		break;
+	case VCM_EXT_USER:
+		vcm_user_unmap(res);
+		break;
+	}
+}
+
+/**
+ * __vcm_back() - back a reservation, its VCM locked
+ * @res: an unbacked reservation
+ * @pm: the physmem
+ *
+ * Return: 0 or a negative errno as vcm_back().
+ */
+int __vcm_back(struct vcm_res *res, struct vcm_physmem *pm)
+{
+	enum vcm_cache_class cclass = vcm_cache_class(res->attr);
+	int ret;
+
+	if (res->len != pm->len)
+		return -EINVAL;
+
+	mutex_lock(&pm->lock);
+	if ((pm->cclass != VCM_CC_NONE && pm->cclass != cclass) ||
+	    ((pm->attr & VCM_COHERENT) && cclass == VCM_CC_CACHED)) {
+		pr_debug("vcm: physmem %u is mapped with cache class %d, not %d\n",
+			 pm->id, pm->cclass, cclass);
+		vcm_stat_add(VCM_STAT_CONFLICTS, 1);
+		ret = -EINVAL;
+		goto out;
+	}
+
+	res->physmem = pm;
+	if (cclass != VCM_CC_CACHED && !pm->nc_clean) {
+		pm->cclass = cclass;
+		vcm_phys_clean(pm, 0, pm->len);
+		pm->nc_clean = true;
+	}
+	ret = vcm_kind_back(res, pm);
+	if (ret) {
+		res->physmem = NULL;
+		if (!pm->num_res)
+			pm->cclass = VCM_CC_NONE;
+		goto out;
+	}
+
+	/* A cacheable mapping may leave dirty lines in the linear alias. */
+	if (cclass == VCM_CC_CACHED)
+		pm->nc_clean = false;
+	pm->cclass = cclass;
+	list_add_tail(&res->phys_node, &pm->res_list);
+	pm->num_res++;
+	vcm_stat_add(VCM_STAT_BACKED, 1);
+out:
+	mutex_unlock(&pm->lock);
+	return ret;
+}
+
+/**
+ * __vcm_unback() - unback a reservation, its VCM locked
+ * @res: a backed reservation
+ */
+void __vcm_unback(struct vcm_res *res)
+{
+	struct vcm_physmem *pm = res->physmem;
+
+	vcm_kind_unback(res);
+
+	mutex_lock(&pm->lock);
+	list_del_init(&res->phys_node);
+	if (!--pm->num_res)
+		pm->cclass = VCM_CC_NONE;
+	mutex_unlock(&pm->lock);
+	res->physmem = NULL;
+	vcm_stat_add(VCM_STAT_BACKED, -1);
+}
+
+/**
+ * vcm_back() - back a reservation with physical memory
+ * @res: an unbacked reservation
+ * @physmem: the memory; its length must equal the reservation's
+ *
+ * Maps @physmem at the reservation's addresses for every device of the
+ * VCM: in the IOMMU domain with the largest page sizes the chunks and the
+ * address alignment allow (if the VCM has no domain yet, when it gets
+ * one), in vmalloc space, in the user VMA, or, for a one-to-one VCM, by
+ * placing the reservation at the physical address of @physmem.  One
+ * physmem can back any number of reservations in any number of VCMs as
+ * long as they all use one cache class (see Documentation/mm/vcm.rst).
+ *
+ * Context: Process context; takes the VCM's lock and the physmem's lock.
+ * For a user VCM, call it with the mmap lock held for writing, as in
+ * ->mmap.
+ * Return: 0, -EINVAL for invalid handles or lengths that differ, a cache
+ * class that conflicts with the physmem's other mappings or with
+ * %VCM_COHERENT, or scattered memory for a one-to-one VCM; -EBUSY if @res
+ * is already backed or (one-to-one) the physical range is reserved;
+ * -ERANGE if the memory lies outside a one-to-one VCM; -ENOMEM.
+ */
+int vcm_back(struct vcm_res *res, struct vcm_physmem *physmem)
+{
+	struct vcm *vcm;
+	int ret;
+
+	if (!vcm_obj_valid(res, VCM_OBJ_RES) ||
+	    !vcm_obj_valid(physmem, VCM_OBJ_PHYSMEM))
+		return -EINVAL;
+
+	vcm = res->vcm;
+	mutex_lock(&vcm->lock);
+	ret = res->physmem ? -EBUSY : __vcm_back(res, physmem);
+	mutex_unlock(&vcm->lock);
+
+	return ret;
+}
+EXPORT_SYMBOL_GPL(vcm_back);
+
+/**
+ * vcm_unback() - remove the backing of a reservation
+ * @res: a backed reservation
+ *
+ * Unmaps the memory from every device of the VCM (the IOMMU TLB is
+ * flushed before this returns), from vmalloc space or from the user VMA.
+ * The reservation keeps its address, except in kernel and one-to-one
+ * VCMs, where the address came from the backing.
+ *
+ * Context: Process context; takes the VCM's lock and the physmem's lock.
+ * Return: 0, -EINVAL if @res is not a reservation, -ENOENT if it is not
+ * backed.
+ */
+int vcm_unback(struct vcm_res *res)
+{
+	struct vcm *vcm;
+	int ret = 0;
+
+	if (!vcm_obj_valid(res, VCM_OBJ_RES))
+		return -EINVAL;
+
+	vcm = res->vcm;
+	mutex_lock(&vcm->lock);
+	if (res->physmem)
+		__vcm_unback(res);
+	else
+		ret = -ENOENT;
+	mutex_unlock(&vcm->lock);
+
+	return ret;
+}
+EXPORT_SYMBOL_GPL(vcm_unback);

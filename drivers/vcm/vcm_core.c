@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * VCM regions: creation, cloning and teardown of device address spaces.
+ */
+
+#include <linux/align.h>
+#include <linux/dma-mapping.h>
+#include <linux/init.h>
+#include <linux/iommu.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include <kunit/visibility.h>
+
+#include "vcm_priv.h"
+
+DEFINE_MUTEX(vcm_list_lock);
+LIST_HEAD(vcm_list);
+
+atomic_long_t vcm_stats[VCM_STAT_NR];
+
+const char *const vcm_stat_names[VCM_STAT_NR] = {
+	[VCM_STAT_VCMS] = "vcms",
+	[VCM_STAT_RES] = "reservations",
+	[VCM_STAT_BACKED] = "backed",
+	[VCM_STAT_ASSOCS] = "associations",
+	[VCM_STAT_ACTIVE] = "active",
+	[VCM_STAT_BOUNDS] = "bounds",
+	[VCM_STAT_PHYSMEMS] = "physmems",
+	[VCM_STAT_PHYS_BYTES] = "phys_bytes",
+	[VCM_STAT_IOMMU_BYTES] = "iommu_bytes",
+	[VCM_STAT_IOMMU_PTES] = "iommu_ptes",
+	[VCM_STAT_CACHE_MAINT] = "cache_maintenance",
+	[VCM_STAT_CONFLICTS] = "cache_conflicts",
+};
+EXPORT_SYMBOL_IF_KUNIT(vcm_stat_names);
+
+/**
+ * vcm_stat_read() - read a global counter
+ * @stat: the counter
+ *
+ * Return: its value, or 0 for an unknown counter.
+ */
+long vcm_stat_read(enum vcm_stat stat)
+{
+	if (stat >= VCM_STAT_NR)
+		return 0;
+	return atomic_long_read(&vcm_stats[stat]);
+}
+EXPORT_SYMBOL_IF_KUNIT(vcm_stat_read);
+
+static unsigned int vcm_next_id;
+
+static struct vcm *vcm_alloc(enum vcm_type type, dma_addr_t start, size_t len)
+{
+	struct vcm *vcm;
+	int ret;
+
+	vcm = kzalloc(sizeof(*vcm), GFP_KERNEL);
+	if (!vcm)
+		return ERR_PTR(-ENOMEM);
+
+	ret = vcm_space_init(&vcm->space, start, start + len - 1);
+	if (ret) {
+		kfree(vcm);
+		return ERR_PTR(ret);
+	}
+	vcm->type = type;
+	vcm->start = start;
+	vcm->len = len;
+	mutex_init(&vcm->lock);
+	INIT_LIST_HEAD(&vcm->res_list);
+	INIT_LIST_HEAD(&vcm->assoc_list);
+	INIT_LIST_HEAD(&vcm->bound_list);
+
+	mutex_lock(&vcm_list_lock);
+	vcm->id = vcm_next_id++;
+	list_add_tail(&vcm->node, &vcm_list);
+	mutex_unlock(&vcm_list_lock);
+
+	vcm_obj_add(&vcm->obj, VCM_OBJ_VCM);
+	vcm_stat_add(VCM_STAT_VCMS, 1);
+
+	return vcm;
+}
+
+static int vcm_check_range(u64 start, size_t len)
+{
+	u64 last;
+
+	if (!len || !PAGE_ALIGNED(start) || !PAGE_ALIGNED(len))
+		return -EINVAL;
+	/* The allocator indexes addresses with unsigned long. */
+	if (check_add_overflow(start, (u64)len - 1, &last) || last > ULONG_MAX)
+		return -ERANGE;
+	return 0;
+}
+
+/**
+ * vcm_create() - create a device address space behind an IOMMU
+ * @start: first device address the VCM hands out
+ * @len: length of the address space
+ *
+ * The VCM gets an IOMMU domain when the first device is associated with
+ * it; until then reservations can be made and backed, and their mappings
+ * are written into the domain when it appears.  @start and @len must be
+ * multiples of vcm_get_min_page_size().
+ *
+ * Context: Process context; takes and releases vcm_list_lock.
+ * Return: the new VCM, or ERR_PTR(-EINVAL) for a zero or misaligned range,
+ * ERR_PTR(-ERANGE) for a range that wraps, ERR_PTR(-ENOMEM).
+ */
+struct vcm *vcm_create(dma_addr_t start, size_t len)
+{
+	int ret = vcm_check_range(start, len);
+
+	if (ret)
+		return ERR_PTR(ret);
+	return vcm_alloc(VCM_DEVICE, start, len);
+}
+EXPORT_SYMBOL_GPL(vcm_create);
+
+/**
+ * vcm_create_one_to_one() - create the address space of a device without
+ * an IOMMU
+ * @start: first physical address devices of this VCM can reach
+ * @len: length of that physical range
+ *
+ * Device addresses in a one-to-one VCM are physical addresses.
+ * Reservations in it are placed when they are backed, at the physical
+ * address of their (contiguous) backing.  The 2010 design recognised such
+ * VCMs from the range given to vcm_create(); here the caller says so.
+ *
+ * Context: Process context.
+ * Return: the new VCM or an ERR_PTR() as for vcm_create().
+ */
+struct vcm *vcm_create_one_to_one(phys_addr_t start, size_t len)
+{
+	int ret = vcm_check_range(start, len);
+
+	if (ret)
+		return ERR_PTR(ret);
+	return vcm_alloc(VCM_ONE_TO_ONE, start, len);
+}
+EXPORT_SYMBOL_GPL(vcm_create_one_to_one);
+
+/**
+ * vcm_create_from_prebuilt() - wrap an address space the VMM manages
+ * @id: %VCM_PREBUILT_KERNEL for the kernel's vmalloc space,
+ *	%VCM_PREBUILT_USER for the address space of the calling process
+ *
+ * Kernel reservations are placed by vmalloc when backed.  User
+ * reservations are VMAs of the process, made with vcm_reserve_vma().
+ *
+ * Context: Process context; %VCM_PREBUILT_USER needs a user process.
+ * Return: the new VCM, ERR_PTR(-EINVAL) for an unknown @id or a kernel
+ * thread asking for a user VCM, ERR_PTR(-ENOMEM).
+ */
+struct vcm *vcm_create_from_prebuilt(enum vcm_prebuilt id)
+{
+	struct vcm *vcm;
+
+	switch (id) {
+	case VCM_PREBUILT_KERNEL:
+		return vcm_alloc(VCM_EXT_KERNEL, VMALLOC_START,
+				 VMALLOC_END - VMALLOC_START);
+	case VCM_PREBUILT_USER:
+		if (!current->mm)
+			return ERR_PTR(-EINVAL);
+		vcm = vcm_alloc(VCM_EXT_USER, PAGE_SIZE,
+				TASK_SIZE - PAGE_SIZE);
+		if (!IS_ERR(vcm)) {
+			vcm->mm = current->mm;
+			mmgrab(vcm->mm);
+		}
+		return vcm;
+	}
+	return ERR_PTR(-EINVAL);
+}
+EXPORT_SYMBOL_GPL(vcm_create_from_prebuilt);
+
+static void vcm_destroy(struct vcm *vcm)
+{
+	vcm_obj_del(&vcm->obj);
+	mutex_lock(&vcm_list_lock);
+	list_del(&vcm->node);
+	mutex_unlock(&vcm_list_lock);
+
+	vcm_iommu_free(vcm);
+	if (vcm->mm)
+		mmdrop(vcm->mm);
+	vcm_space_destroy(&vcm->space);
+	mutex_destroy(&vcm->lock);
+	kfree(vcm);
+	vcm_stat_add(VCM_STAT_VCMS, -1);
+}
+
+/**
+ * vcm_free() - free a VCM
+ * @vcm: the VCM
+ *
+ * Context: Process context; takes the VCM's lock.
+ * Return: 0, -EINVAL if @vcm is not a VCM, -EBUSY while it has
+ * reservations, bounds or associations.
+ */
+int vcm_free(struct vcm *vcm)
+{
+	bool busy;
+
+	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+		return -EINVAL;
+
+	mutex_lock(&vcm->lock);
+	busy = vcm->num_res || !list_empty(&vcm->assoc_list) ||
+	       !list_empty(&vcm->bound_list);
+	mutex_unlock(&vcm->lock);
+	if (busy)
+		return -EBUSY;
+
+	vcm_destroy(vcm);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(vcm_free);
+
+static int vcm_clone_contents(struct vcm *clone, struct vcm *vcm)
+{
+	struct vcm_res *r, *nr;
+	int ret;
+
+	list_for_each_entry(r, &vcm->res_list, vcm_node) {
+		nr = vcm_res_new(clone, r->len, r->attr);
+		if (IS_ERR(nr))
+			return PTR_ERR(nr);
+		nr->align = r->align;
+		if (r->placed && vcm->type == VCM_DEVICE) {
+			ret = vcm_space_insert(&clone->space, r->dev_addr, r->len, nr);
+			if (ret) {
+				vcm_res_destroy(nr);
+				return ret;
+			}
+			nr->dev_addr = r->dev_addr;
+			nr->placed = true;
+		}
+		if (r->physmem) {
+			ret = __vcm_back(nr, r->physmem);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static void vcm_clear(struct vcm *vcm)
+{
+	struct vcm_res *r, *tr;
+
+	list_for_each_entry_safe(r, tr, &vcm->res_list, vcm_node) {
+		if (r->physmem)
+			__vcm_unback(r);
+		vcm_res_destroy(r);
+	}
+}
+
+/**
+ * vcm_clone() - deep-copy a VCM
+ * @vcm: a %VCM_DEVICE or %VCM_ONE_TO_ONE VCM
+ *
+ * The clone has the same range and reservations (at the same device
+ * addresses, with the same attributes and backed by the same physmems) as
+ * @vcm at the time of the call, and no associations: it gets its own
+ * IOMMU domain when a device is associated with it.  Reservations made
+ * from bounds become plain reservations of the clone; bounds themselves
+ * are not copied, so the clone's free space is the same but not carved.
+ * Later changes to either VCM are not seen by the other.
+ *
+ * Context: Process context; takes the VCM's lock and the locks of the
+ * physmems backing it.
+ * Return: the clone, ERR_PTR(-EINVAL) if @vcm is not a VCM,
+ * ERR_PTR(-EOPNOTSUPP) for a VMM VCM (their addresses belong to the VMM),
+ * ERR_PTR(-ENOMEM).
+ */
+struct vcm *vcm_clone(struct vcm *vcm)
+{
+	struct vcm *clone;
+	int ret;
+
+	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+		return ERR_PTR(-EINVAL);
+	if (vcm->type != VCM_DEVICE && vcm->type != VCM_ONE_TO_ONE)
+		return ERR_PTR(-EOPNOTSUPP);
+
+	clone = vcm_alloc(vcm->type, vcm->start, vcm->len);
+	if (IS_ERR(clone))
+		return clone;
+
+	mutex_lock(&vcm->lock);
+	mutex_lock_nested(&clone->lock, SINGLE_DEPTH_NESTING);
+	ret = vcm_clone_contents(clone, vcm);
+	if (ret)
+		vcm_clear(clone);
+	mutex_unlock(&clone->lock);
+	mutex_unlock(&vcm->lock);
+
+	if (ret) {
+		vcm_destroy(clone);
+		return ERR_PTR(ret);
+	}
+	return clone;
+}
+EXPORT_SYMBOL_GPL(vcm_clone);
+
+/**
+ * vcm_get_start_addr() - first device address of a VCM
+ * @vcm: the VCM
+ *
+ * Return: the address, or DMA_MAPPING_ERROR if @vcm is not a VCM.
+ */
+dma_addr_t vcm_get_start_addr(const struct vcm *vcm)
+{
+	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+		return DMA_MAPPING_ERROR;
+	return vcm->start;
+}
+EXPORT_SYMBOL_GPL(vcm_get_start_addr);
+
+/**
+ * vcm_get_len() - length of a VCM
+ * @vcm: the VCM
+ *
+ * Return: the length, or 0 if @vcm is not a VCM (a VCM is never empty).
+ */
+size_t vcm_get_len(const struct vcm *vcm)
+{
+	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+		return 0;
+	return vcm->len;
+}
+EXPORT_SYMBOL_GPL(vcm_get_len);
+
+/**
+ * vcm_get_type() - the kind of a VCM
+ * @vcm: the VCM
+ *
+ * Return: an &enum vcm_type, or -EINVAL if @vcm is not a VCM.
+ */
+int vcm_get_type(const struct vcm *vcm)
+{
+	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+		return -EINVAL;
+	return vcm->type;
+}
+EXPORT_SYMBOL_GPL(vcm_get_type);
+
+/**
+ * vcm_get_min_page_size() - the smallest unit VCM maps
+ *
+ * Return: the CPU page size; every length and address given to VCM is a
+ * multiple of it.
+ */
+size_t vcm_get_min_page_size(void)
+{
+	return PAGE_SIZE;
+}
+EXPORT_SYMBOL_GPL(vcm_get_min_page_size);
+
+/**
+ * vcm_get_pgsize_bitmap() - the page sizes a VCM can map
+ * @vcm: the VCM
+ *
+ * For an IOMMU VCM with a domain this is the domain's pgsize_bitmap; the
+ * CPU kinds map with base pages.  Pass the union of the bitmaps of the
+ * VCMs a buffer will be mapped in to vcm_phys_alloc() to get chunks every
+ * one of them can map with its largest entries.
+ *
+ * Context: Process context; takes the VCM's lock.
+ * Return: the bitmap, PAGE_SIZE until an IOMMU VCM has a domain, or 0 if
+ * @vcm is not a VCM.
+ */
+unsigned long vcm_get_pgsize_bitmap(struct vcm *vcm)
+{
+	unsigned long pgsizes = PAGE_SIZE;
+
+	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+		return 0;
+
+	mutex_lock(&vcm->lock);
+	if (vcm->domain)
+		pgsizes = vcm->domain->pgsize_bitmap;
+	mutex_unlock(&vcm->lock);
+
+	return pgsizes;
+}
+EXPORT_SYMBOL_GPL(vcm_get_pgsize_bitmap);
+
+static int __init vcm_init(void)
+{
+	vcm_debugfs_init();
+	return 0;
+}
+subsys_initcall(vcm_init);

@@ -1,0 +1,632 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * VCM physical memory: allocations in chunk pools, contiguous allocations
+ * from CMA, and wrappers of memory owned by others.
+ *
+ * A chunked allocation is filled largest chunk first, like the dma-buf
+ * system heap, but the chunk sizes are the page sizes of the VCMs the
+ * memory will be mapped in: a buffer for an IOMMU with 2 MiB blocks is
+ * made of 2 MiB chunks where the page allocator has them, so the IOMMU
+ * maps it with one entry per chunk.
+ */
+
+#include <linux/cma.h>
+#include <linux/dma-map-ops.h>
+#include <linux/highmem.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "vcm_priv.h"
+
+DEFINE_MUTEX(vcm_phys_lock);
+LIST_HEAD(vcm_phys_list);
+
+static unsigned int vcm_phys_next_id;
+
+#define VCM_PHYS_ATTR_ALL	(VCM_COHERENT | VCM_PHYS_CONT | VCM_ALIGN_MASK)
+#define VCM_DEFAULT_PGSIZES	(SZ_2M | SZ_1M | SZ_64K | PAGE_SIZE)
+#define VCM_MAX_CHUNK		(PAGE_SIZE << MAX_PAGE_ORDER)
+
+/*
+ * Large chunks are opportunistic: fail fast and quietly, and fall back to
+ * the next size, rather than reclaim or compact for them.
+ */
+#define VCM_HIGH_ORDER_GFP	((GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN | \
+				  __GFP_NORETRY) & ~__GFP_RECLAIM)
+#define VCM_LOW_ORDER_GFP	(GFP_HIGHUSER | __GFP_ZERO)
+
+/**
+ * vcm_cache_class() - the memory type a cache policy maps with
+ * @attr: reservation attributes
+ *
+ * Return: the class; write-back and write-through policies share the
+ * kernel's normal cacheable type.
+ */
+enum vcm_cache_class vcm_cache_class(u32 attr)
+{
+	switch (attr & VCM_CACHE_POLICY) {
+	case VCM_NOTCACHED:
+		return VCM_CC_UNCACHED;
+	case VCM_WC:
+		return VCM_CC_WC;
+	default:
+		return VCM_CC_CACHED;
+	}
+}
+
+/**
+ * vcm_phys_clean() - write back and invalidate the linear-map alias
+ * @physmem: the physmem
+ * @offset: first byte
+ * @len: bytes
+ *
+ * Does nothing for memory mapped cacheable.  For memory mapped
+ * non-cacheable it makes what was written through the cacheable linear
+ * map visible to the non-cacheable mappings, and drops lines that would
+ * otherwise shadow them.
+ */
+void vcm_phys_clean(struct vcm_physmem *physmem, size_t offset, size_t len)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	if (physmem->cclass != VCM_CC_WC && physmem->cclass != VCM_CC_UNCACHED)
+		return;
+
+	for_each_sgtable_sg(&physmem->sgt, sg, i) {
+		size_t n;
+
+		if (offset >= sg->length) {
+			offset -= sg->length;
+			continue;
+		}
+		n = min_t(size_t, sg->length - offset, len);
+		arch_dma_prep_coherent(nth_page(sg_page(sg), offset >> PAGE_SHIFT),
+				       PAGE_ALIGN(offset_in_page(offset) + n));
+		vcm_stat_add(VCM_STAT_CACHE_MAINT, 1);
+		len -= n;
+		offset = 0;
+		if (!len)
+			break;
+	}
+}
+
+static struct vcm_physmem *vcm_physmem_new(enum vcm_memtype memtype,
+					   size_t len, u32 attr)
+{
+	struct vcm_physmem *pm;
+
+	pm = kzalloc(sizeof(*pm), GFP_KERNEL);
+	if (!pm)
+		return NULL;
+	pm->memtype = memtype;
+	pm->len = len;
+	pm->attr = attr;
+	mutex_init(&pm->lock);
+	INIT_LIST_HEAD(&pm->res_list);
+	return pm;
+}
+
+static void vcm_physmem_publish(struct vcm_physmem *pm)
+{
+	mutex_lock(&vcm_phys_lock);
+	pm->id = vcm_phys_next_id++;
+	list_add_tail(&pm->node, &vcm_phys_list);
+	mutex_unlock(&vcm_phys_lock);
+	vcm_obj_add(&pm->obj, VCM_OBJ_PHYSMEM);
+	vcm_stat_add(VCM_STAT_PHYSMEMS, 1);
+}
+
+static void vcm_free_chunks(struct sg_table *sgt)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_sg(sgt, sg, i)
+		__free_pages(sg_page(sg), get_order(sg->length));
+}
+
+/*
+ * The orders worth allocating: the page sizes asked for that the page
+ * allocator can provide, largest first, always ending with order 0.
+ */
+static unsigned int vcm_chunk_orders(unsigned long pgsizes,
+				     unsigned int orders[BITS_PER_LONG])
+{
+	unsigned int n = 0;
+	int bit;
+
+	pgsizes &= GENMASK(__fls(VCM_MAX_CHUNK), PAGE_SHIFT);
+	pgsizes |= PAGE_SIZE;
+	for (bit = __fls(pgsizes); bit >= PAGE_SHIFT; bit--)
+		if (pgsizes & BIT(bit))
+			orders[n++] = bit - PAGE_SHIFT;
+	return n;
+}
+
+static int vcm_alloc_chunks(struct vcm_physmem *pm, unsigned long pgsizes)
+{
+	unsigned int orders[BITS_PER_LONG], norders, i = 0, n = 0;
+	struct scatterlist *sg;
+	struct page **chunks;
+	u8 *chunk_order;
+	size_t left = pm->len;
+	int ret = -ENOMEM;
+
+	norders = vcm_chunk_orders(pgsizes, orders);
+	chunks = kvmalloc_array(pm->len >> PAGE_SHIFT,
+				sizeof(*chunks) + sizeof(*chunk_order),
+				GFP_KERNEL);
+	if (!chunks)
+		return -ENOMEM;
+	chunk_order = (u8 *)(chunks + (pm->len >> PAGE_SHIFT));
+
+	while (left) {
+		size_t size = PAGE_SIZE << orders[i];
+		struct page *page;
+
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto err;
+		}
+		if (size > left) {
+			i++;
+			continue;
+		}
+		page = alloc_pages(orders[i] ? VCM_HIGH_ORDER_GFP :
+				   VCM_LOW_ORDER_GFP, orders[i]);
+		if (!page) {
+			if (i == norders - 1)
+				goto err;
+			i++;
+			continue;
+		}
+		chunk_order[n] = orders[i];
+		chunks[n++] = page;
+		left -= size;
+	}
+
+	ret = sg_alloc_table(&pm->sgt, n, GFP_KERNEL);
+	if (ret)
+		goto err;
+	for_each_sgtable_sg(&pm->sgt, sg, i)
+		sg_set_page(sg, chunks[i], PAGE_SIZE << chunk_order[i], 0);
+	kvfree(chunks);
+	return 0;
+
+err:
+	while (n--)
+		__free_pages(chunks[n], chunk_order[n]);
+	kvfree(chunks);
+	return ret;
+}
+
+/* A scatterlist entry holds at most 4 GiB; contiguous memory is cut here. */
+#define VCM_CONT_SEG	SZ_1G
+
+static int vcm_sgt_from_range(struct sg_table *sgt, struct page *page,
+			      size_t len)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+	int ret;
+
+	ret = sg_alloc_table(sgt, DIV_ROUND_UP(len, VCM_CONT_SEG), GFP_KERNEL);
+	if (ret)
+		return ret;
+	for_each_sgtable_sg(sgt, sg, i) {
+		size_t n = min_t(size_t, len, VCM_CONT_SEG);
+
+		sg_set_page(sg, page, n, 0);
+		page = nth_page(page, n >> PAGE_SHIFT);
+		len -= n;
+	}
+	return 0;
+}
+
+static int vcm_alloc_contiguous(struct vcm_physmem *pm)
+{
+	struct cma *cma = dev_get_cma_area(NULL);
+	unsigned long count = pm->len >> PAGE_SHIFT, i;
+	unsigned int align = (pm->attr & VCM_ALIGN_MASK) >> VCM_ALIGN_SHIFT;
+	struct page *page;
+	int ret;
+
+	if (!cma)
+		return -ENOMEM;
+	align = align > PAGE_SHIFT ? align - PAGE_SHIFT : 0;
+	page = cma_alloc(cma, count, align, true);
+	if (!page)
+		return -ENOMEM;
+
+	for (i = 0; i < count; i++) {
+		clear_highpage(nth_page(page, i));
+		if (!(i % 256))
+			cond_resched();
+	}
+	ret = vcm_sgt_from_range(&pm->sgt, page, pm->len);
+	if (ret) {
+		cma_release(cma, page, count);
+		return ret;
+	}
+	pm->cma_pages = page;
+	pm->contiguous = true;
+	return 0;
+}
+
+/**
+ * vcm_phys_alloc() - allocate physical memory
+ * @memtype: %VCM_MEMTYPE_SYSTEM
+ * @len: length, a non-zero multiple of vcm_get_min_page_size()
+ * @attr: %VCM_PHYS_CONT for one contiguous range from the default CMA
+ *	area (aligned as a VCM_ALIGN_* in @attr asks, up to the CMA
+ *	alignment), %VCM_COHERENT for memory only ever mapped non-cacheable
+ * @pgsizes: the chunk sizes to use, largest first: typically the union of
+ *	vcm_get_pgsize_bitmap() of the VCMs the memory is for; 0 for 4K,
+ *	64K, 1M and 2M.  Sizes the page allocator cannot provide are
+ *	ignored and the base page size is always a fallback.
+ *
+ * The memory is zeroed.  It is not mapped anywhere until a reservation is
+ * backed with it.
+ *
+ * Context: Process context; may sleep and reclaim.
+ * Return: the physmem, ERR_PTR(-EINVAL) for an invalid memtype, length or
+ * attribute, ERR_PTR(-ENOMEM) if the memory is not there (a request larger
+ * than RAM fails at once), ERR_PTR(-EINTR) if a fatal signal arrived.
+ */
+struct vcm_physmem *vcm_phys_alloc(enum vcm_memtype memtype, size_t len,
+				   u32 attr, unsigned long pgsizes)
+{
+	struct vcm_physmem *pm;
+	int ret;
+
+	if (memtype != VCM_MEMTYPE_SYSTEM)
+		return ERR_PTR(-EINVAL);
+	if (!len || !PAGE_ALIGNED(len) || (attr & ~VCM_PHYS_ATTR_ALL))
+		return ERR_PTR(-EINVAL);
+	if ((attr & VCM_ALIGN_MASK) && !(attr & VCM_PHYS_CONT))
+		return ERR_PTR(-EINVAL);
+	if (len >> PAGE_SHIFT > totalram_pages())
+		return ERR_PTR(-ENOMEM);
+
+	pm = vcm_physmem_new(memtype, len, attr);
+	if (!pm)
+		return ERR_PTR(-ENOMEM);
+
+	if (attr & VCM_PHYS_CONT)
+		ret = vcm_alloc_contiguous(pm);
+	else
+		ret = vcm_alloc_chunks(pm, pgsizes ?: VCM_DEFAULT_PGSIZES);
+	if (ret) {
+		kfree(pm);
+		return ERR_PTR(ret);
+	}
+	if (!pm->contiguous && pm->sgt.orig_nents == 1)
+		pm->contiguous = true;
+
+	vcm_physmem_publish(pm);
+	vcm_stat_add(VCM_STAT_PHYS_BYTES, len);
+	return pm;
+}
+EXPORT_SYMBOL_GPL(vcm_phys_alloc);
+
+static bool vcm_sgt_contiguous(struct sg_table *sgt)
+{
+	struct scatterlist *sg;
+	phys_addr_t next = 0;
+	unsigned int i;
+
+	for_each_sgtable_sg(sgt, sg, i) {
+		if (i && sg_phys(sg) != next)
+			return false;
+		next = sg_phys(sg) + sg->length;
+	}
+	return true;
+}
+
+/**
+ * vcm_phys_from_sgt() - wrap memory described by a scatterlist
+ * @sgt: the table, for instance a dma-buf's; every entry must be a
+ *	page-aligned run of whole pages with struct pages
+ * @attr: %VCM_COHERENT if the owner maps the memory non-cacheable
+ *
+ * The physmem refers to @sgt, which the caller keeps unchanged until
+ * vcm_phys_free(); the pages are never freed by VCM.
+ *
+ * Context: Process context.
+ * Return: the physmem, ERR_PTR(-EINVAL) for an empty or unsuitable table
+ * or invalid attributes, ERR_PTR(-ENOMEM).
+ */
+struct vcm_physmem *vcm_phys_from_sgt(struct sg_table *sgt, u32 attr)
+{
+	struct vcm_physmem *pm;
+	struct scatterlist *sg;
+	size_t len = 0;
+	unsigned int i;
+
+	if (!sgt || !sgt->sgl || !sgt->orig_nents || (attr & ~VCM_COHERENT))
+		return ERR_PTR(-EINVAL);
+	for_each_sgtable_sg(sgt, sg, i) {
+		if (!sg_page(sg) || sg->offset || !sg->length ||
+		    !PAGE_ALIGNED(sg->length))
+			return ERR_PTR(-EINVAL);
+		len += sg->length;
+	}
+
+	pm = vcm_physmem_new(VCM_MEMTYPE_FOREIGN, len, attr);
+	if (!pm)
+		return ERR_PTR(-ENOMEM);
+	pm->foreign_sgt = sgt;
+	pm->sgt = *sgt;
+	pm->contiguous = vcm_sgt_contiguous(sgt);
+	if (pm->contiguous)
+		pm->attr |= VCM_PHYS_CONT;
+	vcm_physmem_publish(pm);
+	return pm;
+}
+EXPORT_SYMBOL_GPL(vcm_phys_from_sgt);
+
+/**
+ * vcm_map_phys_addr() - wrap a physically contiguous range of RAM
+ * @phys: first physical address, page-aligned
+ * @len: length, a non-zero multiple of the page size
+ *
+ * For carve-outs and other memory set aside outside VCM.  The range must
+ * have struct pages.
+ *
+ * Context: Process context.
+ * Return: a contiguous %VCM_MEMTYPE_FOREIGN physmem, ERR_PTR(-EINVAL) for a
+ * misaligned, empty or wrapping range or one without struct pages,
+ * ERR_PTR(-ENOMEM).
+ */
+struct vcm_physmem *vcm_map_phys_addr(phys_addr_t phys, size_t len)
+{
+	struct vcm_physmem *pm;
+	unsigned long pfn;
+	phys_addr_t last;
+
+	if (!len || !PAGE_ALIGNED(phys) || !PAGE_ALIGNED(len) ||
+	    check_add_overflow(phys, (phys_addr_t)len - 1, &last))
+		return ERR_PTR(-EINVAL);
+	for (pfn = PHYS_PFN(phys); pfn <= PHYS_PFN(last); pfn++)
+		if (!pfn_valid(pfn))
+			return ERR_PTR(-EINVAL);
+
+	pm = vcm_physmem_new(VCM_MEMTYPE_FOREIGN, len, VCM_PHYS_CONT);
+	if (!pm)
+		return ERR_PTR(-ENOMEM);
+	if (vcm_sgt_from_range(&pm->sgt, pfn_to_page(PHYS_PFN(phys)), len)) {
+		kfree(pm);
+		return ERR_PTR(-ENOMEM);
+	}
+	pm->contiguous = true;
+	vcm_physmem_publish(pm);
+	return pm;
+}
+EXPORT_SYMBOL_GPL(vcm_map_phys_addr);
+
+/**
+ * vcm_phys_free() - free a physical allocation
+ * @physmem: the physmem
+ *
+ * Memory allocated by vcm_phys_alloc() goes back to the page allocator or
+ * CMA; foreign memory is only forgotten.
+ *
+ * Context: Process context; takes vcm_phys_lock and the physmem's lock.
+ * Return: 0, -EINVAL if @physmem is not a physmem, -EBUSY while it backs
+ * a reservation.
+ */
+int vcm_phys_free(struct vcm_physmem *physmem)
+{
+	struct vcm_physmem *pm = physmem;
+
+	if (!vcm_obj_valid(pm, VCM_OBJ_PHYSMEM))
+		return -EINVAL;
+
+	mutex_lock(&vcm_phys_lock);
+	mutex_lock(&pm->lock);
+	if (pm->num_res) {
+		mutex_unlock(&pm->lock);
+		mutex_unlock(&vcm_phys_lock);
+		return -EBUSY;
+	}
+	vcm_obj_del(&pm->obj);
+	list_del(&pm->node);
+	mutex_unlock(&pm->lock);
+	mutex_unlock(&vcm_phys_lock);
+
+	if (pm->memtype == VCM_MEMTYPE_SYSTEM) {
+		if (pm->cma_pages)
+			cma_release(dev_get_cma_area(NULL), pm->cma_pages,
+				    pm->len >> PAGE_SHIFT);
+		else
+			vcm_free_chunks(&pm->sgt);
+		vcm_stat_add(VCM_STAT_PHYS_BYTES, -(long)pm->len);
+	}
+	if (!pm->foreign_sgt)
+		sg_free_table(&pm->sgt);
+	mutex_destroy(&pm->lock);
+	kfree(pm);
+	vcm_stat_add(VCM_STAT_PHYSMEMS, -1);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(vcm_phys_free);
+
+/**
+ * vcm_get_physmem_len() - length of a physmem
+ * @physmem: the physmem
+ *
+ * Return: the length, or 0 if @physmem is not a physmem.
+ */
+size_t vcm_get_physmem_len(const struct vcm_physmem *physmem)
+{
+	if (!vcm_obj_valid(physmem, VCM_OBJ_PHYSMEM))
+		return 0;
+	return physmem->len;
+}
+EXPORT_SYMBOL_GPL(vcm_get_physmem_len);
+
+/**
+ * vcm_get_memtype_of_physalloc() - where a physmem comes from
+ * @physmem: the physmem
+ *
+ * Return: its memtype, %VCM_MEMTYPE_INVALID if @physmem is not a physmem.
+ */
+enum vcm_memtype vcm_get_memtype_of_physalloc(const struct vcm_physmem *physmem)
+{
+	if (!vcm_obj_valid(physmem, VCM_OBJ_PHYSMEM))
+		return VCM_MEMTYPE_INVALID;
+	return physmem->memtype;
+}
+EXPORT_SYMBOL_GPL(vcm_get_memtype_of_physalloc);
+
+/**
+ * vcm_get_physmem_sgt() - the chunks of a physmem as a scatterlist
+ * @physmem: the physmem
+ *
+ * For exporters that map the memory for devices outside VCM with the DMA
+ * API.  The table belongs to the physmem: do not modify it, and copy it
+ * before dma_map_sgtable() (a mapping writes the DMA fields).
+ *
+ * Return: the table, or ERR_PTR(-EINVAL) if @physmem is not a physmem.
+ */
+struct sg_table *vcm_get_physmem_sgt(struct vcm_physmem *physmem)
+{
+	if (!vcm_obj_valid(physmem, VCM_OBJ_PHYSMEM))
+		return ERR_PTR(-EINVAL);
+	return &physmem->sgt;
+}
+EXPORT_SYMBOL_GPL(vcm_get_physmem_sgt);
+
+/**
+ * vcm_get_physmem_from_res() - the physmem backing a reservation
+ * @res: the reservation
+ *
+ * Return: the physmem, ERR_PTR(-EINVAL) if @res is not a reservation,
+ * ERR_PTR(-ENOENT) if it is unbacked.
+ */
+struct vcm_physmem *vcm_get_physmem_from_res(const struct vcm_res *res)
+{
+	if (!vcm_obj_valid(res, VCM_OBJ_RES))
+		return ERR_PTR(-EINVAL);
+	return res->physmem ?: ERR_PTR(-ENOENT);
+}
+EXPORT_SYMBOL_GPL(vcm_get_physmem_from_res);
+
+/**
+ * vcm_get_next_phys_addr() - iterate over the chunks of a physmem
+ * @physmem: the physmem
+ * @cursor: iterator state, 0 to start
+ * @phys: output, the chunk's physical address
+ * @len: output, the chunk's length
+ *
+ * See also vcm_for_each_phys_chunk().
+ *
+ * Return: 0 with the next chunk, -ENOENT after the last one, -EINVAL for
+ * an invalid physmem or NULL outputs.
+ */
+int vcm_get_next_phys_addr(const struct vcm_physmem *physmem,
+			   unsigned int *cursor, phys_addr_t *phys, size_t *len)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	if (!vcm_obj_valid(physmem, VCM_OBJ_PHYSMEM) || !cursor || !phys || !len)
+		return -EINVAL;
+	if (*cursor >= physmem->sgt.orig_nents)
+		return -ENOENT;
+
+	for_each_sgtable_sg(&physmem->sgt, sg, i)
+		if (i == *cursor)
+			break;
+	*phys = sg_phys(sg);
+	*len = sg->length;
+	(*cursor)++;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(vcm_get_next_phys_addr);
+
+static bool vcm_physmem_holds(const struct vcm_physmem *pm, phys_addr_t phys)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_sg(&pm->sgt, sg, i)
+		if (phys >= sg_phys(sg) && phys - sg_phys(sg) < sg->length)
+			return true;
+	return false;
+}
+
+/**
+ * vcm_get_phys_num_res() - number of reservations mapping a physical address
+ * @phys: the physical address
+ *
+ * Context: Process context; takes vcm_phys_lock and physmem locks.
+ * Return: the number of backed reservations, in any VCM, whose backing
+ * holds @phys.
+ */
+size_t vcm_get_phys_num_res(phys_addr_t phys)
+{
+	struct vcm_physmem *pm;
+	size_t n = 0;
+
+	mutex_lock(&vcm_phys_lock);
+	list_for_each_entry(pm, &vcm_phys_list, node) {
+		if (!vcm_physmem_holds(pm, phys))
+			continue;
+		mutex_lock(&pm->lock);
+		n += pm->num_res;
+		mutex_unlock(&pm->lock);
+	}
+	mutex_unlock(&vcm_phys_lock);
+	return n;
+}
+EXPORT_SYMBOL_GPL(vcm_get_phys_num_res);
+
+/**
+ * vcm_get_next_phys_res() - iterate over the reservations mapping a
+ * physical address
+ * @phys: the physical address
+ * @res: the previous reservation, NULL to start
+ * @len: output (may be NULL), the length of the returned reservation
+ *
+ * The caller must not unback @res while iterating.
+ *
+ * Context: Process context; takes vcm_phys_lock and physmem locks.
+ * Return: the next backed reservation whose backing holds @phys, or NULL.
+ */
+struct vcm_res *vcm_get_next_phys_res(phys_addr_t phys, struct vcm_res *res,
+				      size_t *len)
+{
+	struct vcm_res *next = NULL, *r;
+	struct vcm_physmem *pm;
+	bool seen = !res;
+
+	if (res && !vcm_obj_valid(res, VCM_OBJ_RES))
+		return NULL;
+
+	mutex_lock(&vcm_phys_lock);
+	list_for_each_entry(pm, &vcm_phys_list, node) {
+		if (!vcm_physmem_holds(pm, phys))
+			continue;
+		mutex_lock(&pm->lock);
+		list_for_each_entry(r, &pm->res_list, phys_node) {
+			if (seen) {
+				next = r;
+				break;
+			}
+			seen = r == res;
+		}
+		mutex_unlock(&pm->lock);
+		if (next)
+			break;
+	}
+	mutex_unlock(&vcm_phys_lock);
+
+	if (next && len)
+		*len = next->len;
+	return next;
+}
+EXPORT_SYMBOL_GPL(vcm_get_next_phys_res);

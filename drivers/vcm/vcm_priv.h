@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * VCM internals shared by the files of drivers/vcm.
+ *
+ * Locking, outermost first:
+ *
+ *   vcm_list_lock   the list of VCMs (and the association scan it allows)
+ *   vcm->lock       a VCM, its reservations, bounds and associations
+ *   vcm_phys_lock   the list of physmems
+ *   physmem->lock   a physmem's list of backed reservations and its
+ *                   cache class
+ *   vcm_obj_lock    the handle registry (a spinlock, innermost)
+ *
+ * A user VCM's reservations are backed from a ->mmap handler, so the
+ * mmap lock of the process ranks above all of them.
+ */
+#ifndef _VCM_PRIV_H
+#define _VCM_PRIV_H
+
+#include <linux/list.h>
+#include <linux/maple_tree.h>
+#include <linux/mutex.h>
+#include <linux/scatterlist.h>
+#include <linux/vcm.h>
+
+struct iommu_domain;
+struct mm_struct;
+
+/**
+ * enum vcm_obj_type - what a registered handle points to
+ * @VCM_OBJ_VCM: a &struct vcm
+ * @VCM_OBJ_RES: a &struct vcm_res
+ * @VCM_OBJ_AVCM: a &struct vcm_avcm
+ * @VCM_OBJ_BOUND: a &struct vcm_bound
+ * @VCM_OBJ_PHYSMEM: a &struct vcm_physmem
+ */
+enum vcm_obj_type {
+	VCM_OBJ_VCM,
+	VCM_OBJ_RES,
+	VCM_OBJ_AVCM,
+	VCM_OBJ_BOUND,
+	VCM_OBJ_PHYSMEM,
+};
+
+/**
+ * struct vcm_obj - registry entry heading every VCM object
+ * @node: link in the registry's hash bucket
+ * @type: what the object is
+ *
+ * Every exported function checks the handles it is given against the
+ * registry before dereferencing them, so a stale or foreign pointer gets
+ * -EINVAL instead of a use after free.
+ */
+struct vcm_obj {
+	struct hlist_node node;
+	enum vcm_obj_type type;
+};
+
+/**
+ * struct vcm_space - a range of addresses handed out in aligned pieces
+ * @mt: the allocated ranges, each storing its owner
+ * @first: first address of the space
+ * @last: last address of the space (inclusive)
+ * @used: bytes handed out
+ *
+ * Callers serialise modifications with the lock of the owning VCM.
+ */
+struct vcm_space {
+	struct maple_tree mt;
+	unsigned long first;
+	unsigned long last;
+	size_t used;
+};
+
+/**
+ * struct vcm - a device address space
+ * @obj: registry entry, must be first
+ * @type: the kind of address space
+ * @id: number shown in debugfs
+ * @start: first device address
+ * @len: length of the address space
+ * @lock: protects the members below
+ * @space: allocator of the address space
+ * @res_list: reservations, in creation order
+ * @num_res: number of reservations
+ * @assoc_list: associations with devices
+ * @bound_list: bounds
+ * @domain: the IOMMU domain of a %VCM_DEVICE VCM, made on first association
+ * @mm: the address space of a %VCM_EXT_USER VCM
+ * @node: link in the list of all VCMs
+ */
+struct vcm {
+	struct vcm_obj obj;
+	enum vcm_type type;
+	unsigned int id;
+	dma_addr_t start;
+	size_t len;
+	struct mutex lock;
+	struct vcm_space space;
+	struct list_head res_list;
+	size_t num_res;
+	struct list_head assoc_list;
+	struct list_head bound_list;
+	struct iommu_domain *domain;
+	struct mm_struct *mm;
+	struct list_head node;
+};
+
+/**
+ * struct vcm_res - a reservation of device addresses
+ * @obj: registry entry, must be first
+ * @vcm: the VCM the reservation belongs to
+ * @bound: the bound it was reserved from, or NULL
+ * @dev_addr: first device address, valid when @placed
+ * @placed: @dev_addr is assigned; kernel and one-to-one reservations are
+ *	placed when backed, the others when reserved
+ * @len: length in bytes
+ * @align: alignment of @dev_addr
+ * @attr: reservation attributes
+ * @physmem: the backing physmem, or NULL
+ * @mapped: the backing is programmed into the device's page tables
+ * @num_ptes: leaf page-table entries the mapping uses (IOMMU kind)
+ * @vaddr: kernel virtual address (kernel kind)
+ * @vma: the user mapping (user kind)
+ * @vcm_node: link in &vcm.res_list
+ * @phys_node: link in &vcm_physmem.res_list
+ */
+struct vcm_res {
+	struct vcm_obj obj;
+	struct vcm *vcm;
+	struct vcm_bound *bound;
+	dma_addr_t dev_addr;
+	bool placed;
+	size_t len;
+	size_t align;
+	u32 attr;
+	struct vcm_physmem *physmem;
+	bool mapped;
+	size_t num_ptes;
+	void *vaddr;
+	struct vm_area_struct *vma;
+	struct list_head vcm_node;
+	struct list_head phys_node;
+};
+
+/**
+ * struct vcm_avcm - an association of a VCM with a device
+ * @obj: registry entry, must be first
+ * @vcm: the VCM
+ * @dev: the device
+ * @attr: association attributes
+ * @active: the device currently uses the VCM
+ * @node: link in &vcm.assoc_list
+ */
+struct vcm_avcm {
+	struct vcm_obj obj;
+	struct vcm *vcm;
+	struct device *dev;
+	u32 attr;
+	bool active;
+	struct list_head node;
+};
+
+/**
+ * struct vcm_bound - a sub-range of a VCM to reserve from
+ * @obj: registry entry, must be first
+ * @vcm: the VCM
+ * @start: first device address
+ * @len: length
+ * @space: allocator of the bound's addresses
+ * @num_res: reservations made from the bound
+ * @node: link in &vcm.bound_list
+ */
+struct vcm_bound {
+	struct vcm_obj obj;
+	struct vcm *vcm;
+	dma_addr_t start;
+	size_t len;
+	struct vcm_space space;
+	size_t num_res;
+	struct list_head node;
+};
+
+/**
+ * enum vcm_cache_class - memory type of the mappings of a physmem
+ * @VCM_CC_NONE: not mapped
+ * @VCM_CC_CACHED: normal cacheable (write-back or write-through)
+ * @VCM_CC_WC: normal non-cacheable
+ * @VCM_CC_UNCACHED: device (strongly ordered)
+ */
+enum vcm_cache_class {
+	VCM_CC_NONE,
+	VCM_CC_CACHED,
+	VCM_CC_WC,
+	VCM_CC_UNCACHED,
+};
+
+/**
+ * struct vcm_physmem - a physical memory allocation
+ * @obj: registry entry, must be first
+ * @id: number shown in debugfs
+ * @memtype: where the memory comes from
+ * @len: length in bytes
+ * @attr: physical allocation attributes
+ * @contiguous: one physically contiguous range
+ * @cma_pages: first page of a CMA allocation, or NULL
+ * @sgt: the chunks, one scatterlist entry each
+ * @foreign_sgt: the caller's table for %VCM_MEMTYPE_FOREIGN, or NULL
+ * @lock: protects the members below
+ * @res_list: reservations backed by this physmem
+ * @num_res: number of them
+ * @cclass: the memory type every mapping of the physmem uses
+ * @nc_clean: the linear-map alias holds no dirty cache lines
+ * @node: link in the list of all physmems
+ */
+struct vcm_physmem {
+	struct vcm_obj obj;
+	unsigned int id;
+	enum vcm_memtype memtype;
+	size_t len;
+	u32 attr;
+	bool contiguous;
+	struct page *cma_pages;
+	struct sg_table sgt;
+	struct sg_table *foreign_sgt;
+	struct mutex lock;
+	struct list_head res_list;
+	unsigned int num_res;
+	enum vcm_cache_class cclass;
+	bool nc_clean;
+	struct list_head node;
+};
+
+/**
+ * enum vcm_stat - global counters
+ * @VCM_STAT_VCMS: live VCMs
+ * @VCM_STAT_RES: live reservations
+ * @VCM_STAT_BACKED: backed reservations
+ * @VCM_STAT_ASSOCS: live associations
+ * @VCM_STAT_ACTIVE: active associations
+ * @VCM_STAT_BOUNDS: live bounds
+ * @VCM_STAT_PHYSMEMS: live physmems
+ * @VCM_STAT_PHYS_BYTES: bytes allocated by vcm_phys_alloc()
+ * @VCM_STAT_IOMMU_BYTES: bytes mapped in IOMMU domains
+ * @VCM_STAT_IOMMU_PTES: leaf page-table entries of those mappings
+ * @VCM_STAT_CACHE_MAINT: cache maintenance operations done (cumulative)
+ * @VCM_STAT_CONFLICTS: backings refused for a cache conflict (cumulative)
+ * @VCM_STAT_NR: number of counters
+ */
+enum vcm_stat {
+	VCM_STAT_VCMS,
+	VCM_STAT_RES,
+	VCM_STAT_BACKED,
+	VCM_STAT_ASSOCS,
+	VCM_STAT_ACTIVE,
+	VCM_STAT_BOUNDS,
+	VCM_STAT_PHYSMEMS,
+	VCM_STAT_PHYS_BYTES,
+	VCM_STAT_IOMMU_BYTES,
+	VCM_STAT_IOMMU_PTES,
+	VCM_STAT_CACHE_MAINT,
+	VCM_STAT_CONFLICTS,
+	VCM_STAT_NR,
+};
+
+/* The first counter that is cumulative rather than a gauge. */
+#define VCM_STAT_FIRST_EVENT	VCM_STAT_CACHE_MAINT
+
+extern atomic_long_t vcm_stats[VCM_STAT_NR];
+extern const char *const vcm_stat_names[VCM_STAT_NR];
+
+static inline void vcm_stat_add(enum vcm_stat stat, long delta)
+{
+	atomic_long_add(delta, &vcm_stats[stat]);
+}
+
+long vcm_stat_read(enum vcm_stat stat);
+
+extern struct mutex vcm_list_lock;
+extern struct list_head vcm_list;
+extern struct mutex vcm_phys_lock;
+extern struct list_head vcm_phys_list;
+
+/* vcm_obj.c */
+void vcm_obj_add(struct vcm_obj *obj, enum vcm_obj_type type);
+void vcm_obj_del(struct vcm_obj *obj);
+bool vcm_obj_valid(const void *ptr, enum vcm_obj_type type);
+
+/* vcm_space.c */
+int vcm_space_init(struct vcm_space *space, unsigned long first,
+		   unsigned long last);
+void vcm_space_destroy(struct vcm_space *space);
+int vcm_space_alloc(struct vcm_space *space, size_t len, size_t align,
+		    void *owner, unsigned long *addr);
+int vcm_space_insert(struct vcm_space *space, unsigned long addr, size_t len,
+		     void *owner);
+void vcm_space_remove(struct vcm_space *space, unsigned long addr,
+		      size_t len);
+void *vcm_space_lookup(struct vcm_space *space, unsigned long addr);
+
+/* vcm_res.c */
+int vcm_res_check_attr(const struct vcm *vcm, u32 attr);
+size_t vcm_res_align(struct vcm *vcm, size_t len, u32 attr);
+struct vcm_res *vcm_res_new(struct vcm *vcm, size_t len, u32 attr);
+void vcm_res_destroy(struct vcm_res *res);
+struct vcm_res *vcm_res_lookup(struct vcm *vcm, dma_addr_t addr);
+int vcm_res_phys(const struct vcm_res *res, size_t offset, phys_addr_t *phys);
+
+/* vcm_back.c */
+int __vcm_back(struct vcm_res *res, struct vcm_physmem *physmem);
+void __vcm_unback(struct vcm_res *res);
+
+/* vcm_phys.c */
+enum vcm_cache_class vcm_cache_class(u32 attr);
+void vcm_phys_clean(struct vcm_physmem *physmem, size_t offset, size_t len);
+
+/* vcm_iommu.c */
+int vcm_iommu_assoc(struct vcm *vcm, struct device *dev);
+void vcm_iommu_free(struct vcm *vcm);
+int vcm_iommu_map(struct vcm_res *res);
+void vcm_iommu_unmap(struct vcm_res *res);
+int vcm_iommu_activate(struct vcm_avcm *avcm);
+void vcm_iommu_deactivate(struct vcm_avcm *avcm);
+size_t vcm_iommu_count_ptes(unsigned long pgsizes, unsigned long iova,
+			    phys_addr_t paddr, size_t size);
+
+/* vcm_vmm.c */
+int vcm_kernel_map(struct vcm_res *res);
+void vcm_kernel_unmap(struct vcm_res *res);
+int vcm_user_map(struct vcm_res *res);
+void vcm_user_unmap(struct vcm_res *res);
+
+/* vcm_debugfs.c */
+void vcm_debugfs_init(void);
+
+#endif /* _VCM_PRIV_H */

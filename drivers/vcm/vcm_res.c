@@ -1,0 +1,708 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * VCM reservations: ranges of device addresses, backed or not.
+ */
+
+#include <linux/align.h>
+#include <linux/dma-mapping.h>
+#include <linux/highmem.h>
+#include <linux/iommu.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "vcm_priv.h"
+
+#define VCM_RES_ATTR_ALL	(VCM_CACHE_POLICY | VCM_SECURE | VCM_SUPERVISOR | \
+				 VCM_USER | VCM_EXECUTE | VCM_WRITE | VCM_READ | \
+				 VCM_ALIGN_MASK)
+#define VCM_ALIGN_ORDER_MAX	30
+
+static unsigned int vcm_attr_align_order(u32 attr)
+{
+	return (attr & VCM_ALIGN_MASK) >> VCM_ALIGN_SHIFT;
+}
+
+/**
+ * vcm_res_check_attr() - validate reservation attributes for a VCM
+ * @vcm: the VCM
+ * @attr: the attributes
+ *
+ * Return: 0, -EINVAL for unknown bits, an unknown cache policy, an
+ * alignment below the page size or above 1 GiB, no access at all, or
+ * execute access in the kernel VCM; -EOPNOTSUPP for secure memory, which
+ * no memory target provides.
+ */
+int vcm_res_check_attr(const struct vcm *vcm, u32 attr)
+{
+	unsigned int order = vcm_attr_align_order(attr);
+
+	if (attr & ~VCM_RES_ATTR_ALL)
+		return -EINVAL;
+	if ((attr & VCM_CACHE_POLICY) > VCM_WC)
+		return -EINVAL;
+	if (order && (order < PAGE_SHIFT || order > VCM_ALIGN_ORDER_MAX))
+		return -EINVAL;
+	if (!(attr & (VCM_READ | VCM_WRITE)))
+		return -EINVAL;
+	if (vcm->type == VCM_EXT_KERNEL && (attr & VCM_EXECUTE))
+		return -EINVAL;
+	if (attr & VCM_SECURE)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/**
+ * vcm_res_align() - alignment of a new reservation
+ * @vcm: the VCM, locked
+ * @len: length of the reservation
+ * @attr: its attributes
+ *
+ * Without an explicit alignment, a reservation is aligned to the largest
+ * page size of the VCM that fits in it, so that chunks of that size can
+ * be mapped with one entry each.
+ *
+ * Return: the alignment in bytes.
+ */
+size_t vcm_res_align(struct vcm *vcm, size_t len, u32 attr)
+{
+	unsigned int order = vcm_attr_align_order(attr);
+	unsigned long pgsizes;
+
+	if (order)
+		return 1UL << order;
+
+	pgsizes = vcm->domain ? vcm->domain->pgsize_bitmap :
+				PAGE_SIZE | SZ_64K | SZ_2M;
+	pgsizes &= GENMASK(ilog2(len), 0);
+	if (!pgsizes)
+		return PAGE_SIZE;
+	return max(1UL << __fls(pgsizes), PAGE_SIZE);
+}
+
+/**
+ * vcm_res_new() - allocate and register an unplaced reservation
+ * @vcm: the VCM, locked
+ * @len: length
+ * @attr: attributes, already checked
+ *
+ * Return: the reservation or ERR_PTR(-ENOMEM).
+ */
+struct vcm_res *vcm_res_new(struct vcm *vcm, size_t len, u32 attr)
+{
+	struct vcm_res *res;
+
+	res = kzalloc(sizeof(*res), GFP_KERNEL);
+	if (!res)
+		return ERR_PTR(-ENOMEM);
+
+	res->vcm = vcm;
+	res->len = len;
+	res->attr = attr;
+	res->align = vcm_res_align(vcm, len, attr);
+	res->dev_addr = DMA_MAPPING_ERROR;
+	INIT_LIST_HEAD(&res->phys_node);
+	list_add_tail(&res->vcm_node, &vcm->res_list);
+	vcm->num_res++;
+	vcm_obj_add(&res->obj, VCM_OBJ_RES);
+	vcm_stat_add(VCM_STAT_RES, 1);
+
+	return res;
+}
+
+static struct vcm_space *vcm_res_space(struct vcm_res *res)
+{
+	return res->bound ? &res->bound->space : &res->vcm->space;
+}
+
+/**
+ * vcm_res_destroy() - unregister and free an unbacked reservation
+ * @res: the reservation; its VCM is locked
+ */
+void vcm_res_destroy(struct vcm_res *res)
+{
+	vcm_obj_del(&res->obj);
+	if (res->placed)
+		vcm_space_remove(vcm_res_space(res), res->dev_addr, res->len);
+	if (res->bound)
+		res->bound->num_res--;
+	list_del(&res->vcm_node);
+	res->vcm->num_res--;
+	kfree(res);
+	vcm_stat_add(VCM_STAT_RES, -1);
+}
+
+static int vcm_check_len(size_t len)
+{
+	if (!len || !PAGE_ALIGNED(len))
+		return -EINVAL;
+	return 0;
+}
+
+static struct vcm_res *__vcm_reserve(struct vcm *vcm, struct vcm_bound *bound,
+				     size_t len, u32 attr)
+{
+	struct vcm_space *space = bound ? &bound->space : &vcm->space;
+	struct vcm_res *res;
+	unsigned long addr;
+	int ret;
+
+	res = vcm_res_new(vcm, len, attr);
+	if (IS_ERR(res))
+		return res;
+
+	/*
+	 * Kernel and one-to-one reservations are placed when backed: by
+	 * vmalloc, and at the physical address of the backing.
+	 */
+	if (vcm->type == VCM_EXT_KERNEL || vcm->type == VCM_ONE_TO_ONE)
+		return res;
+
+	ret = vcm_space_alloc(space, len, res->align, res, &addr);
+	if (ret) {
+		vcm_res_destroy(res);
+		return ERR_PTR(ret);
+	}
+	res->dev_addr = addr;
+	res->placed = true;
+	res->bound = bound;
+	if (bound)
+		bound->num_res++;
+	return res;
+}
+
+/**
+ * vcm_reserve() - reserve a range of device addresses
+ * @vcm: the VCM to reserve from
+ * @len: length, a non-zero multiple of vcm_get_min_page_size()
+ * @attr: reservation attributes (VCM_READ, VCM_WRITE, a cache policy, an
+ *	optional VCM_ALIGN_*)
+ *
+ * No memory is committed until the reservation is backed.  Reservations
+ * of IOMMU VCMs get their address now; kernel and one-to-one reservations
+ * when they are backed.
+ *
+ * Context: Process context; takes the VCM's lock.
+ * Return: the reservation, or ERR_PTR(-EINVAL) for an invalid VCM, length
+ * or attribute, ERR_PTR(-EOPNOTSUPP) on a user VCM (use vcm_reserve_vma())
+ * or for secure memory, ERR_PTR(-ENOSPC) if no free range holds it,
+ * ERR_PTR(-ENOMEM).
+ */
+struct vcm_res *vcm_reserve(struct vcm *vcm, size_t len, u32 attr)
+{
+	struct vcm_res *res;
+	int ret;
+
+	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+		return ERR_PTR(-EINVAL);
+	ret = vcm_check_len(len) ?: vcm_res_check_attr(vcm, attr);
+	if (ret)
+		return ERR_PTR(ret);
+	if (vcm->type == VCM_EXT_USER)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (len > vcm->len)
+		return ERR_PTR(-ENOSPC);
+
+	mutex_lock(&vcm->lock);
+	res = __vcm_reserve(vcm, NULL, len, attr);
+	mutex_unlock(&vcm->lock);
+
+	return res;
+}
+EXPORT_SYMBOL_GPL(vcm_reserve);
+
+/**
+ * vcm_reserve_at() - reserve a range at a given device address
+ * @vcm: an IOMMU VCM
+ * @addr: first device address, aligned as @attr asks (page-aligned at
+ *	least)
+ * @len: length, a non-zero multiple of vcm_get_min_page_size()
+ * @attr: reservation attributes
+ *
+ * For fixed addresses: firmware-visible buffers, or a layout another
+ * agent expects.
+ *
+ * Context: Process context; takes the VCM's lock.
+ * Return: the reservation, or ERR_PTR(-EINVAL) for invalid arguments or a
+ * misaligned @addr, ERR_PTR(-EOPNOTSUPP) for VCMs whose addresses the VCM
+ * does not choose, ERR_PTR(-ERANGE) outside the VCM, ERR_PTR(-EBUSY) if
+ * the range overlaps a reservation or bound, ERR_PTR(-ENOMEM).
+ */
+struct vcm_res *vcm_reserve_at(struct vcm *vcm, dma_addr_t addr, size_t len,
+			       u32 attr)
+{
+	struct vcm_res *res;
+	int ret;
+
+	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+		return ERR_PTR(-EINVAL);
+	ret = vcm_check_len(len) ?: vcm_res_check_attr(vcm, attr);
+	if (ret)
+		return ERR_PTR(ret);
+	if (vcm->type != VCM_DEVICE)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!PAGE_ALIGNED(addr))
+		return ERR_PTR(-EINVAL);
+	if (vcm_attr_align_order(attr) &&
+	    !IS_ALIGNED(addr, 1ULL << vcm_attr_align_order(attr)))
+		return ERR_PTR(-EINVAL);
+
+	mutex_lock(&vcm->lock);
+	res = vcm_res_new(vcm, len, attr);
+	if (!IS_ERR(res)) {
+		res->align = PAGE_SIZE << __ffs(addr >> PAGE_SHIFT | BIT(30));
+		ret = vcm_space_insert(&vcm->space, addr, len, res);
+		if (ret) {
+			vcm_res_destroy(res);
+			res = ERR_PTR(ret);
+		} else {
+			res->dev_addr = addr;
+			res->placed = true;
+		}
+	}
+	mutex_unlock(&vcm->lock);
+
+	return res;
+}
+EXPORT_SYMBOL_GPL(vcm_reserve_at);
+
+/**
+ * vcm_reserve_vma() - make a user VMA a reservation of a user VCM
+ * @vcm: a %VCM_EXT_USER VCM of the process owning @vma
+ * @vma: the VMA, typically the one a ->mmap handler was given
+ * @attr: reservation attributes; %VCM_WRITE is needed for a writable VMA
+ *
+ * The reservation covers the VMA exactly.  Back it from the ->mmap handler
+ * and unback and unreserve it from the VMA's ->close; its ->may_split
+ * should refuse splitting.
+ *
+ * Context: Process context with the mmap lock of @vma's mm held; takes
+ * the VCM's lock.
+ * Return: the reservation, or ERR_PTR(-EINVAL) for invalid arguments or
+ * a VMA of another process, ERR_PTR(-EACCES) for a writable VMA without
+ * %VCM_WRITE, ERR_PTR(-EBUSY) if the VMA is already reserved,
+ * ERR_PTR(-ENOMEM).
+ */
+struct vcm_res *vcm_reserve_vma(struct vcm *vcm, struct vm_area_struct *vma,
+				u32 attr)
+{
+	struct vcm_res *res;
+	int ret;
+
+	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM) || !vma)
+		return ERR_PTR(-EINVAL);
+	if (vcm->type != VCM_EXT_USER || vma->vm_mm != vcm->mm)
+		return ERR_PTR(-EINVAL);
+	ret = vcm_res_check_attr(vcm, attr | VCM_USER);
+	if (ret)
+		return ERR_PTR(ret);
+	if ((vma->vm_flags & VM_WRITE) && !(attr & VCM_WRITE))
+		return ERR_PTR(-EACCES);
+	mmap_assert_locked(vma->vm_mm);
+
+	mutex_lock(&vcm->lock);
+	res = vcm_res_new(vcm, vma->vm_end - vma->vm_start, attr | VCM_USER);
+	if (!IS_ERR(res)) {
+		ret = vcm_space_insert(&vcm->space, vma->vm_start, res->len, res);
+		if (ret) {
+			vcm_res_destroy(res);
+			res = ERR_PTR(ret);
+		} else {
+			res->dev_addr = vma->vm_start;
+			res->placed = true;
+			res->vma = vma;
+		}
+	}
+	mutex_unlock(&vcm->lock);
+
+	return res;
+}
+EXPORT_SYMBOL_GPL(vcm_reserve_vma);
+
+/**
+ * vcm_unreserve() - release a reservation
+ * @res: the reservation
+ *
+ * Context: Process context; takes the VCM's lock.
+ * Return: 0, -EINVAL if @res is not a live reservation (unreserving twice
+ * ends here), -EBUSY while it is backed.
+ */
+int vcm_unreserve(struct vcm_res *res)
+{
+	struct vcm *vcm;
+	int ret = 0;
+
+	if (!vcm_obj_valid(res, VCM_OBJ_RES))
+		return -EINVAL;
+
+	vcm = res->vcm;
+	mutex_lock(&vcm->lock);
+	if (res->physmem)
+		ret = -EBUSY;
+	else
+		vcm_res_destroy(res);
+	mutex_unlock(&vcm->lock);
+
+	return ret;
+}
+EXPORT_SYMBOL_GPL(vcm_unreserve);
+
+/**
+ * vcm_get_vcm_from_res() - the VCM of a reservation
+ * @res: the reservation
+ *
+ * Return: the VCM, or ERR_PTR(-EINVAL) if @res is not a reservation.
+ */
+struct vcm *vcm_get_vcm_from_res(const struct vcm_res *res)
+{
+	if (!vcm_obj_valid(res, VCM_OBJ_RES))
+		return ERR_PTR(-EINVAL);
+	return res->vcm;
+}
+EXPORT_SYMBOL_GPL(vcm_get_vcm_from_res);
+
+/**
+ * vcm_get_res_len() - length of a reservation
+ * @res: the reservation
+ *
+ * Return: the length, or 0 if @res is not a reservation.
+ */
+size_t vcm_get_res_len(const struct vcm_res *res)
+{
+	if (!vcm_obj_valid(res, VCM_OBJ_RES))
+		return 0;
+	return res->len;
+}
+EXPORT_SYMBOL_GPL(vcm_get_res_len);
+
+/**
+ * vcm_set_res_attr() - change the attributes of an unbacked reservation
+ * @res: the reservation
+ * @attr: the new attributes
+ *
+ * A placed reservation keeps its address, so a new alignment must be one
+ * its address already has.
+ *
+ * Context: Process context; takes the VCM's lock.
+ * Return: 0, -EINVAL for an invalid reservation or attribute or an
+ * alignment the address does not have, -EOPNOTSUPP as vcm_reserve(),
+ * -EBUSY while the reservation is backed (its mappings use the old
+ * attributes).
+ */
+int vcm_set_res_attr(struct vcm_res *res, u32 attr)
+{
+	unsigned int order = vcm_attr_align_order(attr);
+	struct vcm *vcm;
+	int ret;
+
+	if (!vcm_obj_valid(res, VCM_OBJ_RES))
+		return -EINVAL;
+	vcm = res->vcm;
+	if (vcm->type == VCM_EXT_USER)
+		attr |= VCM_USER;
+	ret = vcm_res_check_attr(vcm, attr);
+	if (ret)
+		return ret;
+
+	mutex_lock(&vcm->lock);
+	if (res->physmem) {
+		ret = -EBUSY;
+	} else if (res->placed && order && !IS_ALIGNED(res->dev_addr, 1ULL << order)) {
+		ret = -EINVAL;
+	} else {
+		res->attr = attr;
+		if (!res->placed)
+			res->align = vcm_res_align(vcm, res->len, attr);
+	}
+	mutex_unlock(&vcm->lock);
+
+	return ret;
+}
+EXPORT_SYMBOL_GPL(vcm_set_res_attr);
+
+/**
+ * vcm_get_res_attr() - attributes of a reservation
+ * @res: the reservation
+ *
+ * Return: the attributes, or 0 if @res is not a reservation (a valid
+ * reservation has %VCM_READ or %VCM_WRITE).
+ */
+u32 vcm_get_res_attr(const struct vcm_res *res)
+{
+	if (!vcm_obj_valid(res, VCM_OBJ_RES))
+		return 0;
+	return res->attr;
+}
+EXPORT_SYMBOL_GPL(vcm_get_res_attr);
+
+/**
+ * vcm_get_num_res() - number of reservations in a VCM
+ * @vcm: the VCM
+ *
+ * Return: the number, 0 if @vcm is not a VCM.
+ */
+size_t vcm_get_num_res(struct vcm *vcm)
+{
+	size_t n;
+
+	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+		return 0;
+	mutex_lock(&vcm->lock);
+	n = vcm->num_res;
+	mutex_unlock(&vcm->lock);
+	return n;
+}
+EXPORT_SYMBOL_GPL(vcm_get_num_res);
+
+/**
+ * vcm_get_next_res() - iterate over the reservations of a VCM
+ * @vcm: the VCM
+ * @res: the previous reservation, NULL to start
+ *
+ * Reservations come in the order they were made.  The caller must not
+ * unreserve @res, or anything after it, while iterating.
+ *
+ * Context: Process context; takes the VCM's lock.
+ * Return: the next reservation, NULL after the last one or for an invalid
+ * @vcm or a @res not in @vcm.
+ */
+struct vcm_res *vcm_get_next_res(struct vcm *vcm, struct vcm_res *res)
+{
+	struct vcm_res *next = NULL;
+
+	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+		return NULL;
+	if (res && (!vcm_obj_valid(res, VCM_OBJ_RES) || res->vcm != vcm))
+		return NULL;
+
+	mutex_lock(&vcm->lock);
+	if (!res)
+		next = list_first_entry_or_null(&vcm->res_list, struct vcm_res,
+						vcm_node);
+	else if (!list_is_last(&res->vcm_node, &vcm->res_list))
+		next = list_next_entry(res, vcm_node);
+	mutex_unlock(&vcm->lock);
+
+	return next;
+}
+EXPORT_SYMBOL_GPL(vcm_get_next_res);
+
+/**
+ * vcm_res_phys() - physical address behind an offset of a reservation
+ * @res: a backed reservation
+ * @offset: byte offset into it
+ * @phys: output
+ *
+ * Return: 0, or -ERANGE past the end of the backing.
+ */
+int vcm_res_phys(const struct vcm_res *res, size_t offset, phys_addr_t *phys)
+{
+	unsigned int cursor;
+	phys_addr_t addr;
+	size_t len;
+
+	vcm_for_each_phys_chunk(res->physmem, cursor, addr, len) {
+		if (offset < len) {
+			*phys = addr + offset;
+			return 0;
+		}
+		offset -= len;
+	}
+	return -ERANGE;
+}
+
+static struct page *vcm_res_page(const struct vcm_res *res, size_t offset)
+{
+	phys_addr_t phys;
+
+	if (vcm_res_phys(res, offset, &phys))
+		return NULL;
+	return phys_to_page(phys);
+}
+
+/**
+ * vcm_res_copy() - copy bytes between the backings of two reservations
+ * @to: the destination reservation
+ * @to_off: byte offset into @to
+ * @from: the source reservation
+ * @from_off: byte offset into @from
+ * @len: bytes to copy
+ *
+ * The CPU copies through the linear map; memory mapped non-cacheable is
+ * cleaned from the caches before and after, so the copy is coherent with
+ * the non-cacheable mappings.  @to and @from may share a physmem, but the
+ * ranges must not overlap.
+ *
+ * Context: Process context; may sleep.  The caller keeps both reservations
+ * backed during the copy.
+ * Return: @len, or -EINVAL for invalid reservations or ranges outside
+ * them, -ENOENT if either is unbacked.
+ */
+ssize_t vcm_res_copy(struct vcm_res *to, size_t to_off, struct vcm_res *from,
+		     size_t from_off, size_t len)
+{
+	size_t done = 0;
+
+	if (!vcm_obj_valid(to, VCM_OBJ_RES) || !vcm_obj_valid(from, VCM_OBJ_RES))
+		return -EINVAL;
+	if (to_off > to->len || len > to->len - to_off ||
+	    from_off > from->len || len > from->len - from_off)
+		return -EINVAL;
+	if (!to->physmem || !from->physmem)
+		return -ENOENT;
+	if (len > SSIZE_MAX)
+		return -EINVAL;
+
+	vcm_phys_clean(from->physmem, from_off, len);
+	while (done < len) {
+		size_t s = from_off + done, d = to_off + done;
+		size_t n = min3(len - done, PAGE_SIZE - offset_in_page(s),
+				PAGE_SIZE - offset_in_page(d));
+		void *src = kmap_local_page(vcm_res_page(from, s));
+		void *dst = kmap_local_page(vcm_res_page(to, d));
+
+		memcpy(dst + offset_in_page(d), src + offset_in_page(s), n);
+		kunmap_local(dst);
+		kunmap_local(src);
+		done += n;
+		cond_resched();
+	}
+	vcm_phys_clean(to->physmem, to_off, len);
+
+	return len;
+}
+EXPORT_SYMBOL_GPL(vcm_res_copy);
+
+/**
+ * vcm_res_lookup() - the reservation holding a device address
+ * @vcm: the VCM, locked
+ * @addr: the device address
+ *
+ * Return: the reservation, or NULL.
+ */
+struct vcm_res *vcm_res_lookup(struct vcm *vcm, dma_addr_t addr)
+{
+	struct vcm_obj *obj = vcm_space_lookup(&vcm->space, addr);
+
+	if (obj && obj->type == VCM_OBJ_BOUND)
+		obj = vcm_space_lookup(&((struct vcm_bound *)obj)->space, addr);
+	if (!obj || obj->type != VCM_OBJ_RES)
+		return NULL;
+	return (struct vcm_res *)obj;
+}
+
+/**
+ * vcm_get_res() - find the reservation holding a device address
+ * @vcm: the VCM
+ * @dev_addr: any address inside the reservation
+ *
+ * Context: Process context; takes the VCM's lock.
+ * Return: the reservation, or NULL if no placed reservation of @vcm holds
+ * @dev_addr or @vcm is not a VCM.
+ */
+struct vcm_res *vcm_get_res(struct vcm *vcm, dma_addr_t dev_addr)
+{
+	struct vcm_res *res;
+
+	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+		return NULL;
+	mutex_lock(&vcm->lock);
+	res = vcm_res_lookup(vcm, dev_addr);
+	mutex_unlock(&vcm->lock);
+	return res;
+}
+EXPORT_SYMBOL_GPL(vcm_get_res);
+
+/**
+ * vcm_get_dev_addr() - the device address of a reservation
+ * @res: the reservation
+ *
+ * This is an IOVA for IOMMU VCMs, a physical address for one-to-one VCMs,
+ * a kernel virtual address for the kernel VCM and a user address for user
+ * VCMs.
+ *
+ * Return: the address, or DMA_MAPPING_ERROR if @res is not a reservation
+ * or is not placed yet (kernel and one-to-one reservations before backing).
+ */
+dma_addr_t vcm_get_dev_addr(const struct vcm_res *res)
+{
+	if (!vcm_obj_valid(res, VCM_OBJ_RES) || !res->placed)
+		return DMA_MAPPING_ERROR;
+	return res->dev_addr;
+}
+EXPORT_SYMBOL_GPL(vcm_get_dev_addr);
+
+/**
+ * vcm_get_vaddr() - the kernel address of a backed kernel reservation
+ * @res: a reservation of the kernel VCM
+ *
+ * Return: the address, or NULL for an invalid, unbacked or non-kernel
+ * reservation.
+ */
+void *vcm_get_vaddr(const struct vcm_res *res)
+{
+	if (!vcm_obj_valid(res, VCM_OBJ_RES))
+		return NULL;
+	return res->vaddr;
+}
+EXPORT_SYMBOL_GPL(vcm_get_vaddr);
+
+/**
+ * vcm_get_res_num_ptes() - leaf IOMMU page-table entries of a reservation
+ * @res: a reservation
+ *
+ * Return: the number of entries its mapping uses in the IOMMU domain, 0 if
+ * it is not mapped in one or is not a reservation.
+ */
+size_t vcm_get_res_num_ptes(const struct vcm_res *res)
+{
+	if (!vcm_obj_valid(res, VCM_OBJ_RES))
+		return 0;
+	return res->num_ptes;
+}
+EXPORT_SYMBOL_GPL(vcm_get_res_num_ptes);
+
+/**
+ * vcm_translate() - translate a device address from one VCM to another
+ * @src: the source VCM
+ * @src_addr: a device address of a backed reservation of @src
+ * @dst: the destination VCM
+ * @dst_addr: output, the address in @dst of the same byte of memory
+ *
+ * Context: Process context; takes the VCM's lock and the physmem's lock.
+ * Return: 0, -EINVAL for invalid VCMs or a NULL @dst_addr, -ENOENT if
+ * @src_addr is not in a backed reservation or @dst maps no reservation
+ * over the same physmem.
+ */
+int vcm_translate(struct vcm *src, dma_addr_t src_addr, struct vcm *dst,
+		  dma_addr_t *dst_addr)
+{
+	struct vcm_physmem *pm;
+	struct vcm_res *res, *r;
+	int ret = -ENOENT;
+	size_t offset;
+
+	if (!vcm_obj_valid(src, VCM_OBJ_VCM) || !vcm_obj_valid(dst, VCM_OBJ_VCM) ||
+	    !dst_addr)
+		return -EINVAL;
+
+	mutex_lock(&src->lock);
+	res = vcm_res_lookup(src, src_addr);
+	if (res && res->physmem) {
+		pm = res->physmem;
+		offset = src_addr - res->dev_addr;
+		mutex_lock(&pm->lock);
+		list_for_each_entry(r, &pm->res_list, phys_node) {
+			if (r->vcm == dst && r->placed && offset < r->len) {
+				*dst_addr = r->dev_addr + offset;
+				ret = 0;
+				break;
+			}
+		}
+		mutex_unlock(&pm->lock);
+	}
+	mutex_unlock(&src->lock);
+
+	return ret;
+}
+EXPORT_SYMBOL_GPL(vcm_translate);

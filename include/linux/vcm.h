@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Virtual Contiguous Memory (VCM) manager
+ *
+ * A VCM is an address space seen by one or more devices: an IOMMU domain,
+ * the physical address space of a device without an IOMMU (one-to-one), or
+ * a CPU address space managed by the kernel's VMM (vmalloc space or a user
+ * VMA).  Reservations are ranges of a VCM; they are backed by physical
+ * memory allocations (physmems) that one or many reservations, in one or
+ * many VCMs, can share.  See Documentation/mm/vcm.rst.
+ */
+#ifndef _LINUX_VCM_H
+#define _LINUX_VCM_H
+
+#include <linux/bits.h>
+#include <linux/errno.h>
+#include <linux/types.h>
+
+struct device;
+struct sg_table;
+struct vm_area_struct;
+
+struct vcm;
+struct vcm_res;
+struct vcm_avcm;
+struct vcm_bound;
+struct vcm_physmem;
+
+/*
+ * Reservation attributes, for vcm_reserve(), vcm_reserve_at(),
+ * vcm_reserve_vma(), vcm_reserve_from_bound() and vcm_set_res_attr().
+ *
+ * Bits 0-3 hold the cache policy, bits 10-14 the alignment order.
+ */
+#define VCM_CACHE_POLICY	GENMASK(3, 0)
+#define VCM_NOTCACHED		0x0	/* device / strongly ordered */
+#define VCM_WB_WA		0x1	/* write-back, write-allocate */
+#define VCM_WB_NWA		0x2	/* write-back, no write-allocate */
+#define VCM_WT			0x3	/* write-through */
+#define VCM_WC			0x4	/* normal non-cacheable, write-combined */
+#define VCM_SECURE		BIT(4)
+#define VCM_SUPERVISOR		BIT(5)
+#define VCM_USER		BIT(6)
+#define VCM_EXECUTE		BIT(7)
+#define VCM_WRITE		BIT(8)
+#define VCM_READ		BIT(9)
+
+#define VCM_ALIGN_SHIFT		10
+#define VCM_ALIGN_MASK		GENMASK(14, 10)
+#define VCM_ALIGN_ATTR(order)	(((order) << VCM_ALIGN_SHIFT) & VCM_ALIGN_MASK)
+#define VCM_ALIGN_DEFAULT	0
+#define VCM_ALIGN_4K		VCM_ALIGN_ATTR(12)
+#define VCM_ALIGN_8K		VCM_ALIGN_ATTR(13)
+#define VCM_ALIGN_16K		VCM_ALIGN_ATTR(14)
+#define VCM_ALIGN_32K		VCM_ALIGN_ATTR(15)
+#define VCM_ALIGN_64K		VCM_ALIGN_ATTR(16)
+#define VCM_ALIGN_128K		VCM_ALIGN_ATTR(17)
+#define VCM_ALIGN_256K		VCM_ALIGN_ATTR(18)
+#define VCM_ALIGN_512K		VCM_ALIGN_ATTR(19)
+#define VCM_ALIGN_1M		VCM_ALIGN_ATTR(20)
+#define VCM_ALIGN_2M		VCM_ALIGN_ATTR(21)
+#define VCM_ALIGN_4M		VCM_ALIGN_ATTR(22)
+#define VCM_ALIGN_8M		VCM_ALIGN_ATTR(23)
+#define VCM_ALIGN_16M		VCM_ALIGN_ATTR(24)
+#define VCM_ALIGN_32M		VCM_ALIGN_ATTR(25)
+#define VCM_ALIGN_64M		VCM_ALIGN_ATTR(26)
+#define VCM_ALIGN_128M		VCM_ALIGN_ATTR(27)
+#define VCM_ALIGN_256M		VCM_ALIGN_ATTR(28)
+#define VCM_ALIGN_512M		VCM_ALIGN_ATTR(29)
+#define VCM_ALIGN_1G		VCM_ALIGN_ATTR(30)
+
+/*
+ * Physical allocation attributes, for vcm_phys_alloc() and
+ * vcm_phys_from_sgt().  The alignment field (VCM_ALIGN_*) applies to
+ * contiguous allocations.
+ */
+#define VCM_COHERENT		BIT(0)
+#define VCM_PHYS_CONT		BIT(1)
+
+/*
+ * Association attributes, for vcm_assoc() and vcm_set_assoc_attr().  Only
+ * the low translation table is modelled by the IOMMU API; the split and
+ * high-base attributes of the original ARM design are refused.
+ */
+#define VCM_USE_HIGH_BASE	BIT(1)
+#define VCM_USE_LOW_BASE	BIT(2)
+#define VCM_SPLIT		BIT(3)
+
+/**
+ * enum vcm_type - the kind of address space a VCM describes
+ * @VCM_DEVICE: an IOMMU domain; device addresses are IOVAs
+ * @VCM_EXT_KERNEL: the kernel's vmalloc space; device addresses are
+ *	kernel virtual addresses
+ * @VCM_EXT_USER: one process's address space; reservations are VMAs
+ * @VCM_ONE_TO_ONE: a device without address translation; device
+ *	addresses are physical addresses
+ */
+enum vcm_type {
+	VCM_DEVICE,
+	VCM_EXT_KERNEL,
+	VCM_EXT_USER,
+	VCM_ONE_TO_ONE,
+};
+
+/**
+ * enum vcm_prebuilt - address spaces built by the kernel's VMM
+ * @VCM_PREBUILT_KERNEL: the kernel's vmalloc space
+ * @VCM_PREBUILT_USER: the address space of the calling process
+ */
+enum vcm_prebuilt {
+	VCM_PREBUILT_KERNEL = 1,
+	VCM_PREBUILT_USER = 2,
+};
+
+/**
+ * enum vcm_memtype - the memory target a physmem comes from
+ * @VCM_MEMTYPE_INVALID: not a valid memory type
+ * @VCM_MEMTYPE_SYSTEM: the page allocator (chunked) or the default CMA
+ *	area (with %VCM_PHYS_CONT)
+ * @VCM_MEMTYPE_FOREIGN: memory owned by someone else and wrapped with
+ *	vcm_phys_from_sgt() or vcm_map_phys_addr(); never allocated by VCM
+ */
+enum vcm_memtype {
+	VCM_MEMTYPE_INVALID,
+	VCM_MEMTYPE_SYSTEM,
+	VCM_MEMTYPE_FOREIGN,
+};
+
+/**
+ * typedef vcm_handler - a device fault hook
+ * @dev: the device whose access faulted
+ * @addr: the faulting device address
+ * @flags: IOMMU_FAULT_READ or IOMMU_FAULT_WRITE
+ * @data: the pointer given to vcm_hook()
+ *
+ * Return: 0 if the fault was handled, a negative errno otherwise; -ENOSYS
+ * lets the IOMMU driver report the fault itself.
+ */
+typedef int (*vcm_handler)(struct device *dev, dma_addr_t addr, int flags,
+			   void *data);
+
+#if IS_ENABLED(CONFIG_VCM)
+
+/* Regions */
+struct vcm *vcm_create(dma_addr_t start, size_t len);
+struct vcm *vcm_create_one_to_one(phys_addr_t start, size_t len);
+struct vcm *vcm_create_from_prebuilt(enum vcm_prebuilt id);
+struct vcm *vcm_clone(struct vcm *vcm);
+int vcm_free(struct vcm *vcm);
+dma_addr_t vcm_get_start_addr(const struct vcm *vcm);
+size_t vcm_get_len(const struct vcm *vcm);
+int vcm_get_type(const struct vcm *vcm);
+size_t vcm_get_min_page_size(void);
+unsigned long vcm_get_pgsize_bitmap(struct vcm *vcm);
+
+/* Reservations */
+struct vcm_res *vcm_reserve(struct vcm *vcm, size_t len, u32 attr);
+struct vcm_res *vcm_reserve_at(struct vcm *vcm, dma_addr_t addr, size_t len,
+			       u32 attr);
+struct vcm_res *vcm_reserve_vma(struct vcm *vcm, struct vm_area_struct *vma,
+				u32 attr);
+int vcm_unreserve(struct vcm_res *res);
+struct vcm *vcm_get_vcm_from_res(const struct vcm_res *res);
+size_t vcm_get_res_len(const struct vcm_res *res);
+int vcm_set_res_attr(struct vcm_res *res, u32 attr);
+u32 vcm_get_res_attr(const struct vcm_res *res);
+size_t vcm_get_num_res(struct vcm *vcm);
+struct vcm_res *vcm_get_next_res(struct vcm *vcm, struct vcm_res *res);
+ssize_t vcm_res_copy(struct vcm_res *to, size_t to_off, struct vcm_res *from,
+		     size_t from_off, size_t len);
+struct vcm_res *vcm_get_res(struct vcm *vcm, dma_addr_t dev_addr);
+dma_addr_t vcm_get_dev_addr(const struct vcm_res *res);
+void *vcm_get_vaddr(const struct vcm_res *res);
+size_t vcm_get_res_num_ptes(const struct vcm_res *res);
+int vcm_translate(struct vcm *src, dma_addr_t src_addr, struct vcm *dst,
+		  dma_addr_t *dst_addr);
+
+/* Associations */
+struct vcm_avcm *vcm_assoc(struct vcm *vcm, struct device *dev, u32 attr);
+int vcm_deassoc(struct vcm_avcm *avcm);
+int vcm_set_assoc_attr(struct vcm_avcm *avcm, u32 attr);
+u32 vcm_get_assoc_attr(const struct vcm_avcm *avcm);
+int vcm_activate(struct vcm_avcm *avcm);
+int vcm_deactivate(struct vcm_avcm *avcm);
+int vcm_is_active(const struct vcm_avcm *avcm);
+
+/* Bounds */
+struct vcm_bound *vcm_create_bound(struct vcm *vcm, size_t len);
+int vcm_free_bound(struct vcm_bound *bound);
+struct vcm_res *vcm_reserve_from_bound(struct vcm_bound *bound, size_t len,
+				       u32 attr);
+dma_addr_t vcm_get_bound_start_addr(const struct vcm_bound *bound);
+size_t vcm_get_bound_len(const struct vcm_bound *bound);
+
+/* Physical memory */
+struct vcm_physmem *vcm_phys_alloc(enum vcm_memtype memtype, size_t len,
+				   u32 attr, unsigned long pgsizes);
+struct vcm_physmem *vcm_phys_from_sgt(struct sg_table *sgt, u32 attr);
+struct vcm_physmem *vcm_map_phys_addr(phys_addr_t phys, size_t len);
+int vcm_phys_free(struct vcm_physmem *physmem);
+size_t vcm_get_physmem_len(const struct vcm_physmem *physmem);
+enum vcm_memtype vcm_get_memtype_of_physalloc(const struct vcm_physmem *physmem);
+struct sg_table *vcm_get_physmem_sgt(struct vcm_physmem *physmem);
+struct vcm_physmem *vcm_get_physmem_from_res(const struct vcm_res *res);
+int vcm_get_next_phys_addr(const struct vcm_physmem *physmem,
+			   unsigned int *cursor, phys_addr_t *phys,
+			   size_t *len);
+int vcm_back(struct vcm_res *res, struct vcm_physmem *physmem);
+int vcm_unback(struct vcm_res *res);
+size_t vcm_get_phys_num_res(phys_addr_t phys);
+struct vcm_res *vcm_get_next_phys_res(phys_addr_t phys, struct vcm_res *res,
+				      size_t *len);
+int vcm_dev_addr_to_phys_addr(struct device *dev, dma_addr_t dev_addr,
+			      phys_addr_t *phys);
+
+/* Faults and hardware */
+int vcm_hook(struct device *dev, vcm_handler handler, void *data);
+const char *vcm_hw_ver(struct device *dev);
+
+#endif /* CONFIG_VCM */
+
+/**
+ * vcm_for_each_phys_chunk - iterate over the physical chunks of a physmem
+ * @physmem: the physmem
+ * @cursor: an unsigned int the iterator owns
+ * @phys: a phys_addr_t set to each chunk's physical address
+ * @len: a size_t set to each chunk's length
+ */
+#define vcm_for_each_phys_chunk(physmem, cursor, phys, len)		\
+	for ((cursor) = 0;						\
+	     !vcm_get_next_phys_addr(physmem, &(cursor), &(phys), &(len)); )
+
+#endif /* _LINUX_VCM_H */
