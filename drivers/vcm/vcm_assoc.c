@@ -89,6 +89,8 @@ struct vcm_avcm *vcm_assoc(struct vcm *vcm, struct device *dev, u32 attr)
 	if (!ret) {
 		get_device(dev);
 		list_add_tail(&avcm->node, &vcm->assoc_list);
+		if (vcm->type == VCM_DEVICE)
+			vcm_iommu_update_fault_handler(vcm);
 		vcm_obj_add(&avcm->obj, VCM_OBJ_AVCM);
 		vcm_stat_add(VCM_STAT_ASSOCS, 1);
 	}
@@ -127,6 +129,8 @@ int vcm_deassoc(struct vcm_avcm *avcm)
 	}
 	vcm_obj_del(&avcm->obj);
 	list_del(&avcm->node);
+	if (vcm->type == VCM_DEVICE)
+		vcm_iommu_update_fault_handler(vcm);
 	mutex_unlock(&vcm->lock);
 
 	put_device(avcm->dev);

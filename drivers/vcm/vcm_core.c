@@ -17,6 +17,7 @@
 
 #include "vcm_priv.h"
 
+/* The list of VCMs; ranks above every VCM's own lock. */
 DEFINE_MUTEX(vcm_list_lock);
 LIST_HEAD(vcm_list);
 

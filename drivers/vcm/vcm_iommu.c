@@ -122,9 +122,6 @@ void vcm_iommu_unmap(struct vcm_res *res)
 	res->mapped = false;
 }
 
-static int vcm_iommu_fault(struct iommu_domain *domain, struct device *dev,
-			   unsigned long iova, int flags, void *token);
-
 /**
  * vcm_iommu_assoc() - prepare an IOMMU VCM for a new device
  * @vcm: the VCM, locked
@@ -159,7 +156,6 @@ int vcm_iommu_assoc(struct vcm *vcm, struct device *dev)
 		iommu_domain_free(domain);
 		return -ERANGE;
 	}
-	iommu_set_fault_handler(domain, vcm_iommu_fault, vcm);
 	vcm->domain = domain;
 
 	list_for_each_entry(res, &vcm->res_list, vcm_node) {
@@ -233,6 +229,12 @@ static struct vcm_hook *vcm_hook_find(struct device *dev)
 	return NULL;
 }
 
+/*
+ * The IOMMU core reports a fault through the domain's handler, or logs it
+ * itself when the domain has none.  So that devices without a hook keep
+ * that report, a VCM's domain has the handler below only while one of
+ * the VCM's devices has a hook.
+ */
 static int vcm_iommu_fault(struct iommu_domain *domain, struct device *dev,
 			   unsigned long iova, int flags, void *token)
 {
@@ -250,8 +252,43 @@ static int vcm_iommu_fault(struct iommu_domain *domain, struct device *dev,
 	spin_unlock_irqrestore(&vcm_hook_lock, irqflags);
 
 	if (!handler)
-		return -ENOSYS;
+		return -EOPNOTSUPP;
 	return handler(dev, iova, flags, data);
+}
+
+/**
+ * vcm_iommu_update_fault_handler() - install or remove the fault handler
+ * @vcm: an IOMMU VCM, locked
+ */
+void vcm_iommu_update_fault_handler(struct vcm *vcm)
+{
+	struct vcm_avcm *avcm;
+	unsigned long irqflags;
+	bool hooked = false;
+
+	if (!vcm->domain)
+		return;
+	spin_lock_irqsave(&vcm_hook_lock, irqflags);
+	list_for_each_entry(avcm, &vcm->assoc_list, node)
+		hooked |= !!vcm_hook_find(avcm->dev);
+	spin_unlock_irqrestore(&vcm_hook_lock, irqflags);
+
+	iommu_set_fault_handler(vcm->domain, hooked ? vcm_iommu_fault : NULL,
+				vcm);
+}
+
+static void vcm_hooks_changed(void)
+{
+	struct vcm *vcm;
+
+	mutex_lock(&vcm_list_lock);
+	list_for_each_entry(vcm, &vcm_list, node) {
+		mutex_lock(&vcm->lock);
+		if (vcm->type == VCM_DEVICE)
+			vcm_iommu_update_fault_handler(vcm);
+		mutex_unlock(&vcm->lock);
+	}
+	mutex_unlock(&vcm_list_lock);
 }
 
 static void vcm_hook_release(void *ptr)
@@ -263,6 +300,7 @@ static void vcm_hook_release(void *ptr)
 	list_del(&hook->node);
 	spin_unlock_irqrestore(&vcm_hook_lock, irqflags);
 	kfree(hook);
+	vcm_hooks_changed();
 }
 
 /**
@@ -273,10 +311,13 @@ static void vcm_hook_release(void *ptr)
  *	hook
  * @data: passed to @handler
  *
- * The handler runs from the IOMMU driver's fault reporting, possibly in
- * interrupt context.  Not every IOMMU driver reports unrecoverable faults
- * this way (arm-smmu-v3 logs them itself); without a hook, or when the
- * handler returns -ENOSYS, the IOMMU driver's own report applies.
+ * The handler runs from the IOMMU driver's fault reporting
+ * (report_iommu_fault()), possibly in interrupt context; its return value
+ * goes back to the IOMMU driver.  Not every IOMMU driver reports
+ * unrecoverable faults this way (arm-smmu-v3 logs them itself).  While a
+ * device of a VCM has a hook, faults of the VCM's other devices are
+ * reported as not handled (-EOPNOTSUPP); without hooks the IOMMU driver's
+ * own report applies.
  *
  * Context: Process context.
  * Return: 0, -EINVAL for a NULL @dev, -ENODEV if @dev is not behind an
@@ -286,6 +327,7 @@ int vcm_hook(struct device *dev, vcm_handler handler, void *data)
 {
 	struct vcm_hook *hook, *old;
 	unsigned long irqflags;
+	int ret;
 
 	if (!dev)
 		return -EINVAL;
@@ -323,7 +365,10 @@ int vcm_hook(struct device *dev, vcm_handler handler, void *data)
 		kfree(hook);
 		return 0;
 	}
-	return devm_add_action_or_reset(dev, vcm_hook_release, hook);
+	ret = devm_add_action_or_reset(dev, vcm_hook_release, hook);
+	if (!ret)
+		vcm_hooks_changed();
+	return ret;
 }
 EXPORT_SYMBOL_GPL(vcm_hook);
 

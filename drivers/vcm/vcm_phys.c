@@ -20,6 +20,7 @@
 
 #include "vcm_priv.h"
 
+/* The list of physmems; ranks above every physmem's own lock. */
 DEFINE_MUTEX(vcm_phys_lock);
 LIST_HEAD(vcm_phys_list);
 

@@ -79,7 +79,7 @@ struct vcm_space {
  * @id: number shown in debugfs
  * @start: first device address
  * @len: length of the address space
- * @lock: protects the members below
+ * @lock: serialises changes to the VCM; protects the members below
  * @space: allocator of the address space
  * @res_list: reservations, in creation order
  * @num_res: number of reservations
@@ -95,7 +95,7 @@ struct vcm {
 	unsigned int id;
 	dma_addr_t start;
 	size_t len;
-	struct mutex lock;
+	struct mutex lock;	/* see the kernel-doc above */
 	struct vcm_space space;
 	struct list_head res_list;
 	size_t num_res;
@@ -206,7 +206,7 @@ enum vcm_cache_class {
  * @cma_pages: first page of a CMA allocation, or NULL
  * @sgt: the chunks, one scatterlist entry each
  * @foreign_sgt: the caller's table for %VCM_MEMTYPE_FOREIGN, or NULL
- * @lock: protects the members below
+ * @lock: serialises backings of the physmem; protects the members below
  * @res_list: reservations backed by this physmem
  * @num_res: number of them
  * @cclass: the memory type every mapping of the physmem uses
@@ -223,7 +223,7 @@ struct vcm_physmem {
 	struct page *cma_pages;
 	struct sg_table sgt;
 	struct sg_table *foreign_sgt;
-	struct mutex lock;
+	struct mutex lock;	/* see the kernel-doc above */
 	struct list_head res_list;
 	unsigned int num_res;
 	enum vcm_cache_class cclass;
@@ -321,6 +321,7 @@ int vcm_iommu_map(struct vcm_res *res);
 void vcm_iommu_unmap(struct vcm_res *res);
 int vcm_iommu_activate(struct vcm_avcm *avcm);
 void vcm_iommu_deactivate(struct vcm_avcm *avcm);
+void vcm_iommu_update_fault_handler(struct vcm *vcm);
 size_t vcm_iommu_count_ptes(unsigned long pgsizes, unsigned long iova,
 			    phys_addr_t paddr, size_t size);
 

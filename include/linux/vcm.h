@@ -133,8 +133,8 @@ enum vcm_memtype {
  * @flags: IOMMU_FAULT_READ or IOMMU_FAULT_WRITE
  * @data: the pointer given to vcm_hook()
  *
- * Return: 0 if the fault was handled, a negative errno otherwise; -ENOSYS
- * lets the IOMMU driver report the fault itself.
+ * Return: 0 if the fault was handled, a negative errno (passed back to the
+ * IOMMU driver) otherwise.
  */
 typedef int (*vcm_handler)(struct device *dev, dma_addr_t addr, int flags,
 			   void *data);
@@ -219,6 +219,12 @@ const char *vcm_hw_ver(struct device *dev);
 
 #endif /* CONFIG_VCM */
 
+static inline unsigned int *__vcm_phys_iter_start(unsigned int *cursor)
+{
+	*cursor = 0;
+	return cursor;
+}
+
 /**
  * vcm_for_each_phys_chunk - iterate over the physical chunks of a physmem
  * @physmem: the physmem
@@ -226,8 +232,8 @@ const char *vcm_hw_ver(struct device *dev);
  * @phys: a phys_addr_t set to each chunk's physical address
  * @len: a size_t set to each chunk's length
  */
-#define vcm_for_each_phys_chunk(physmem, cursor, phys, len)		\
-	for ((cursor) = 0;						\
-	     !vcm_get_next_phys_addr(physmem, &(cursor), &(phys), &(len)); )
+#define vcm_for_each_phys_chunk(physmem, cursor, phys, len)			\
+	for (unsigned int *__vcm_cur = __vcm_phys_iter_start(&(cursor));	\
+	     !vcm_get_next_phys_addr(physmem, __vcm_cur, &(phys), &(len));)
 
 #endif /* _LINUX_VCM_H */

@@ -291,6 +291,7 @@ static void vcm_attr_case_desc(const struct vcm_attr_case *c, char *desc)
 {
 	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(vcm_reserve, vcm_reserve_cases, vcm_attr_case_desc);
 
 static void vcm_test_reserve_errors(struct kunit *test)
@@ -465,6 +466,7 @@ static const struct vcm_attr_case vcm_phys_cases[] = {
 	{ "more than RAM", SIZE_MAX & PAGE_MASK, 0, -ENOMEM },
 	{ "more than RAM, contiguous", SIZE_MAX & PAGE_MASK, VCM_PHYS_CONT, -ENOMEM },
 };
+
 KUNIT_ARRAY_PARAM(vcm_phys, vcm_phys_cases, vcm_attr_case_desc);
 
 static void vcm_test_phys_errors(struct kunit *test)
@@ -520,6 +522,7 @@ static void vcm_chunk_case_desc(const struct vcm_chunk_case *c, char *desc)
 {
 	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(vcm_chunks, vcm_chunk_cases, vcm_chunk_case_desc);
 
 static void vcm_test_phys_chunks(struct kunit *test)
@@ -1176,6 +1179,7 @@ static void vcm_pte_case_desc(const struct vcm_pte_case *c, char *desc)
 {
 	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(vcm_ptes, vcm_pte_cases, vcm_pte_case_desc);
 
 static void vcm_test_count_ptes(struct kunit *test)
@@ -1221,6 +1225,7 @@ static struct kunit_suite vcm_test_suite = {
 	.exit = vcm_test_exit,
 	.test_cases = vcm_test_cases,
 };
+
 kunit_test_suite(vcm_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the Virtual Contiguous Memory manager");

@@ -10,7 +10,8 @@
 #include <linux/highmem.h>
 #include <linux/vcm.h>
 
-/* Fill every chunk of @pm; word i of the page at physical address p holds
+/*
+ * Fill every chunk of @pm; word i of the page at physical address p holds
  * seed + (p >> PAGE_SHIFT) * 1024 + i.
  */
 static inline void vcm_fill_pattern(struct vcm_physmem *pm, u32 seed)
