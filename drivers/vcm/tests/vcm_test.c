@@ -545,6 +545,7 @@ static void vcm_test_phys_chunks(struct kunit *test)
 		total += len;
 	}
 	KUNIT_EXPECT_EQ(test, total, c->len);
+	KUNIT_EXPECT_EQ(test, vcm_get_physmem_sgt(pm)->orig_nents, cursor);
 	/* A fresh guest has free blocks of every order the cases ask for. */
 	KUNIT_EXPECT_EQ(test, largest, c->largest);
 	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
