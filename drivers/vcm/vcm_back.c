@@ -86,7 +86,9 @@ int __vcm_back(struct vcm_res *res, struct vcm_physmem *pm)
 	enum vcm_cache_class cclass = vcm_cache_class(res->attr);
 	int ret;
 
-	if (res->len != pm->len)
+	/* A VMA may map the start of a buffer; every other kind all of it. */
+	if (res->len != pm->len &&
+	    !(res->vcm->type == VCM_EXT_USER && res->len < pm->len))
 		return -EINVAL;
 
 	mutex_lock(&pm->lock);
@@ -147,7 +149,8 @@ void __vcm_unback(struct vcm_res *res)
 /**
  * vcm_back() - back a reservation with physical memory
  * @res: an unbacked reservation
- * @physmem: the memory; its length must equal the reservation's
+ * @physmem: the memory; its length must equal the reservation's (a user
+ *	reservation may be shorter and maps the start of @physmem)
  *
  * Maps @physmem at the reservation's addresses for every device of the
  * VCM: in the IOMMU domain with the largest page sizes the chunks and the

@@ -106,13 +106,17 @@ int vcm_user_map(struct vcm_res *res)
 	vma->vm_page_prot = vcm_pgprot(res->attr,
 				       vm_get_page_prot(vma->vm_flags));
 	for_each_sgtable_sg(&res->physmem->sgt, sg, i) {
-		ret = remap_pfn_range(vma, addr, page_to_pfn(sg_page(sg)),
-				      sg->length, vma->vm_page_prot);
+		size_t len = min_t(size_t, sg->length, vma->vm_end - addr);
+
+		ret = remap_pfn_range(vma, addr, page_to_pfn(sg_page(sg)), len,
+				      vma->vm_page_prot);
 		if (ret) {
 			zap_vma_ptes(vma, vma->vm_start, addr - vma->vm_start);
 			return ret;
 		}
-		addr += sg->length;
+		addr += len;
+		if (addr == vma->vm_end)
+			break;
 	}
 	return 0;
 }

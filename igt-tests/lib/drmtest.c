@@ -15,7 +15,16 @@ static const struct {
 	{ DRIVER_VGEM, "vgem" },
 	{ DRIVER_VKMS, "vkms" },
 	{ DRIVER_GEMBUF, "gembuf" },
+	{ DRIVER_GEMBUF, "gembuf_dma" },
 };
+
+/* IGT_FORCE_DRIVER names a module: gembuf covers gembuf and gembuf_dma. */
+static bool forced_match(const char *forced, const char *name)
+{
+	size_t n = strlen(forced);
+
+	return !strcmp(forced, name) || (!strncmp(forced, name, n) && name[n] == '_');
+}
 
 static bool driver_is(int fd, const char *name)
 {
@@ -42,7 +51,7 @@ static bool chipset_matches(int fd, int chipset)
 
 	if (!v)
 		return false;
-	if (forced && strcmp(forced, v->name))
+	if (forced && !forced_match(forced, v->name))
 		goto out;
 	if (chipset == DRIVER_ANY) {
 		ok = true;

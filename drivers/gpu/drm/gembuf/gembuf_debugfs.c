@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * gembuf debugfs: the module's counters, on every gembuf DRM minor.
+ */
+
+#include <drm/drm_debugfs.h>
+#include <drm/drm_file.h>
+#include <linux/seq_file.h>
+
+#include "gembuf_drv.h"
+
+static int gembuf_state_show(struct seq_file *m, void *data)
+{
+	seq_printf(m, "objects %d\n", atomic_read(&gembuf.objects));
+	seq_printf(m, "mappings %d\n", atomic_read(&gembuf.mappings));
+	return 0;
+}
+
+static const struct drm_debugfs_info gembuf_debugfs_list[] = {
+	{ "gembuf_state", gembuf_state_show, 0 },
+};
+
+/**
+ * gembuf_debugfs_init() - add gembuf's files to a DRM minor
+ * @minor: the minor
+ */
+void gembuf_debugfs_init(struct drm_minor *minor)
+{
+	drm_debugfs_add_files(minor->dev, gembuf_debugfs_list,
+			      ARRAY_SIZE(gembuf_debugfs_list));
+}

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * gembuf: the module, its two DRM drivers and the display device.
+ */
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_prime.h>
+#include <drm/gembuf_drm.h>
+#include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <linux/platform_device.h>
+
+#include "gembuf_drv.h"
+
+struct gembuf gembuf = {
+	.lock = __MUTEX_INITIALIZER(gembuf.lock),
+	.user_vcms = LIST_HEAD_INIT(gembuf.user_vcms),
+};
+
+static struct platform_device *gembuf_pdev;
+
+static const struct drm_ioctl_desc gembuf_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(GEMBUF_GEM_CREATE, gembuf_gem_create_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(GEMBUF_GEM_MMAP_OFFSET, gembuf_gem_mmap_offset_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(GEMBUF_GEM_INFO, gembuf_gem_info_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(GEMBUF_DMA_FILL, gembuf_dma_fill_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(GEMBUF_DMA_COPY, gembuf_dma_copy_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(GEMBUF_GEM_WAIT, gembuf_gem_wait_ioctl,
+			  DRM_RENDER_ALLOW),
+};
+
+DEFINE_DRM_GEM_FOPS(gembuf_fops);
+
+const struct drm_driver gembuf_display_driver = {
+	.driver_features = DRIVER_GEM,
+	.fops = &gembuf_fops,
+	.ioctls = gembuf_ioctls,
+	.num_ioctls = ARRAY_SIZE(gembuf_ioctls),
+	.dumb_create = gembuf_dumb_create,
+	.gem_prime_import = gembuf_gem_prime_import,
+	.debugfs_init = gembuf_debugfs_init,
+	.name = GEMBUF_NAME,
+	.desc = "gembuf display",
+	.major = 1,
+	.minor = 0,
+};
+
+const struct drm_driver gembuf_engine_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_RENDER,
+	.fops = &gembuf_fops,
+	.ioctls = gembuf_ioctls,
+	.num_ioctls = ARRAY_SIZE(gembuf_ioctls),
+	.dumb_create = gembuf_dumb_create,
+	.gem_prime_import = gembuf_gem_prime_import,
+	.debugfs_init = gembuf_debugfs_init,
+	.name = GEMBUF_NAME "_dma",
+	.desc = "gembuf DMA engine",
+	.major = 1,
+	.minor = 0,
+};
+
+/**
+ * gembuf_device_init() - give a gembuf device its VCM
+ * @gdev: the device, allocated
+ * @role: display or engine
+ *
+ * The display sees objects through the kernel VCM; the engine through an
+ * IOMMU VCM of its own.
+ *
+ * Return: 0 or a negative errno.
+ */
+int gembuf_device_init(struct gembuf_device *gdev, enum gembuf_role role)
+{
+	struct device *dev = gdev->drm.dev;
+	int ret;
+
+	gdev->role = role;
+	if (role == GEMBUF_DISPLAY) {
+		gdev->vcm = gembuf.kernel_vcm;
+	} else {
+		gdev->vcm = vcm_create(GEMBUF_ENGINE_VCM_START,
+				       GEMBUF_ENGINE_VCM_LEN);
+		if (IS_ERR(gdev->vcm))
+			return PTR_ERR(gdev->vcm);
+	}
+
+	gdev->avcm = vcm_assoc(gdev->vcm, dev, 0);
+	if (IS_ERR(gdev->avcm)) {
+		ret = PTR_ERR(gdev->avcm);
+		goto err_vcm;
+	}
+	ret = vcm_activate(gdev->avcm);
+	if (ret)
+		goto err_assoc;
+	return 0;
+
+err_assoc:
+	vcm_deassoc(gdev->avcm);
+err_vcm:
+	if (role == GEMBUF_ENGINE)
+		vcm_free(gdev->vcm);
+	return ret;
+}
+
+/**
+ * gembuf_device_fini() - undo gembuf_device_init()
+ * @gdev: the device, with no objects mapped for it any more
+ */
+void gembuf_device_fini(struct gembuf_device *gdev)
+{
+	vcm_deactivate(gdev->avcm);
+	vcm_deassoc(gdev->avcm);
+	if (gdev->role == GEMBUF_ENGINE)
+		vcm_free(gdev->vcm);
+}
+
+static int gembuf_display_create(void)
+{
+	struct gembuf_device *gdev;
+	struct platform_device *pdev;
+	int ret;
+
+	pdev = platform_device_register_simple(GEMBUF_NAME, -1, NULL, 0);
+	if (IS_ERR(pdev))
+		return PTR_ERR(pdev);
+	gembuf_pdev = pdev;
+
+	if (!devres_open_group(&pdev->dev, NULL, GFP_KERNEL)) {
+		ret = -ENOMEM;
+		goto err_unregister;
+	}
+	/* The display reads memory with the CPU; imports map through it. */
+	ret = dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret)
+		goto err_devres;
+
+	gdev = devm_drm_dev_alloc(&pdev->dev, &gembuf_display_driver,
+				  struct gembuf_device, drm);
+	if (IS_ERR(gdev)) {
+		ret = PTR_ERR(gdev);
+		goto err_devres;
+	}
+	ret = gembuf_device_init(gdev, GEMBUF_DISPLAY);
+	if (ret)
+		goto err_devres;
+	gembuf.display = gdev;
+
+	ret = drm_dev_register(&gdev->drm, 0);
+	if (ret)
+		goto err_fini;
+	return 0;
+
+err_fini:
+	gembuf.display = NULL;
+	gembuf_device_fini(gdev);
+err_devres:
+	devres_release_group(&pdev->dev, NULL);
+err_unregister:
+	platform_device_unregister(pdev);
+	return ret;
+}
+
+static void gembuf_display_destroy(void)
+{
+	struct gembuf_device *gdev = gembuf.display;
+
+	drm_dev_unregister(&gdev->drm);
+	gembuf_device_fini(gdev);
+	gembuf.display = NULL;
+	devres_release_group(&gembuf_pdev->dev, NULL);
+	platform_device_unregister(gembuf_pdev);
+}
+
+static int __init gembuf_init(void)
+{
+	int ret;
+
+	gembuf.kernel_vcm = vcm_create_from_prebuilt(VCM_PREBUILT_KERNEL);
+	if (IS_ERR(gembuf.kernel_vcm))
+		return PTR_ERR(gembuf.kernel_vcm);
+
+	ret = gembuf_display_create();
+	if (ret)
+		goto err_vcm;
+	ret = gembuf_engine_register();
+	if (ret)
+		goto err_display;
+	return 0;
+
+err_display:
+	gembuf_display_destroy();
+err_vcm:
+	vcm_free(gembuf.kernel_vcm);
+	return ret;
+}
+
+static void __exit gembuf_exit(void)
+{
+	gembuf_engine_unregister();
+	gembuf_display_destroy();
+	gembuf_user_vcms_fini();
+	vcm_free(gembuf.kernel_vcm);
+}
+
+module_init(gembuf_init);
+module_exit(gembuf_exit);
+
+MODULE_DESCRIPTION("gembuf: buffer objects shared between devices, on VCM");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(DMA_BUF);

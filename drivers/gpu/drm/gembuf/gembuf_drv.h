@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * gembuf: GEM buffer objects shared between devices, on VCM.
+ *
+ * One module, two DRM devices: the display (a card node) and the DMA
+ * engine (a render node driving QEMU's edu device behind the IOMMU).  An
+ * object is one VCM physmem; every device that touches it gets a mapping
+ * from a reservation in its own VCM, made on first use and dropped with
+ * its last user.
+ *
+ * Locking: gembuf_object.lock protects an object's mapping list;
+ * gembuf.lock (the module's) protects the user VCMs.  Neither is held
+ * across a call that takes the other.
+ */
+#ifndef _GEMBUF_DRV_H_
+#define _GEMBUF_DRV_H_
+
+#include <drm/drm_device.h>
+#include <drm/drm_gem.h>
+#include <drm/gembuf_drm.h>
+#include <linux/dma-fence.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/vcm.h>
+#include <linux/workqueue.h>
+
+#define GEMBUF_NAME		"gembuf"
+#define GEMBUF_MAX_SIZE		SZ_1G
+
+/* The engine's IOVA window: inside edu's 40-bit DMA mask. */
+#define GEMBUF_ENGINE_VCM_START	SZ_4G
+#define GEMBUF_ENGINE_VCM_LEN	(16ULL * SZ_1G)
+
+struct gembuf_engine;
+
+/**
+ * enum gembuf_role - what a gembuf DRM device is
+ * @GEMBUF_DISPLAY: the display; it reads objects through the kernel VCM
+ * @GEMBUF_ENGINE: the DMA engine; it reads and writes through an IOMMU VCM
+ */
+enum gembuf_role {
+	GEMBUF_DISPLAY,
+	GEMBUF_ENGINE,
+};
+
+/**
+ * struct gembuf_device - one gembuf DRM device
+ * @drm: the DRM device, first
+ * @role: display or engine
+ * @vcm: the VCM the device sees objects through
+ * @avcm: its active association with @drm.dev
+ * @engine: the DMA engine state, for %GEMBUF_ENGINE
+ */
+struct gembuf_device {
+	struct drm_device drm;
+	enum gembuf_role role;
+	struct vcm *vcm;
+	struct vcm_avcm *avcm;
+	struct gembuf_engine *engine;
+};
+
+#define to_gembuf_device(d) container_of(d, struct gembuf_device, drm)
+
+/**
+ * struct gembuf_mapping - one device's (or one VMA's) view of an object
+ * @node: link in &gembuf_object.mappings
+ * @gdev: the gembuf device, or NULL for CPU and dma-buf importer mappings
+ * @dev: the struct device the mapping is for
+ * @vcm: the VCM of the reservation, NULL for a DMA API mapping
+ * @res: the reservation backed by the object's physmem
+ * @vma: the user mapping, for a user VCM
+ * @sgt: the DMA API mapping of a dma-buf importer outside VCM
+ * @kind: GEMBUF_MAPPING_* of the uapi
+ * @users: holders of the mapping
+ */
+struct gembuf_mapping {
+	struct list_head node;
+	struct gembuf_device *gdev;
+	struct device *dev;
+	struct vcm *vcm;
+	struct vcm_res *res;
+	struct vm_area_struct *vma;
+	struct sg_table *sgt;
+	u32 kind;
+	unsigned int users;
+};
+
+/**
+ * struct gembuf_object - a buffer object
+ * @base: the GEM object, first
+ * @real: the object that owns the memory: itself, or for an object
+ *	imported from the other gembuf device, the exporter's object (held
+ *	through @base.dma_buf of the import)
+ * @physmem: the memory
+ * @cache: GEMBUF_CACHE_* policy
+ * @flags: GEMBUF_GEM_* creation flags
+ * @sgt: for a foreign import, the importer's mapping that @physmem wraps
+ * @lock: protects @mappings
+ * @mappings: the mappings of @physmem
+ * @vaddr: kernel mapping for vmap, while @vmap_count is positive
+ * @vmap_count: vmap users
+ */
+struct gembuf_object {
+	struct drm_gem_object base;
+	struct gembuf_object *real;
+	struct vcm_physmem *physmem;
+	u32 cache;
+	u32 flags;
+	struct sg_table *sgt;
+	struct mutex lock;	/* see the kernel-doc above */
+	struct list_head mappings;
+	void *vaddr;
+	unsigned int vmap_count;
+};
+
+#define to_gembuf_object(o) container_of(o, struct gembuf_object, base)
+
+/**
+ * struct gembuf - the module's state
+ * @display: the display device
+ * @engine: the engine device, once edu is bound
+ * @kernel_vcm: the kernel VCM every kernel mapping comes from
+ * @lock: protects @user_vcms
+ * @user_vcms: the user VCM of every process that maps objects
+ * @objects: live objects (real ones), for debugfs and the tests
+ * @mappings: live mappings
+ */
+struct gembuf {
+	struct gembuf_device *display;
+	struct gembuf_device *engine;
+	struct vcm *kernel_vcm;
+	struct mutex lock;	/* see the kernel-doc above */
+	struct list_head user_vcms;
+	atomic_t objects;
+	atomic_t mappings;
+};
+
+extern struct gembuf gembuf;
+
+/* gembuf_drv.c */
+extern const struct drm_driver gembuf_display_driver;
+extern const struct drm_driver gembuf_engine_driver;
+int gembuf_device_init(struct gembuf_device *gdev, enum gembuf_role role);
+void gembuf_device_fini(struct gembuf_device *gdev);
+
+/* gembuf_gem.c */
+struct gembuf_object *gembuf_object_create(struct drm_device *dev, size_t size,
+					   u32 flags, u32 cache);
+struct drm_gem_object *gembuf_gem_create_object(struct drm_device *dev,
+						struct vcm_physmem *physmem);
+int gembuf_gem_create_ioctl(struct drm_device *dev, void *data,
+			    struct drm_file *file);
+int gembuf_gem_mmap_offset_ioctl(struct drm_device *dev, void *data,
+				 struct drm_file *file);
+int gembuf_gem_info_ioctl(struct drm_device *dev, void *data,
+			  struct drm_file *file);
+int gembuf_gem_wait_ioctl(struct drm_device *dev, void *data,
+			  struct drm_file *file);
+int gembuf_dumb_create(struct drm_file *file, struct drm_device *dev,
+		       struct drm_mode_create_dumb *args);
+u32 gembuf_res_attr(const struct gembuf_object *obj);
+
+/* gembuf_mapping.c */
+struct gembuf_mapping *gembuf_mapping_get(struct gembuf_object *obj,
+					  struct gembuf_device *gdev);
+void gembuf_mapping_put(struct gembuf_object *obj,
+			struct gembuf_mapping *map);
+int gembuf_mapping_user(struct gembuf_object *obj, struct vm_area_struct *vma);
+void gembuf_mapping_user_close(struct gembuf_object *obj,
+			       struct vm_area_struct *vma);
+void *gembuf_vmap(struct gembuf_object *obj);
+void gembuf_vunmap(struct gembuf_object *obj);
+void gembuf_mapping_add(struct gembuf_object *obj, struct gembuf_mapping *map);
+void gembuf_mapping_del(struct gembuf_object *obj, struct gembuf_mapping *map);
+void gembuf_user_vcms_fini(void);
+
+/* gembuf_prime.c */
+struct dma_buf *gembuf_gem_prime_export(struct drm_gem_object *obj, int flags);
+struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
+					       struct dma_buf *dma_buf);
+
+/* gembuf_engine.c */
+int gembuf_engine_register(void);
+void gembuf_engine_unregister(void);
+int gembuf_dma_fill_ioctl(struct drm_device *dev, void *data,
+			  struct drm_file *file);
+int gembuf_dma_copy_ioctl(struct drm_device *dev, void *data,
+			  struct drm_file *file);
+
+/* gembuf_debugfs.c */
+void gembuf_debugfs_init(struct drm_minor *minor);
+
+#endif /* _GEMBUF_DRV_H_ */

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * gembuf objects: creation on VCM physical memory, CPU mappings through
+ * the kernel and user VCMs, and the object ioctls.
+ */
+
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_prime.h>
+#include <drm/gembuf_drm.h>
+#include <linux/dma-resv.h>
+#include <linux/iosys-map.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "gembuf_drv.h"
+
+/**
+ * gembuf_res_attr() - reservation attributes of an object's mappings
+ * @obj: the object
+ *
+ * Return: read-write access with the object's cache policy, which every
+ * mapping of the object shares (see VCM's cache policy).
+ */
+u32 gembuf_res_attr(const struct gembuf_object *obj)
+{
+	static const u32 policy[] = {
+		[GEMBUF_CACHE_WB] = VCM_WB_WA,
+		[GEMBUF_CACHE_WC] = VCM_WC,
+		[GEMBUF_CACHE_UNCACHED] = VCM_NOTCACHED,
+	};
+
+	return VCM_READ | VCM_WRITE | policy[obj->real->cache];
+}
+
+static void gembuf_gem_free(struct drm_gem_object *gem)
+{
+	struct gembuf_object *obj = to_gembuf_object(gem);
+
+	if (obj->real != obj) {
+		/* Imported from the other gembuf device: the memory is real's. */
+		drm_gem_object_put(&obj->real->base);
+	} else {
+		WARN_ON(!list_empty(&obj->mappings));
+		vcm_phys_free(obj->physmem);
+		atomic_dec(&gembuf.objects);
+	}
+	if (gem->import_attach)
+		drm_prime_gem_destroy(gem, obj->sgt);
+	drm_gem_object_release(gem);
+	mutex_destroy(&obj->lock);
+	kfree(obj);
+}
+
+static int gembuf_gem_vmap(struct drm_gem_object *gem, struct iosys_map *map)
+{
+	void *vaddr = gembuf_vmap(to_gembuf_object(gem));
+
+	if (IS_ERR(vaddr))
+		return PTR_ERR(vaddr);
+	iosys_map_set_vaddr(map, vaddr);
+	return 0;
+}
+
+static void gembuf_gem_vunmap(struct drm_gem_object *gem, struct iosys_map *map)
+{
+	gembuf_vunmap(to_gembuf_object(gem));
+}
+
+static int gembuf_gem_mmap(struct drm_gem_object *gem, struct vm_area_struct *vma)
+{
+	/* Chunks go in with remap_pfn_range(), which cannot do copy-on-write. */
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+
+	vma->vm_pgoff = 0;
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+	return gembuf_mapping_user(to_gembuf_object(gem), vma);
+}
+
+static void gembuf_vm_close(struct vm_area_struct *vma)
+{
+	struct drm_gem_object *gem = vma->vm_private_data;
+
+	gembuf_mapping_user_close(to_gembuf_object(gem), vma);
+	drm_gem_vm_close(vma);
+}
+
+/* A VMA is one reservation: it may not be split. */
+static int gembuf_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	return -EINVAL;
+}
+
+static const struct vm_operations_struct gembuf_vm_ops = {
+	.open = drm_gem_vm_open,
+	.close = gembuf_vm_close,
+	.may_split = gembuf_vm_may_split,
+};
+
+static const struct drm_gem_object_funcs gembuf_gem_funcs = {
+	.free = gembuf_gem_free,
+	.export = gembuf_gem_prime_export,
+	.vmap = gembuf_gem_vmap,
+	.vunmap = gembuf_gem_vunmap,
+	.mmap = gembuf_gem_mmap,
+	.vm_ops = &gembuf_vm_ops,
+};
+
+static struct gembuf_object *gembuf_object_alloc(struct drm_device *dev,
+						 size_t size)
+{
+	struct gembuf_object *obj;
+	int ret;
+
+	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	if (!obj)
+		return ERR_PTR(-ENOMEM);
+	obj->base.funcs = &gembuf_gem_funcs;
+	obj->real = obj;
+	mutex_init(&obj->lock);
+	INIT_LIST_HEAD(&obj->mappings);
+	drm_gem_private_object_init(dev, &obj->base, size);
+	ret = drm_gem_create_mmap_offset(&obj->base);
+	if (ret) {
+		drm_gem_object_release(&obj->base);
+		kfree(obj);
+		return ERR_PTR(ret);
+	}
+	return obj;
+}
+
+/* Chunk sizes every gembuf device can map with its largest entries. */
+static unsigned long gembuf_pgsizes(void)
+{
+	unsigned long pgsizes = PAGE_SIZE;
+
+	if (gembuf.engine)
+		pgsizes |= vcm_get_pgsize_bitmap(gembuf.engine->vcm);
+	return pgsizes;
+}
+
+/**
+ * gembuf_object_create() - allocate an object and its memory
+ * @dev: the DRM device it is created on
+ * @size: bytes, rounded up to the page size
+ * @flags: GEMBUF_GEM_* flags
+ * @cache: GEMBUF_CACHE_* policy
+ *
+ * Return: the object, or ERR_PTR(-EINVAL) for bad flags, cache policy or
+ * a zero size, ERR_PTR(-E2BIG) above GEMBUF_MAX_SIZE, ERR_PTR(-ENOMEM).
+ */
+struct gembuf_object *gembuf_object_create(struct drm_device *dev, size_t size,
+					   u32 flags, u32 cache)
+{
+	struct vcm_physmem *pm;
+	struct gembuf_object *obj;
+	u32 attr = 0;
+
+	if ((flags & ~GEMBUF_GEM_CREATE_FLAGS) || cache > GEMBUF_CACHE_UNCACHED ||
+	    !size)
+		return ERR_PTR(-EINVAL);
+	if (size > GEMBUF_MAX_SIZE)
+		return ERR_PTR(-E2BIG);
+	size = PAGE_ALIGN(size);
+
+	if (flags & GEMBUF_GEM_CONTIGUOUS)
+		attr |= VCM_PHYS_CONT;
+	pm = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, size, attr, gembuf_pgsizes());
+	if (IS_ERR(pm))
+		return ERR_CAST(pm);
+
+	obj = gembuf_object_alloc(dev, size);
+	if (IS_ERR(obj)) {
+		vcm_phys_free(pm);
+		return obj;
+	}
+	obj->physmem = pm;
+	obj->flags = flags;
+	obj->cache = cache;
+	atomic_inc(&gembuf.objects);
+	return obj;
+}
+
+/**
+ * gembuf_gem_create_object() - an object around memory imported from
+ * outside gembuf
+ * @dev: the importing DRM device
+ * @physmem: the wrapped memory; the object frees it
+ *
+ * Return: the object or an ERR_PTR().
+ */
+struct drm_gem_object *gembuf_gem_create_object(struct drm_device *dev,
+						struct vcm_physmem *physmem)
+{
+	struct gembuf_object *obj;
+
+	obj = gembuf_object_alloc(dev, vcm_get_physmem_len(physmem));
+	if (IS_ERR(obj))
+		return ERR_CAST(obj);
+	obj->physmem = physmem;
+	obj->cache = GEMBUF_CACHE_WB;
+	atomic_inc(&gembuf.objects);
+	return &obj->base;
+}
+
+static int gembuf_create_handle(struct drm_file *file, struct gembuf_object *obj,
+				u32 *handle)
+{
+	int ret = drm_gem_handle_create(file, &obj->base, handle);
+
+	/* The handle holds the object now, or nothing does. */
+	drm_gem_object_put(&obj->base);
+	return ret;
+}
+
+int gembuf_gem_create_ioctl(struct drm_device *dev, void *data,
+			    struct drm_file *file)
+{
+	struct drm_gembuf_gem_create *args = data;
+	struct gembuf_object *obj;
+	int ret;
+
+	if (args->pad)
+		return -EINVAL;
+	obj = gembuf_object_create(dev, args->size, args->flags, args->cache);
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	args->size = obj->base.size;
+	ret = gembuf_create_handle(file, obj, &args->handle);
+	if (ret)
+		args->handle = 0;
+	return ret;
+}
+
+int gembuf_dumb_create(struct drm_file *file, struct drm_device *dev,
+		       struct drm_mode_create_dumb *args)
+{
+	struct gembuf_object *obj;
+
+	/* drm_mode_create_dumb() has checked these products for overflow. */
+	args->pitch = DIV_ROUND_UP(args->width * args->bpp, 8);
+	args->size = (u64)args->pitch * args->height;
+	obj = gembuf_object_create(dev, args->size, 0, GEMBUF_CACHE_WB);
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	return gembuf_create_handle(file, obj, &args->handle);
+}
+
+int gembuf_gem_mmap_offset_ioctl(struct drm_device *dev, void *data,
+				 struct drm_file *file)
+{
+	struct drm_gembuf_gem_mmap_offset *args = data;
+
+	if (args->pad)
+		return -EINVAL;
+	return drm_gem_dumb_map_offset(file, dev, args->handle, &args->offset);
+}
+
+static void gembuf_info_mapping(struct drm_gembuf_mapping *out,
+				const struct gembuf_mapping *map)
+{
+	static const char *const cpu_names[] = {
+		[GEMBUF_MAPPING_KERNEL] = "kernel",
+		[GEMBUF_MAPPING_USER] = "user",
+	};
+	const char *name = map->dev ? dev_name(map->dev) : cpu_names[map->kind];
+
+	memset(out, 0, sizeof(*out));
+	strscpy(out->device, name, sizeof(out->device));
+	out->kind = map->kind;
+	out->users = map->users;
+	if (map->res) {
+		out->dev_addr = vcm_get_dev_addr(map->res);
+		out->size = vcm_get_res_len(map->res);
+		out->attr = vcm_get_res_attr(map->res);
+		out->ptes = vcm_get_res_num_ptes(map->res);
+	} else if (map->sgt) {
+		out->dev_addr = sg_dma_address(map->sgt->sgl);
+		out->size = map->sgt->sgl ? sg_dma_len(map->sgt->sgl) : 0;
+	}
+}
+
+int gembuf_gem_info_ioctl(struct drm_device *dev, void *data,
+			  struct drm_file *file)
+{
+	struct drm_gembuf_gem_info *args = data;
+	struct drm_gembuf_mapping *maps = NULL;
+	struct drm_gem_object *gem;
+	struct gembuf_mapping *map;
+	struct gembuf_object *obj;
+	unsigned int cursor, n = 0, room;
+	phys_addr_t phys;
+	size_t len;
+	int ret = 0;
+
+	if (args->pad || args->flags)
+		return -EINVAL;
+	room = args->mappings_ptr ? args->num_mappings : 0;
+	if (room > 64)
+		return -EINVAL;
+
+	gem = drm_gem_object_lookup(file, args->handle);
+	if (!gem)
+		return -ENOENT;
+	obj = to_gembuf_object(gem)->real;
+
+	if (room) {
+		maps = kcalloc(room, sizeof(*maps), GFP_KERNEL);
+		if (!maps) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+
+	args->size = gem->size;
+	args->cache = obj->cache;
+	if (gem->import_attach || obj != to_gembuf_object(gem))
+		args->flags |= GEMBUF_INFO_IMPORTED;
+	memset(args->chunks, 0, sizeof(args->chunks));
+	args->num_chunks = 0;
+	vcm_for_each_phys_chunk(obj->physmem, cursor, phys, len) {
+		args->chunks[min_t(unsigned int, ilog2(len),
+				   GEMBUF_INFO_CHUNK_ORDERS - 1)]++;
+		args->num_chunks++;
+	}
+	if (args->num_chunks == 1)
+		args->flags |= GEMBUF_INFO_CONTIGUOUS;
+
+	/* Copy out after unlocking: a fault on the user buffer may mmap. */
+	mutex_lock(&obj->lock);
+	list_for_each_entry(map, &obj->mappings, node) {
+		if (n < room)
+			gembuf_info_mapping(&maps[n], map);
+		n++;
+	}
+	mutex_unlock(&obj->lock);
+
+	if (room && copy_to_user(u64_to_user_ptr(args->mappings_ptr), maps,
+				 min(n, room) * sizeof(*maps)))
+		ret = -EFAULT;
+	args->num_mappings = n;
+out:
+	kfree(maps);
+	drm_gem_object_put(gem);
+	return ret;
+}
+
+int gembuf_gem_wait_ioctl(struct drm_device *dev, void *data,
+			  struct drm_file *file)
+{
+	struct drm_gembuf_gem_wait *args = data;
+	enum dma_resv_usage usage;
+	struct drm_gem_object *gem;
+	unsigned long timeout;
+	long ret;
+
+	if (args->flags & ~GEMBUF_WAIT_READ || args->timeout_ns < 0)
+		return -EINVAL;
+	gem = drm_gem_object_lookup(file, args->handle);
+	if (!gem)
+		return -ENOENT;
+
+	usage = args->flags & GEMBUF_WAIT_READ ? DMA_RESV_USAGE_WRITE :
+						 DMA_RESV_USAGE_READ;
+	timeout = nsecs_to_jiffies(args->timeout_ns);
+	if (!timeout)
+		ret = dma_resv_test_signaled(gem->resv, usage) ? 1 : 0;
+	else
+		ret = dma_resv_wait_timeout(gem->resv, usage, true, timeout);
+	drm_gem_object_put(gem);
+
+	if (ret < 0)
+		return ret;
+	return ret ? 0 : -ETIME;
+}

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * gembuf mappings: one reservation, in one device's (or one process's)
+ * VCM, backed by an object's physmem; made on first use, shared by the
+ * users of that device and dropped with the last of them.
+ */
+
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "gembuf_drv.h"
+
+/**
+ * struct gembuf_user_vcm - the user VCM of one process
+ * @node: link in &gembuf.user_vcms
+ * @mm: the process's address space
+ * @vcm: its VCM
+ * @users: VMAs mapping objects in it
+ */
+struct gembuf_user_vcm {
+	struct list_head node;
+	struct mm_struct *mm;
+	struct vcm *vcm;
+	unsigned int users;
+};
+
+/**
+ * gembuf_mapping_add() - list a mapping on its object
+ * @obj: the real object, locked
+ * @map: the mapping
+ */
+void gembuf_mapping_add(struct gembuf_object *obj, struct gembuf_mapping *map)
+{
+	list_add_tail(&map->node, &obj->mappings);
+	atomic_inc(&gembuf.mappings);
+}
+
+/**
+ * gembuf_mapping_del() - unlist and free a mapping
+ * @obj: the real object, locked
+ * @map: the mapping, with no users
+ */
+void gembuf_mapping_del(struct gembuf_object *obj, struct gembuf_mapping *map)
+{
+	list_del(&map->node);
+	kfree(map);
+	atomic_dec(&gembuf.mappings);
+}
+
+static struct gembuf_mapping *gembuf_mapping_new(struct gembuf_object *obj,
+						 struct vcm *vcm, u32 kind)
+{
+	struct gembuf_mapping *map;
+	struct vcm_res *res;
+	int ret;
+
+	map = kzalloc(sizeof(*map), GFP_KERNEL);
+	if (!map)
+		return ERR_PTR(-ENOMEM);
+	res = vcm_reserve(vcm, obj->base.size, gembuf_res_attr(obj));
+	if (IS_ERR(res)) {
+		kfree(map);
+		return ERR_CAST(res);
+	}
+	ret = vcm_back(res, obj->physmem);
+	if (ret) {
+		vcm_unreserve(res);
+		kfree(map);
+		return ERR_PTR(ret);
+	}
+	map->vcm = vcm;
+	map->res = res;
+	map->kind = kind;
+	map->users = 1;
+	gembuf_mapping_add(obj, map);
+	return map;
+}
+
+static void gembuf_mapping_release(struct gembuf_object *obj,
+				   struct gembuf_mapping *map)
+{
+	vcm_unback(map->res);
+	vcm_unreserve(map->res);
+	gembuf_mapping_del(obj, map);
+}
+
+/**
+ * gembuf_mapping_get() - the mapping of an object for a gembuf device
+ * @obj: the object (an import resolves to the object it imports)
+ * @gdev: the device
+ *
+ * Return: the mapping, with a user taken, or an ERR_PTR().
+ */
+struct gembuf_mapping *gembuf_mapping_get(struct gembuf_object *obj,
+					  struct gembuf_device *gdev)
+{
+	struct gembuf_mapping *map;
+
+	obj = obj->real;
+	mutex_lock(&obj->lock);
+	list_for_each_entry(map, &obj->mappings, node) {
+		if (map->gdev == gdev) {
+			map->users++;
+			goto out;
+		}
+	}
+	map = gembuf_mapping_new(obj, gdev->vcm,
+				 gdev->role == GEMBUF_ENGINE ? GEMBUF_MAPPING_IOMMU :
+							       GEMBUF_MAPPING_KERNEL);
+	if (!IS_ERR(map)) {
+		map->gdev = gdev;
+		map->dev = gdev->drm.dev;
+	}
+out:
+	mutex_unlock(&obj->lock);
+	return map;
+}
+
+/**
+ * gembuf_mapping_put() - drop a user of a mapping
+ * @obj: the object the mapping was got for
+ * @map: the mapping
+ */
+void gembuf_mapping_put(struct gembuf_object *obj, struct gembuf_mapping *map)
+{
+	obj = obj->real;
+	mutex_lock(&obj->lock);
+	if (!--map->users)
+		gembuf_mapping_release(obj, map);
+	mutex_unlock(&obj->lock);
+}
+
+/**
+ * gembuf_vmap() - the kernel's mapping of an object
+ * @obj: the object
+ *
+ * Return: the kernel address, or an ERR_PTR().
+ */
+void *gembuf_vmap(struct gembuf_object *obj)
+{
+	struct gembuf_mapping *map = NULL;
+	void *vaddr;
+
+	obj = obj->real;
+	mutex_lock(&obj->lock);
+	if (obj->vmap_count++) {
+		vaddr = obj->vaddr;
+		goto out;
+	}
+	map = gembuf_mapping_new(obj, gembuf.kernel_vcm, GEMBUF_MAPPING_KERNEL);
+	if (IS_ERR(map)) {
+		obj->vmap_count--;
+		vaddr = ERR_CAST(map);
+		goto out;
+	}
+	vaddr = vcm_get_vaddr(map->res);
+	obj->vaddr = vaddr;
+out:
+	mutex_unlock(&obj->lock);
+	return vaddr;
+}
+
+/**
+ * gembuf_vunmap() - drop a user of the kernel's mapping
+ * @obj: the object
+ */
+void gembuf_vunmap(struct gembuf_object *obj)
+{
+	struct gembuf_mapping *map;
+
+	obj = obj->real;
+	mutex_lock(&obj->lock);
+	if (!WARN_ON(!obj->vmap_count) && !--obj->vmap_count) {
+		list_for_each_entry(map, &obj->mappings, node) {
+			if (!map->gdev && map->kind == GEMBUF_MAPPING_KERNEL &&
+			    vcm_get_vaddr(map->res) == obj->vaddr) {
+				gembuf_mapping_release(obj, map);
+				break;
+			}
+		}
+		obj->vaddr = NULL;
+	}
+	mutex_unlock(&obj->lock);
+}
+
+static struct gembuf_user_vcm *gembuf_user_vcm_get(struct mm_struct *mm)
+{
+	struct gembuf_user_vcm *uvcm;
+
+	mutex_lock(&gembuf.lock);
+	list_for_each_entry(uvcm, &gembuf.user_vcms, node) {
+		if (uvcm->mm == mm) {
+			uvcm->users++;
+			goto out;
+		}
+	}
+	uvcm = ERR_PTR(-ENOMEM);
+	if (mm != current->mm)
+		goto out;
+	uvcm = kzalloc(sizeof(*uvcm), GFP_KERNEL);
+	if (!uvcm) {
+		uvcm = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	uvcm->vcm = vcm_create_from_prebuilt(VCM_PREBUILT_USER);
+	if (IS_ERR(uvcm->vcm)) {
+		struct vcm *err = uvcm->vcm;
+
+		kfree(uvcm);
+		uvcm = ERR_CAST(err);
+		goto out;
+	}
+	uvcm->mm = mm;
+	uvcm->users = 1;
+	list_add(&uvcm->node, &gembuf.user_vcms);
+out:
+	mutex_unlock(&gembuf.lock);
+	return uvcm;
+}
+
+static void gembuf_user_vcm_put(struct vcm *vcm)
+{
+	struct gembuf_user_vcm *uvcm;
+
+	mutex_lock(&gembuf.lock);
+	list_for_each_entry(uvcm, &gembuf.user_vcms, node) {
+		if (uvcm->vcm != vcm)
+			continue;
+		if (!--uvcm->users) {
+			list_del(&uvcm->node);
+			vcm_free(uvcm->vcm);
+			kfree(uvcm);
+		}
+		break;
+	}
+	mutex_unlock(&gembuf.lock);
+}
+
+/**
+ * gembuf_user_vcms_fini() - check that no process maps objects any more
+ */
+void gembuf_user_vcms_fini(void)
+{
+	WARN_ON(!list_empty(&gembuf.user_vcms));
+}
+
+/**
+ * gembuf_mapping_user() - map an object into a VMA, from ->mmap
+ * @obj: the object
+ * @vma: the VMA, with the mmap lock held
+ *
+ * Return: 0 or a negative errno.
+ */
+int gembuf_mapping_user(struct gembuf_object *obj, struct vm_area_struct *vma)
+{
+	struct gembuf_user_vcm *uvcm;
+	struct gembuf_mapping *map;
+	struct vcm_res *res;
+	int ret;
+
+	if (vma->vm_end - vma->vm_start > obj->base.size)
+		return -EINVAL;
+	obj = obj->real;
+	uvcm = gembuf_user_vcm_get(vma->vm_mm);
+	if (IS_ERR(uvcm))
+		return PTR_ERR(uvcm);
+
+	map = kzalloc(sizeof(*map), GFP_KERNEL);
+	if (!map) {
+		ret = -ENOMEM;
+		goto err_vcm;
+	}
+	res = vcm_reserve_vma(uvcm->vcm, vma, gembuf_res_attr(obj));
+	if (IS_ERR(res)) {
+		ret = PTR_ERR(res);
+		goto err_map;
+	}
+	ret = vcm_back(res, obj->physmem);
+	if (ret)
+		goto err_res;
+
+	map->vcm = uvcm->vcm;
+	map->res = res;
+	map->vma = vma;
+	map->kind = GEMBUF_MAPPING_USER;
+	map->users = 1;
+	mutex_lock(&obj->lock);
+	gembuf_mapping_add(obj, map);
+	mutex_unlock(&obj->lock);
+	return 0;
+
+err_res:
+	vcm_unreserve(res);
+err_map:
+	kfree(map);
+err_vcm:
+	gembuf_user_vcm_put(uvcm->vcm);
+	return ret;
+}
+
+/**
+ * gembuf_mapping_user_close() - drop the mapping of a VMA being closed
+ * @obj: the object
+ * @vma: the VMA
+ */
+void gembuf_mapping_user_close(struct gembuf_object *obj,
+			       struct vm_area_struct *vma)
+{
+	struct gembuf_mapping *map, *found = NULL;
+
+	obj = obj->real;
+	mutex_lock(&obj->lock);
+	list_for_each_entry(map, &obj->mappings, node) {
+		if (map->vma == vma) {
+			found = map;
+			break;
+		}
+	}
+	if (found) {
+		struct vcm *vcm = found->vcm;
+
+		gembuf_mapping_release(obj, found);
+		mutex_unlock(&obj->lock);
+		gembuf_user_vcm_put(vcm);
+		return;
+	}
+	mutex_unlock(&obj->lock);
+}

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * gembuf PRIME: the dma-buf exporter and importer.
+ *
+ * An importer that is a gembuf device with a VCM of its own gets the
+ * object mapped through that VCM: its scatterlist is the one IOVA range
+ * of its reservation.  Any other importer gets the chunks mapped with
+ * the DMA API for its device.  Between the two gembuf devices an import
+ * is the exporter's object itself, seen from the other device: one
+ * physmem, one list of mappings.  Foreign dma-bufs are wrapped as VCM
+ * physmem, so every gembuf device maps them like its own memory.
+ */
+
+#include <drm/drm_gem.h>
+#include <drm/drm_prime.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include "gembuf_drv.h"
+
+static struct gembuf_device *gembuf_device_of(struct device *dev)
+{
+	if (gembuf.engine && gembuf.engine->drm.dev == dev)
+		return gembuf.engine;
+	return NULL;
+}
+
+static struct sg_table *gembuf_map_vcm(struct gembuf_object *obj,
+				       struct gembuf_device *gdev,
+				       struct dma_buf_attachment *attach)
+{
+	struct gembuf_mapping *map;
+	struct sg_table *sgt;
+	int ret;
+
+	map = gembuf_mapping_get(obj, gdev);
+	if (IS_ERR(map))
+		return ERR_CAST(map);
+
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	ret = sgt ? sg_alloc_table(sgt, 1, GFP_KERNEL) : -ENOMEM;
+	if (ret) {
+		kfree(sgt);
+		gembuf_mapping_put(obj, map);
+		return ERR_PTR(ret);
+	}
+	/* Importers use the DMA addresses only: one IOVA range. */
+	sg_dma_address(sgt->sgl) = vcm_get_dev_addr(map->res);
+	sg_dma_len(sgt->sgl) = obj->base.size;
+	attach->priv = map;
+	return sgt;
+}
+
+static struct sg_table *gembuf_map_dma_api(struct gembuf_object *obj,
+					   struct dma_buf_attachment *attach,
+					   enum dma_data_direction dir)
+{
+	struct sg_table *src = vcm_get_physmem_sgt(obj->physmem), *sgt;
+	struct scatterlist *s, *d;
+	struct gembuf_mapping *map;
+	unsigned int i;
+	int ret;
+
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	map = kzalloc(sizeof(*map), GFP_KERNEL);
+	if (!sgt || !map) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	ret = sg_alloc_table(sgt, src->orig_nents, GFP_KERNEL);
+	if (ret)
+		goto err;
+	d = sgt->sgl;
+	for_each_sgtable_sg(src, s, i) {
+		sg_set_page(d, sg_page(s), s->length, s->offset);
+		d = sg_next(d);
+	}
+	ret = dma_map_sgtable(attach->dev, sgt, dir, 0);
+	if (ret)
+		goto err_table;
+
+	map->dev = attach->dev;
+	map->sgt = sgt;
+	map->kind = GEMBUF_MAPPING_DMA_API;
+	map->users = 1;
+	mutex_lock(&obj->lock);
+	gembuf_mapping_add(obj, map);
+	mutex_unlock(&obj->lock);
+	attach->priv = map;
+	return sgt;
+
+err_table:
+	sg_free_table(sgt);
+err:
+	kfree(map);
+	kfree(sgt);
+	return ERR_PTR(ret);
+}
+
+static struct sg_table *gembuf_map_dma_buf(struct dma_buf_attachment *attach,
+					   enum dma_data_direction dir)
+{
+	struct drm_gem_object *gem = attach->dmabuf->priv;
+	struct gembuf_object *obj = to_gembuf_object(gem)->real;
+	struct gembuf_device *gdev = gembuf_device_of(attach->dev);
+
+	if (gdev)
+		return gembuf_map_vcm(obj, gdev, attach);
+	return gembuf_map_dma_api(obj, attach, dir);
+}
+
+static void gembuf_unmap_dma_buf(struct dma_buf_attachment *attach,
+				 struct sg_table *sgt,
+				 enum dma_data_direction dir)
+{
+	struct drm_gem_object *gem = attach->dmabuf->priv;
+	struct gembuf_object *obj = to_gembuf_object(gem)->real;
+	struct gembuf_mapping *map = attach->priv;
+
+	attach->priv = NULL;
+	if (map->gdev) {
+		gembuf_mapping_put(obj, map);
+	} else {
+		dma_unmap_sgtable(attach->dev, sgt, dir, 0);
+		mutex_lock(&obj->lock);
+		gembuf_mapping_del(obj, map);
+		mutex_unlock(&obj->lock);
+	}
+	sg_free_table(sgt);
+	kfree(sgt);
+}
+
+/*
+ * The CPU is about to access the buffer: make the writes of importers
+ * that map it with the DMA API visible.  Mappings through VCM share the
+ * object's cache class and need nothing here.
+ */
+static int gembuf_begin_cpu_access(struct dma_buf *dmabuf,
+				   enum dma_data_direction dir)
+{
+	struct gembuf_object *obj = to_gembuf_object(dmabuf->priv)->real;
+	struct gembuf_mapping *map;
+
+	mutex_lock(&obj->lock);
+	list_for_each_entry(map, &obj->mappings, node)
+		if (map->kind == GEMBUF_MAPPING_DMA_API)
+			dma_sync_sgtable_for_cpu(map->dev, map->sgt, dir);
+	mutex_unlock(&obj->lock);
+	return 0;
+}
+
+static int gembuf_end_cpu_access(struct dma_buf *dmabuf,
+				 enum dma_data_direction dir)
+{
+	struct gembuf_object *obj = to_gembuf_object(dmabuf->priv)->real;
+	struct gembuf_mapping *map;
+
+	mutex_lock(&obj->lock);
+	list_for_each_entry(map, &obj->mappings, node)
+		if (map->kind == GEMBUF_MAPPING_DMA_API)
+			dma_sync_sgtable_for_device(map->dev, map->sgt, dir);
+	mutex_unlock(&obj->lock);
+	return 0;
+}
+
+static const struct dma_buf_ops gembuf_dmabuf_ops = {
+	.cache_sgt_mapping = true,
+	.map_dma_buf = gembuf_map_dma_buf,
+	.unmap_dma_buf = gembuf_unmap_dma_buf,
+	.release = drm_gem_dmabuf_release,
+	.begin_cpu_access = gembuf_begin_cpu_access,
+	.end_cpu_access = gembuf_end_cpu_access,
+	.mmap = drm_gem_dmabuf_mmap,
+	.vmap = drm_gem_dmabuf_vmap,
+	.vunmap = drm_gem_dmabuf_vunmap,
+};
+
+/**
+ * gembuf_gem_prime_export() - export an object as a dma-buf
+ * @gem: the object
+ * @flags: the dma-buf file flags
+ *
+ * Return: the dma-buf or an ERR_PTR().
+ */
+struct dma_buf *gembuf_gem_prime_export(struct drm_gem_object *gem, int flags)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(exp_info);
+
+	exp_info.ops = &gembuf_dmabuf_ops;
+	exp_info.size = gem->size;
+	exp_info.flags = flags;
+	exp_info.priv = gem;
+	exp_info.resv = gem->resv;
+	return drm_gem_dmabuf_export(gem->dev, &exp_info);
+}
+
+static struct drm_gem_object *gembuf_import_sg_table(struct drm_device *dev,
+						     struct dma_buf_attachment *attach,
+						     struct sg_table *sgt)
+{
+	struct vcm_physmem *pm = vcm_phys_from_sgt(sgt, 0);
+	struct drm_gem_object *gem;
+
+	if (IS_ERR(pm))
+		return ERR_CAST(pm);
+	gem = gembuf_gem_create_object(dev, pm);
+	if (IS_ERR(gem)) {
+		vcm_phys_free(pm);
+		return gem;
+	}
+	to_gembuf_object(gem)->sgt = sgt;
+	return gem;
+}
+
+static struct drm_gem_object *gembuf_import_foreign(struct drm_device *dev,
+						    struct dma_buf *dma_buf)
+{
+	struct device *attach_dev = gembuf.display->drm.dev;
+	struct dma_buf_attachment *attach;
+	struct drm_gem_object *gem;
+	struct sg_table *sgt;
+	int ret;
+
+	/*
+	 * Attach through the display's device: it maps with dma-direct, so
+	 * the table lists the pages themselves, which VCM then maps for
+	 * every gembuf device.
+	 */
+	attach = dma_buf_attach(dma_buf, attach_dev);
+	if (IS_ERR(attach))
+		return ERR_CAST(attach);
+	get_dma_buf(dma_buf);
+
+	sgt = dma_buf_map_attachment_unlocked(attach, DMA_BIDIRECTIONAL);
+	if (IS_ERR(sgt)) {
+		ret = PTR_ERR(sgt);
+		goto err_detach;
+	}
+	gem = gembuf_import_sg_table(dev, attach, sgt);
+	if (IS_ERR(gem)) {
+		ret = PTR_ERR(gem);
+		goto err_unmap;
+	}
+	gem->import_attach = attach;
+	gem->resv = dma_buf->resv;
+	return gem;
+
+err_unmap:
+	dma_buf_unmap_attachment_unlocked(attach, sgt, DMA_BIDIRECTIONAL);
+err_detach:
+	dma_buf_detach(dma_buf, attach);
+	dma_buf_put(dma_buf);
+	return ERR_PTR(ret);
+}
+
+/**
+ * gembuf_gem_prime_import() - import a dma-buf
+ * @dev: the importing gembuf device
+ * @dma_buf: the dma-buf
+ *
+ * Return: the object: the same one for a dma-buf @dev exported, a view of
+ * the exporter's object for one the other gembuf device exported, a new
+ * object around the memory otherwise; or an ERR_PTR().
+ */
+struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
+					       struct dma_buf *dma_buf)
+{
+	struct gembuf_object *exp, *obj;
+
+	if (dma_buf->ops != &gembuf_dmabuf_ops)
+		return gembuf_import_foreign(dev, dma_buf);
+
+	exp = to_gembuf_object(dma_buf->priv);
+	if (exp->base.dev == dev) {
+		drm_gem_object_get(&exp->base);
+		return &exp->base;
+	}
+
+	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	if (!obj)
+		return ERR_PTR(-ENOMEM);
+	obj->base.funcs = exp->base.funcs;
+	obj->real = exp->real;
+	mutex_init(&obj->lock);
+	INIT_LIST_HEAD(&obj->mappings);
+	/* One object in memory: share its fences too. */
+	obj->base.resv = exp->base.resv;
+	drm_gem_private_object_init(dev, &obj->base, exp->base.size);
+	if (drm_gem_create_mmap_offset(&obj->base)) {
+		drm_gem_object_release(&obj->base);
+		kfree(obj);
+		return ERR_PTR(-ENOMEM);
+	}
+	drm_gem_object_get(&obj->real->base);
+	return &obj->base;
+}

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gembuf_create: objects of every size, cache policy and layout, what
+ * GEM_INFO reports about their memory, and the errors of bad requests.
+ */
+#include <errno.h>
+
+#include "igt.h"
+#include "gembuf.h"
+
+IGT_TEST_DESCRIPTION("Create gembuf objects and check the memory behind them.");
+
+static int fd = -1;
+
+static uint64_t chunk_bytes(const struct drm_gembuf_gem_info *info)
+{
+	uint64_t sum = 0;
+	int i;
+
+	for (i = 0; i < GEMBUF_INFO_CHUNK_ORDERS; i++)
+		sum += (uint64_t)info->chunks[i] << i;
+	return sum;
+}
+
+static void check_create(uint64_t size, uint32_t flags, uint32_t cache)
+{
+	struct drm_gembuf_gem_info info;
+	uint64_t want = (size + 4095) & ~4095ull, got = size;
+	uint32_t handle;
+
+	igt_assert_eq(__gembuf_create(fd, &got, flags, cache, &handle), 0);
+	igt_assert_eq_u64(got, want);
+	gembuf_info(fd, handle, &info);
+	igt_assert_eq_u64(info.size, want);
+	igt_assert_eq_u32(info.cache, cache);
+	igt_assert_eq_u64(chunk_bytes(&info), want);
+	if (flags & GEMBUF_GEM_CONTIGUOUS) {
+		igt_assert_eq_u32(info.num_chunks, 1);
+		igt_assert(info.flags & GEMBUF_INFO_CONTIGUOUS);
+	}
+	/* Chunks follow the engine's SMMU page sizes: 2 MiB blocks. */
+	if (!(flags & GEMBUF_GEM_CONTIGUOUS) && want >= (2u << 20))
+		igt_assert_f(info.chunks[21] >= 1, "no 2 MiB chunk in %llu bytes\n",
+			     (unsigned long long)want);
+	igt_assert_eq_u32(info.flags & GEMBUF_INFO_IMPORTED, 0);
+	gem_close(fd, handle);
+}
+
+igt_main
+{
+	static const uint64_t sizes[] = {
+		1, 4096, 65536 + 4096, 2 << 20, (8 << 20) + 12288, 256ull << 20,
+	};
+
+	igt_fixture
+		fd = gembuf_open_display();
+
+	igt_describe("Objects from one page to hundreds of MiB, rounded up to pages, made of chunks summing to their size.");
+	igt_subtest_with_dynamic("sizes") {
+		for (unsigned int i = 0; i < ARRAY_SIZE(sizes); i++)
+			igt_dynamic_f("%llu", (unsigned long long)sizes[i])
+				check_create(sizes[i], 0, GEMBUF_CACHE_WB);
+	}
+
+	igt_describe("Every cache policy is accepted and reported back.");
+	igt_subtest_with_dynamic("cache-policies") {
+		igt_dynamic("write-back")
+			check_create(1 << 20, 0, GEMBUF_CACHE_WB);
+		igt_dynamic("write-combined")
+			check_create(1 << 20, 0, GEMBUF_CACHE_WC);
+		igt_dynamic("uncached")
+			check_create(1 << 20, 0, GEMBUF_CACHE_UNCACHED);
+	}
+
+	igt_describe("A contiguous object is one chunk.");
+	igt_subtest("contiguous")
+		check_create((4 << 20) + 4096, GEMBUF_GEM_CONTIGUOUS, GEMBUF_CACHE_WB);
+
+	igt_describe("Bad flags, cache policies, padding and sizes are refused and create nothing.");
+	igt_subtest("bad-args") {
+		long before = gembuf_state("objects");
+		struct drm_gembuf_gem_create c;
+
+		c = (struct drm_gembuf_gem_create){ .size = 4096, .flags = 1 << 5 };
+		do_ioctl_err(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EINVAL);
+		c = (struct drm_gembuf_gem_create){ .size = 4096, .cache = 3 };
+		do_ioctl_err(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EINVAL);
+		c = (struct drm_gembuf_gem_create){ .size = 4096, .pad = 1 };
+		do_ioctl_err(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EINVAL);
+		c = (struct drm_gembuf_gem_create){ .size = 0 };
+		do_ioctl_err(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EINVAL);
+		c = (struct drm_gembuf_gem_create){ .size = 2ull << 30 };
+		do_ioctl_err(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, E2BIG);
+		/* Rounding up to a page would wrap around. */
+		c = (struct drm_gembuf_gem_create){ .size = ~0ull };
+		do_ioctl_err(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, E2BIG);
+		igt_assert_eq_u32(c.handle, 0);
+		igt_assert_eq(gembuf_state("objects"), before);
+	}
+
+	igt_describe("GEM_INFO refuses unknown handles, padding and oversized arrays.");
+	igt_subtest("info-errors") {
+		struct drm_gembuf_gem_info info = { .handle = 0xdead };
+		uint32_t handle = gembuf_create(fd, 4096, 0, GEMBUF_CACHE_WB);
+
+		igt_assert_eq(__gembuf_info(fd, &info, NULL, 0), -ENOENT);
+		info = (struct drm_gembuf_gem_info){ .handle = handle, .pad = 1 };
+		igt_assert_eq(__gembuf_info(fd, &info, NULL, 0), -EINVAL);
+		info = (struct drm_gembuf_gem_info){ .handle = handle, .flags = 1 };
+		igt_assert_eq(__gembuf_info(fd, &info, NULL, 0), -EINVAL);
+		info = (struct drm_gembuf_gem_info){ .handle = handle };
+		igt_assert_eq(__gembuf_info(fd, &info, (void *)16, 65), -EINVAL);
+		igt_assert_eq(__gembuf_info(fd, &info, (void *)16, 1), 0);
+		gem_close(fd, handle);
+	}
+
+	igt_describe("Closing the handles frees the objects.");
+	igt_subtest("close-frees") {
+		long before = gembuf_state("objects");
+		uint32_t h[4];
+
+		for (int i = 0; i < 4; i++)
+			h[i] = gembuf_create(fd, 1 << 20, 0, GEMBUF_CACHE_WB);
+		igt_assert_eq(gembuf_state("objects"), before + 4);
+		for (int i = 0; i < 4; i++)
+			gem_close(fd, h[i]);
+		igt_assert_eq(gembuf_state("objects"), before);
+		igt_assert_eq(__gem_close(fd, h[0]), -EINVAL);
+	}
+
+	igt_fixture
+		drm_close_driver(fd);
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gembuf_dma: the DMA engine (QEMU's edu behind the SMMU) fills and
+ * copies objects through its IOMMU mapping; the CPU checks the result
+ * through the display device's mapping of the same memory.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "igt.h"
+#include "gembuf.h"
+
+IGT_TEST_DESCRIPTION("Fill and copy gembuf objects by device DMA.");
+
+static int engine = -1;
+
+static void check_words(const uint32_t *p, uint64_t from, uint64_t to,
+			uint32_t value)
+{
+	for (uint64_t i = from / 4; i < to / 4; i++)
+		igt_assert_f(p[i] == value, "byte %llu: %08x, want %08x\n",
+			     (unsigned long long)i * 4, p[i], value);
+}
+
+igt_main
+{
+	igt_fixture
+		engine = gembuf_open_engine();
+
+	igt_describe("A fill lands exactly on its range, across a 2 MiB / 4 KiB chunk boundary.");
+	igt_subtest("fill-chunk-boundary") {
+		uint64_t size = (2 << 20) + (64 << 10);
+		uint32_t h = gembuf_create(engine, size, 0, GEMBUF_CACHE_WB);
+		struct drm_gembuf_mapping m;
+		uint32_t *p = gembuf_mmap(engine, h, size);
+
+		memset(p, 0x11, size);
+		igt_assert_eq(__gembuf_fill(engine, h, (2 << 20) - 6144, 12288,
+					    0xcafef00d), 0);
+		gembuf_wait(engine, h);
+		check_words(p, (2 << 20) - 6144, (2 << 20) + 6144, 0xcafef00d);
+		check_words(p, (2 << 20) - 8192, (2 << 20) - 6144, 0x11111111);
+		check_words(p, (2 << 20) + 6144, (2 << 20) + 8192, 0x11111111);
+
+		/* The engine's mapping: one IOMMU reservation, 2M block + pages. */
+		igt_assert_eq(gembuf_find_mapping(engine, h, GEMBUF_MAPPING_IOMMU, &m), 1);
+		igt_assert_eq_u64(m.size, size);
+		igt_assert_eq_u32(m.ptes, 1 + 16);
+		munmap(p, size);
+		gem_close(engine, h);
+	}
+
+	igt_describe("A copy between objects by DMA, read back through the other device's mapping.");
+	igt_subtest("copy-to-display") {
+		int display = gembuf_open_display();
+		uint32_t src = gembuf_create(engine, 65536, 0, GEMBUF_CACHE_WB);
+		uint32_t dst = gembuf_create(display, 65536, 0, GEMBUF_CACHE_WB);
+		uint32_t *s = gembuf_mmap(engine, src, 65536), *d;
+		uint32_t dst_on_engine;
+		int dmabuf;
+
+		for (int i = 0; i < 16384; i++)
+			s[i] = 0xa5000000 | i;
+		dmabuf = prime_handle_to_fd(display, dst);
+		dst_on_engine = prime_fd_to_handle(engine, dmabuf);
+		close(dmabuf);
+
+		igt_assert_eq(__gembuf_copy(engine, dst_on_engine, 4096, src, 8192,
+					    5000 * 4), 0);
+		gembuf_wait(engine, dst_on_engine);
+		d = gembuf_mmap(display, dst, 65536);
+		for (int i = 0; i < 5000; i++)
+			igt_assert_eq_u32(d[1024 + i], 0xa5000000 | (2048 + i));
+		igt_assert_eq_u32(d[1023], 0);
+		igt_assert_eq_u32(d[1024 + 5000], 0);
+
+		munmap(d, 65536);
+		munmap(s, 65536);
+		gem_close(engine, dst_on_engine);
+		gem_close(engine, src);
+		gem_close(display, dst);
+		drm_close_driver(display);
+	}
+
+	igt_describe("Bad ranges, handles and flags are refused before any DMA; only the engine does DMA.");
+	igt_subtest("bad-ranges") {
+		uint32_t h = gembuf_create(engine, 8192, 0, GEMBUF_CACHE_WB);
+		struct drm_gembuf_dma_fill f = { .handle = h, .size = 4, .flags = 1 };
+		int display = gembuf_open_display();
+		uint32_t dh = gembuf_create(display, 4096, 0, GEMBUF_CACHE_WB);
+
+		igt_assert_eq(__gembuf_fill(engine, h, 0, 0, 0), -EINVAL);
+		igt_assert_eq(__gembuf_fill(engine, h, 2, 4, 0), -EINVAL);
+		igt_assert_eq(__gembuf_fill(engine, h, 0, 6, 0), -EINVAL);
+		igt_assert_eq(__gembuf_fill(engine, h, 8192, 4, 0), -EINVAL);
+		igt_assert_eq(__gembuf_fill(engine, h, 4096, 8192, 0), -EINVAL);
+		igt_assert_eq(__gembuf_fill(engine, h, ~0ull & ~3ull, 8, 0), -EINVAL);
+		igt_assert_eq(__gembuf_fill(engine, 0xbad, 0, 4, 0), -ENOENT);
+		do_ioctl_err(engine, DRM_IOCTL_GEMBUF_DMA_FILL, &f, EINVAL);
+		igt_assert_eq(__gembuf_copy(engine, h, 0, h, 2048, 4096), -EINVAL);
+		igt_assert_eq(__gembuf_copy(engine, h, 0, 0xbad, 0, 4), -ENOENT);
+		igt_assert_eq(__gembuf_copy(engine, h, 0, h, 4096, 8192), -EINVAL);
+		igt_assert_eq(__gembuf_fill(display, dh, 0, 4, 0), -EOPNOTSUPP);
+		igt_assert_eq(__gembuf_wait(engine, h, 1 << 4, 0), -EINVAL);
+		igt_assert_eq(__gembuf_wait(engine, 0xbad, 0, 0), -ENOENT);
+		/* Nothing ran: the object is idle at once. */
+		igt_assert_eq(__gembuf_wait(engine, h, 0, 0), 0);
+		gem_close(display, dh);
+		drm_close_driver(display);
+		gem_close(engine, h);
+	}
+
+	igt_describe("Jobs run in order: a fill then a copy of what it filled.");
+	igt_subtest("ordered") {
+		uint32_t a = gembuf_create(engine, 16384, 0, GEMBUF_CACHE_WB);
+		uint32_t b = gembuf_create(engine, 16384, 0, GEMBUF_CACHE_WB);
+		uint32_t *p;
+
+		igt_assert_eq(__gembuf_fill(engine, a, 0, 16384, 0x600dcafe), 0);
+		igt_assert_eq(__gembuf_copy(engine, b, 0, a, 0, 16384), 0);
+		gembuf_wait(engine, b);
+		p = gembuf_mmap(engine, b, 16384);
+		check_words(p, 0, 16384, 0x600dcafe);
+		munmap(p, 16384);
+		gem_close(engine, a);
+		gem_close(engine, b);
+	}
+
+	igt_fixture
+		drm_close_driver(engine);
+}

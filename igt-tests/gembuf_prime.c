@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gembuf_prime: PRIME export and import, between the two gembuf devices
+ * (one object in memory), with vgem and the dma-heaps system heap in both
+ * directions, and the lifetime of handles, fds and mappings.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <linux/dma-heap.h>
+
+#include "igt.h"
+#include "gembuf.h"
+
+IGT_TEST_DESCRIPTION("Share gembuf objects with PRIME.");
+
+static int display = -1, engine = -1;
+
+static void fill_words(uint32_t *p, size_t n, uint32_t base)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = base + i;
+}
+
+static void check_words(const uint32_t *p, size_t n, uint32_t base)
+{
+	for (size_t i = 0; i < n; i++)
+		igt_assert_f(p[i] == base + i, "word %zu: %08x\n", i, p[i]);
+}
+
+static int heap_alloc(size_t size)
+{
+	struct dma_heap_allocation_data a = {
+		.len = size, .fd_flags = O_RDWR | O_CLOEXEC,
+	};
+	int heap = open("/dev/dma_heap/system", O_RDWR);
+
+	igt_require_f(heap >= 0, "no dma-heaps system heap\n");
+	igt_assert_eq(ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a), 0);
+	close(heap);
+	return a.fd;
+}
+
+igt_main
+{
+	igt_fixture {
+		display = gembuf_open_display();
+		engine = gembuf_open_engine();
+	}
+
+	igt_describe("Importing one's own dma-buf gives back the same handle.");
+	igt_subtest("self-import") {
+		uint32_t h = gembuf_create(display, 8192, 0, GEMBUF_CACHE_WB);
+		int fd = prime_handle_to_fd(display, h);
+
+		igt_assert_eq_u32(prime_fd_to_handle(display, fd), h);
+		igt_assert_eq_u32(prime_fd_to_handle(display, fd), h);
+		close(fd);
+		gem_close(display, h);
+	}
+
+	igt_describe("Display to engine and back: one object in memory; the engine's DMA shows through the display's mmap.");
+	igt_subtest("display-engine-display") {
+		long objects = gembuf_state("objects");
+		uint32_t h = gembuf_create(display, 65536, 0, GEMBUF_CACHE_WB);
+		uint32_t *p = gembuf_mmap(display, h, 65536);
+		struct drm_gembuf_gem_info a, b;
+		uint32_t he, back;
+		int fd, fd2;
+
+		fill_words(p, 16384, 0x10000);
+		fd = prime_handle_to_fd(display, h);
+		he = prime_fd_to_handle(engine, fd);
+		gembuf_info(display, h, &a);
+		gembuf_info(engine, he, &b);
+		igt_assert_eq_u64(a.size, b.size);
+		igt_assert(b.flags & GEMBUF_INFO_IMPORTED);
+		igt_assert_eq(memcmp(a.chunks, b.chunks, sizeof(a.chunks)), 0);
+		/* No second copy of the memory anywhere. */
+		igt_assert_eq(gembuf_state("objects"), objects + 1);
+
+		igt_assert_eq(__gembuf_copy(engine, he, 32768, he, 0, 4096), 0);
+		gembuf_wait(engine, he);
+		check_words(p + 8192, 1024, 0x10000);
+		igt_assert_eq(gembuf_find_mapping(display, h, GEMBUF_MAPPING_IOMMU, NULL), 1);
+
+		/* Back to the display: its own object again. */
+		fd2 = prime_handle_to_fd(engine, he);
+		back = prime_fd_to_handle(display, fd2);
+		igt_assert_eq_u32(back, h);
+		close(fd2);
+		close(fd);
+		gem_close(engine, he);
+		/* The engine's mapping went with its last user. */
+		igt_assert_eq(gembuf_find_mapping(display, h, GEMBUF_MAPPING_IOMMU, NULL), 0);
+		munmap(p, 65536);
+		gem_close(display, h);
+		igt_assert_eq(gembuf_state("objects"), objects);
+	}
+
+	igt_describe("A vgem buffer imported by the engine is written by DMA and read through vgem's mapping.");
+	igt_subtest("from-vgem") {
+		int vgem = __drm_open_driver(DRIVER_VGEM);
+		unsigned int stride;
+		uint64_t size;
+		uint32_t vh, h, *v;
+		int fd;
+
+		igt_require(vgem >= 0);
+		vh = kmstest_dumb_create(vgem, 1024, 16, 32, &stride, &size);
+		v = kmstest_dumb_map_buffer(vgem, vh, size, PROT_READ | PROT_WRITE);
+		memset(v, 0, size);
+		fd = prime_handle_to_fd(vgem, vh);
+		h = prime_fd_to_handle(engine, fd);
+		igt_assert_eq(__gembuf_fill(engine, h, 4096, 8192, 0x7e57da7a), 0);
+		gembuf_wait(engine, h);
+		for (size_t i = 0; i < size / 4; i++)
+			igt_assert_eq_u32(v[i], i >= 1024 && i < 3072 ? 0x7e57da7a : 0);
+		gem_close(engine, h);
+		close(fd);
+		munmap(v, size);
+		gem_close(vgem, vh);
+		drm_close_driver(vgem);
+	}
+
+	igt_describe("A gembuf object imported by vgem shows the same bytes through vgem's mapping.");
+	igt_subtest("to-vgem") {
+		int vgem = __drm_open_driver(DRIVER_VGEM);
+		uint32_t h, vh, *p, *v;
+		struct drm_mode_map_dumb md = {};
+		int fd;
+
+		igt_require(vgem >= 0);
+		h = gembuf_create(engine, 16384, 0, GEMBUF_CACHE_WB);
+		igt_assert_eq(__gembuf_fill(engine, h, 0, 16384, 0x0badf00d), 0);
+		gembuf_wait(engine, h);
+		fd = prime_handle_to_fd(engine, h);
+		vh = prime_fd_to_handle(vgem, fd);
+		md.handle = vh;
+		do_ioctl(vgem, DRM_IOCTL_MODE_MAP_DUMB, &md);
+		v = mmap(NULL, 16384, PROT_READ, MAP_SHARED, vgem, md.offset);
+		igt_assert(v != MAP_FAILED);
+		for (int i = 0; i < 4096; i++)
+			igt_assert_eq_u32(v[i], 0x0badf00d);
+		p = gembuf_mmap(engine, h, 16384);
+		p[7] = 7;
+		igt_assert_eq_u32(v[7], 7);
+		munmap(p, 16384);
+		munmap(v, 16384);
+		gem_close(vgem, vh);
+		close(fd);
+		gem_close(engine, h);
+		drm_close_driver(vgem);
+	}
+
+	igt_describe("A dma-heaps system-heap buffer imported by the engine is written by DMA and read through the heap's mapping.");
+	igt_subtest("from-dma-heap") {
+		int fd = heap_alloc(1 << 20);
+		uint32_t *v = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		uint32_t h;
+
+		igt_assert(v != MAP_FAILED);
+		fill_words(v, 1024, 0x40);
+		h = prime_fd_to_handle(engine, fd);
+		igt_assert_eq(__gembuf_copy(engine, h, 65536, h, 0, 4096), 0);
+		gembuf_wait(engine, h);
+		check_words(v + 16384, 1024, 0x40);
+		gem_close(engine, h);
+		munmap(v, 1 << 20);
+		close(fd);
+	}
+
+	igt_describe("Handles, fds and mappings hold the object in any order; the counters return to where they were.");
+	igt_subtest("lifetime") {
+		long objects = gembuf_state("objects"), mappings = gembuf_state("mappings");
+		uint32_t h = gembuf_create(display, 8192, 0, GEMBUF_CACHE_WB);
+		uint32_t he, *p;
+		int fd = prime_handle_to_fd(display, h);
+
+		/* Handle closed while the fd lives. */
+		gem_close(display, h);
+		he = prime_fd_to_handle(engine, fd);
+		p = gembuf_mmap(engine, he, 8192);
+		p[0] = 42;
+		/* fd closed while the handle lives. */
+		close(fd);
+		igt_assert_eq(__gembuf_fill(engine, he, 4, 4, 43), 0);
+		gembuf_wait(engine, he);
+		igt_assert_eq_u32(p[0], 42);
+		igt_assert_eq_u32(p[1], 43);
+		gem_close(engine, he);
+		/* Only the mapping holds it now. */
+		igt_assert_eq(gembuf_state("objects"), objects + 1);
+		munmap(p, 8192);
+		igt_assert_eq(gembuf_state("objects"), objects);
+		igt_assert_eq(gembuf_state("mappings"), mappings);
+	}
+
+	igt_fixture {
+		drm_close_driver(engine);
+		drm_close_driver(display);
+	}
+}

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+/* gembuf ioctl wrappers; see gembuf.h. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "gembuf.h"
+
+static int open_named(const char *fmt, int base, const char *name)
+{
+	char path[64];
+	int i, fd;
+
+	for (i = 0; i < 16; i++) {
+		drmVersionPtr v;
+
+		snprintf(path, sizeof(path), fmt, base + i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		v = drmGetVersion(fd);
+		if (v && !strcmp(v->name, name)) {
+			drmFreeVersion(v);
+			return fd;
+		}
+		if (v)
+			drmFreeVersion(v);
+		close(fd);
+	}
+	return -1;
+}
+
+int gembuf_open_display(void)
+{
+	int fd = open_named("/dev/dri/card%d", 0, "gembuf");
+
+	igt_require_f(fd >= 0, "no gembuf display device\n");
+	return fd;
+}
+
+int gembuf_open_engine(void)
+{
+	int fd = open_named("/dev/dri/renderD%d", 128, "gembuf_dma");
+
+	igt_require_f(fd >= 0, "no gembuf DMA engine\n");
+	return fd;
+}
+
+int __gembuf_create(int fd, uint64_t *size, uint32_t flags, uint32_t cache,
+		    uint32_t *handle)
+{
+	struct drm_gembuf_gem_create c = {
+		.size = *size, .flags = flags, .cache = cache,
+	};
+
+	if (igt_ioctl(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c))
+		return -errno;
+	*size = c.size;
+	*handle = c.handle;
+	return 0;
+}
+
+uint32_t gembuf_create(int fd, uint64_t size, uint32_t flags, uint32_t cache)
+{
+	uint32_t handle = 0;
+
+	igt_assert_eq(__gembuf_create(fd, &size, flags, cache, &handle), 0);
+	igt_assert(handle);
+	return handle;
+}
+
+int __gembuf_mmap_offset(int fd, uint32_t handle, uint64_t *offset)
+{
+	struct drm_gembuf_gem_mmap_offset m = { .handle = handle };
+
+	if (igt_ioctl(fd, DRM_IOCTL_GEMBUF_GEM_MMAP_OFFSET, &m))
+		return -errno;
+	*offset = m.offset;
+	return 0;
+}
+
+void *__gembuf_mmap(int fd, uint32_t handle, uint64_t size, int prot, int flags)
+{
+	uint64_t offset = 0;
+	void *ptr;
+
+	if (__gembuf_mmap_offset(fd, handle, &offset))
+		return NULL;
+	ptr = mmap(NULL, size, prot, flags, fd, offset);
+	return ptr == MAP_FAILED ? NULL : ptr;
+}
+
+void *gembuf_mmap(int fd, uint32_t handle, uint64_t size)
+{
+	void *ptr = __gembuf_mmap(fd, handle, size, PROT_READ | PROT_WRITE,
+				  MAP_SHARED);
+
+	igt_assert_f(ptr, "mmap of handle %u failed: %s\n", handle, strerror(errno));
+	return ptr;
+}
+
+int __gembuf_info(int fd, struct drm_gembuf_gem_info *info,
+		  struct drm_gembuf_mapping *maps, unsigned int room)
+{
+	info->mappings_ptr = (uintptr_t)maps;
+	info->num_mappings = room;
+	if (igt_ioctl(fd, DRM_IOCTL_GEMBUF_GEM_INFO, info))
+		return -errno;
+	return 0;
+}
+
+void gembuf_info(int fd, uint32_t handle, struct drm_gembuf_gem_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->handle = handle;
+	igt_assert_eq(__gembuf_info(fd, info, NULL, 0), 0);
+}
+
+/* How many mappings of @kind the object has; the first is copied to @out. */
+int gembuf_find_mapping(int fd, uint32_t handle, uint32_t kind,
+			struct drm_gembuf_mapping *out)
+{
+	struct drm_gembuf_mapping maps[16];
+	struct drm_gembuf_gem_info info = { .handle = handle };
+	unsigned int i;
+	int n = 0;
+
+	igt_assert_eq(__gembuf_info(fd, &info, maps, 16), 0);
+	igt_assert_lte(info.num_mappings, 16);
+	for (i = 0; i < info.num_mappings; i++) {
+		if (maps[i].kind != kind)
+			continue;
+		if (!n++ && out)
+			*out = maps[i];
+	}
+	return n;
+}
+
+int __gembuf_fill(int fd, uint32_t handle, uint64_t offset, uint64_t size,
+		  uint32_t value)
+{
+	struct drm_gembuf_dma_fill f = {
+		.handle = handle, .offset = offset, .size = size, .value = value,
+	};
+
+	if (igt_ioctl(fd, DRM_IOCTL_GEMBUF_DMA_FILL, &f))
+		return -errno;
+	return 0;
+}
+
+int __gembuf_copy(int fd, uint32_t dst, uint64_t dst_offset, uint32_t src,
+		  uint64_t src_offset, uint64_t size)
+{
+	struct drm_gembuf_dma_copy c = {
+		.dst_handle = dst, .src_handle = src, .dst_offset = dst_offset,
+		.src_offset = src_offset, .size = size,
+	};
+
+	if (igt_ioctl(fd, DRM_IOCTL_GEMBUF_DMA_COPY, &c))
+		return -errno;
+	return 0;
+}
+
+int __gembuf_wait(int fd, uint32_t handle, uint32_t flags, int64_t timeout_ns)
+{
+	struct drm_gembuf_gem_wait w = {
+		.handle = handle, .flags = flags, .timeout_ns = timeout_ns,
+	};
+
+	if (igt_ioctl(fd, DRM_IOCTL_GEMBUF_GEM_WAIT, &w))
+		return -errno;
+	return 0;
+}
+
+void gembuf_wait(int fd, uint32_t handle)
+{
+	igt_assert_eq(__gembuf_wait(fd, handle, 0, 60ll * 1000000000), 0);
+}
+
+/* A counter of gembuf's debugfs gembuf_state file, -1 if not found. */
+long gembuf_state(const char *key)
+{
+	char path[300], name[64];
+	long value = -1, v;
+	struct dirent *de;
+	DIR *dir;
+	FILE *f;
+
+	dir = opendir("/sys/kernel/debug/dri");
+	if (!dir)
+		return -1;
+	while (value < 0 && (de = readdir(dir))) {
+		snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%s/gembuf_state",
+			 de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fscanf(f, "%63s %ld", name, &v) == 2)
+			if (!strcmp(name, key))
+				value = v;
+		fclose(f);
+	}
+	closedir(dir);
+	return value;
+}

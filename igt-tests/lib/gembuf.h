@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Wrappers of the gembuf ioctls for the gembuf igt tests, in the style of
+ * igt's ioctl_wrappers: __name() returns -errno, name() asserts success.
+ * gembuf has two DRM devices: the display (driver "gembuf", a card node)
+ * and the DMA engine (driver "gembuf_dma", a render node).
+ */
+#ifndef GEMBUF_H
+#define GEMBUF_H
+
+#include <stdint.h>
+
+#include <drm/gembuf_drm.h>
+
+#include "drmtest.h"
+
+int gembuf_open_display(void);
+int gembuf_open_engine(void);
+
+int __gembuf_create(int fd, uint64_t *size, uint32_t flags, uint32_t cache,
+		    uint32_t *handle);
+uint32_t gembuf_create(int fd, uint64_t size, uint32_t flags, uint32_t cache);
+int __gembuf_mmap_offset(int fd, uint32_t handle, uint64_t *offset);
+void *__gembuf_mmap(int fd, uint32_t handle, uint64_t size, int prot, int flags);
+void *gembuf_mmap(int fd, uint32_t handle, uint64_t size);
+int __gembuf_info(int fd, struct drm_gembuf_gem_info *info,
+		  struct drm_gembuf_mapping *maps, unsigned int room);
+void gembuf_info(int fd, uint32_t handle, struct drm_gembuf_gem_info *info);
+int gembuf_find_mapping(int fd, uint32_t handle, uint32_t kind,
+			struct drm_gembuf_mapping *out);
+int __gembuf_fill(int fd, uint32_t handle, uint64_t offset, uint64_t size,
+		  uint32_t value);
+int __gembuf_copy(int fd, uint32_t dst, uint64_t dst_offset, uint32_t src,
+		  uint64_t src_offset, uint64_t size);
+int __gembuf_wait(int fd, uint32_t handle, uint32_t flags, int64_t timeout_ns);
+void gembuf_wait(int fd, uint32_t handle);
+long gembuf_state(const char *key);
+
+#endif /* GEMBUF_H */

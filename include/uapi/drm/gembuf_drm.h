@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * gembuf: buffer objects shared between devices, on VCM.
+ *
+ * gembuf registers two DRM devices: the display ("gembuf" on a card
+ * node, KMS) and the DMA engine ("gembuf" on a render node), whose
+ * buffers are GEM objects backed by VCM physical memory.  Every device
+ * that uses an object maps it through its own VCM; GEM_INFO shows those
+ * mappings.
+ */
+#ifndef _UAPI_GEMBUF_DRM_H_
+#define _UAPI_GEMBUF_DRM_H_
+
+#include "drm.h"
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+#define DRM_GEMBUF_GEM_CREATE		0x00
+#define DRM_GEMBUF_GEM_MMAP_OFFSET	0x01
+#define DRM_GEMBUF_GEM_INFO		0x02
+#define DRM_GEMBUF_DMA_FILL		0x03
+#define DRM_GEMBUF_DMA_COPY		0x04
+#define DRM_GEMBUF_GEM_WAIT		0x05
+
+#define DRM_IOCTL_GEMBUF_GEM_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_GEMBUF_GEM_CREATE, struct drm_gembuf_gem_create)
+#define DRM_IOCTL_GEMBUF_GEM_MMAP_OFFSET \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_GEMBUF_GEM_MMAP_OFFSET, struct drm_gembuf_gem_mmap_offset)
+#define DRM_IOCTL_GEMBUF_GEM_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_GEMBUF_GEM_INFO, struct drm_gembuf_gem_info)
+#define DRM_IOCTL_GEMBUF_DMA_FILL \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_GEMBUF_DMA_FILL, struct drm_gembuf_dma_fill)
+#define DRM_IOCTL_GEMBUF_DMA_COPY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_GEMBUF_DMA_COPY, struct drm_gembuf_dma_copy)
+#define DRM_IOCTL_GEMBUF_GEM_WAIT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_GEMBUF_GEM_WAIT, struct drm_gembuf_gem_wait)
+
+/* drm_gembuf_gem_create.flags */
+#define GEMBUF_GEM_CONTIGUOUS		(1 << 0)
+#define GEMBUF_GEM_CREATE_FLAGS		GEMBUF_GEM_CONTIGUOUS
+
+/* Cache policies of an object's CPU mappings */
+#define GEMBUF_CACHE_WB			0	/* write-back (cached) */
+#define GEMBUF_CACHE_WC			1	/* write-combined */
+#define GEMBUF_CACHE_UNCACHED		2	/* device memory, strongly ordered */
+
+/**
+ * struct drm_gembuf_gem_create - allocate a buffer object
+ * @size: in: bytes (rounded up to the page size); out: the object's size
+ * @flags: GEMBUF_GEM_* flags
+ * @cache: GEMBUF_CACHE_* policy of every CPU mapping of the object
+ * @handle: out: the GEM handle
+ * @pad: must be zero
+ */
+struct drm_gembuf_gem_create {
+	__u64 size;
+	__u32 flags;
+	__u32 cache;
+	__u32 handle;
+	__u32 pad;
+};
+
+/**
+ * struct drm_gembuf_gem_mmap_offset - the fake offset to mmap() an object at
+ * @handle: the object
+ * @pad: must be zero
+ * @offset: out: the offset to pass to mmap() on the DRM file
+ */
+struct drm_gembuf_gem_mmap_offset {
+	__u32 handle;
+	__u32 pad;
+	__u64 offset;
+};
+
+/* drm_gembuf_mapping.kind: the VCM kind the mapping lives in */
+#define GEMBUF_MAPPING_IOMMU		0
+#define GEMBUF_MAPPING_KERNEL		1
+#define GEMBUF_MAPPING_USER		2
+#define GEMBUF_MAPPING_ONE_TO_ONE	3
+#define GEMBUF_MAPPING_DMA_API		4	/* a dma-buf importer outside VCM */
+
+/**
+ * struct drm_gembuf_mapping - one device's mapping of an object
+ * @device: the device's name, NUL-terminated
+ * @dev_addr: the address the device uses (IOVA, physical, virtual)
+ * @size: bytes mapped
+ * @kind: GEMBUF_MAPPING_*
+ * @attr: the VCM reservation attributes (access and cache policy)
+ * @ptes: IOMMU page-table entries the mapping uses (IOMMU kind)
+ * @users: how many users hold the mapping
+ */
+struct drm_gembuf_mapping {
+	char device[32];
+	__u64 dev_addr;
+	__u64 size;
+	__u32 kind;
+	__u32 attr;
+	__u32 ptes;
+	__u32 users;
+};
+
+/* drm_gembuf_gem_info.flags (out) */
+#define GEMBUF_INFO_CONTIGUOUS		(1 << 0)
+#define GEMBUF_INFO_IMPORTED		(1 << 1)
+
+#define GEMBUF_INFO_CHUNK_ORDERS	48
+
+/**
+ * struct drm_gembuf_gem_info - what an object is made of and where it is mapped
+ * @handle: in: the object
+ * @flags: out: GEMBUF_INFO_* flags
+ * @size: out: the object's size
+ * @cache: out: its GEMBUF_CACHE_* policy
+ * @num_chunks: out: physically contiguous chunks backing it
+ * @chunks: out: chunks[n] counts the chunks of 2^n bytes
+ * @num_mappings: in: entries @mappings_ptr has room for; out: mappings the
+ *	object has (which may be more)
+ * @pad: must be zero
+ * @mappings_ptr: in: user pointer to an array of struct drm_gembuf_mapping,
+ *	or 0
+ */
+struct drm_gembuf_gem_info {
+	__u32 handle;
+	__u32 flags;
+	__u64 size;
+	__u32 cache;
+	__u32 num_chunks;
+	__u32 chunks[GEMBUF_INFO_CHUNK_ORDERS];
+	__u32 num_mappings;
+	__u32 pad;
+	__u64 mappings_ptr;
+};
+
+/**
+ * struct drm_gembuf_dma_fill - fill a range of an object by engine DMA
+ * @handle: the object
+ * @value: the 32-bit word to fill with
+ * @offset: first byte, a multiple of 4
+ * @size: bytes, a non-zero multiple of 4
+ * @flags: must be zero
+ * @pad: must be zero
+ *
+ * Only on the DMA engine's render node.  The engine writes through its
+ * IOMMU mapping of the object; the job's fence is added to the object's
+ * reservation object as a write fence.
+ */
+struct drm_gembuf_dma_fill {
+	__u32 handle;
+	__u32 value;
+	__u64 offset;
+	__u64 size;
+	__u32 flags;
+	__u32 pad;
+};
+
+/**
+ * struct drm_gembuf_dma_copy - copy between objects by engine DMA
+ * @dst_handle: the destination object
+ * @src_handle: the source object (may be @dst_handle, ranges apart)
+ * @dst_offset: first destination byte, a multiple of 4
+ * @src_offset: first source byte, a multiple of 4
+ * @size: bytes, a non-zero multiple of 4
+ * @flags: must be zero
+ * @pad: must be zero
+ */
+struct drm_gembuf_dma_copy {
+	__u32 dst_handle;
+	__u32 src_handle;
+	__u64 dst_offset;
+	__u64 src_offset;
+	__u64 size;
+	__u32 flags;
+	__u32 pad;
+};
+
+/* drm_gembuf_gem_wait.flags */
+#define GEMBUF_WAIT_READ		(1 << 0)	/* wait for writers only */
+
+/**
+ * struct drm_gembuf_gem_wait - wait for the DMA on an object
+ * @handle: the object
+ * @flags: GEMBUF_WAIT_* flags
+ * @timeout_ns: relative timeout; 0 polls
+ *
+ * Returns 0 when idle, -ETIME when the timeout expired first.
+ */
+struct drm_gembuf_gem_wait {
+	__u32 handle;
+	__u32 flags;
+	__s64 timeout_ns;
+};
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* _UAPI_GEMBUF_DRM_H_ */
