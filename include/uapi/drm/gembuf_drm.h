@@ -114,7 +114,7 @@ struct drm_gembuf_mapping {
  * @size: out: the object's size
  * @cache: out: its GEMBUF_CACHE_* policy
  * @num_chunks: out: physically contiguous chunks backing it
- * @chunks: out: chunks[n] counts the chunks of 2^n bytes
+ * @chunks: out: chunks[n] counts the chunks of 2^n up to 2^(n+1) - 1 bytes
  * @num_mappings: in: entries @mappings_ptr has room for; out: mappings the
  *	object has (which may be more)
  * @pad: must be zero

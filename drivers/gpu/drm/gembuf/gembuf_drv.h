@@ -99,6 +99,9 @@ struct gembuf_mapping {
  * @mappings: the mappings of @physmem
  * @vaddr: kernel mapping for vmap, while @vmap_count is positive
  * @vmap_count: vmap users
+ * @engine_map: the engine's mapping, held by this object (an import on the
+ *	engine, or an object of the engine) from its first DMA until it is
+ *	freed, so jobs do not map and unmap every time
  */
 struct gembuf_object {
 	struct drm_gem_object base;
@@ -111,6 +114,7 @@ struct gembuf_object {
 	struct list_head mappings;
 	void *vaddr;
 	unsigned int vmap_count;
+	struct gembuf_mapping *engine_map;
 };
 
 #define to_gembuf_object(o) container_of(o, struct gembuf_object, base)

@@ -327,6 +327,15 @@ static int gembuf_job_map(struct gembuf_job *job, struct drm_file *file,
 		job->dst = obj;
 	else
 		job->src = obj;
+
+	/* The object keeps its first mapping; each job holds it too. */
+	if (!READ_ONCE(obj->engine_map)) {
+		map = gembuf_mapping_get(obj, job->engine->gdev);
+		if (IS_ERR(map))
+			return PTR_ERR(map);
+		if (cmpxchg(&obj->engine_map, NULL, map))
+			gembuf_mapping_put(obj, map);
+	}
 	map = gembuf_mapping_get(obj, job->engine->gdev);
 	if (IS_ERR(map))
 		return PTR_ERR(map);

@@ -39,6 +39,8 @@ static void gembuf_gem_free(struct drm_gem_object *gem)
 {
 	struct gembuf_object *obj = to_gembuf_object(gem);
 
+	if (obj->engine_map)
+		gembuf_mapping_put(obj, obj->engine_map);
 	if (obj->real != obj) {
 		/* Imported from the other gembuf device: the memory is real's. */
 		drm_gem_object_put(&obj->real->base);
