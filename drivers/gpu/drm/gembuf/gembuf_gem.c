@@ -280,8 +280,13 @@ static void gembuf_info_mapping(struct drm_gembuf_mapping *out,
 		out->attr = vcm_get_res_attr(map->res);
 		out->ptes = vcm_get_res_num_ptes(map->res);
 	} else if (map->sgt) {
+		struct scatterlist *sg;
+		unsigned int i;
+
+		/* The first DMA address, and every byte mapped. */
 		out->dev_addr = sg_dma_address(map->sgt->sgl);
-		out->size = map->sgt->sgl ? sg_dma_len(map->sgt->sgl) : 0;
+		for_each_sgtable_dma_sg(map->sgt, sg, i)
+			out->size += sg_dma_len(sg);
 	}
 }
 
