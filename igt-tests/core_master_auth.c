@@ -6,10 +6,8 @@
  * holds CAP_SYS_ADMIN when it opens the node is authenticated at once, so
  * the unauthenticated clients here open with that capability lowered.
  */
-#include <linux/capability.h>
-#include <sys/syscall.h>
-
 #include "igt.h"
+#include "caps.h"
 
 IGT_TEST_DESCRIPTION("Check DRM master and magic authentication rules.");
 
@@ -23,29 +21,9 @@ static int flink_errno(int fd)
 	return errno;
 }
 
-/* Raise or lower CAP_SYS_ADMIN in the effective set; it stays permitted. */
-static void set_sys_admin(bool on)
+static int open_any(void)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[2];
-
-	igt_assert_eq(syscall(SYS_capget, &hdr, data), 0);
-	if (on)
-		data[0].effective |= 1u << CAP_SYS_ADMIN;
-	else
-		data[0].effective &= ~(1u << CAP_SYS_ADMIN);
-	igt_assert_eq(syscall(SYS_capset, &hdr, data), 0);
-}
-
-static int open_unauthenticated(void)
-{
-	int fd;
-
-	set_sys_admin(false);
-	fd = __drm_open_driver(DRIVER_ANY);
-	set_sys_admin(true);
-	igt_assert_fd(fd);
-	return fd;
+	return __drm_open_driver(DRIVER_ANY);
 }
 
 igt_main
@@ -72,7 +50,7 @@ igt_main
 
 	igt_describe("An unauthenticated client is refused DRM_AUTH ioctls until the master authenticates its magic.");
 	igt_subtest("basic-auth") {
-		int fd = open_unauthenticated();
+		int fd = open_unauthenticated(open_any);
 		drm_magic_t magic;
 
 		igt_assert_eq(flink_errno(fd), EACCES);
@@ -94,7 +72,7 @@ igt_main
 	igt_describe("Only the master may authenticate others.");
 	igt_subtest("auth-by-non-master") {
 		int a = drm_open_driver(DRIVER_ANY);
-		int b = open_unauthenticated();
+		int b = open_unauthenticated(open_any);
 		struct drm_auth auth = {};
 
 		igt_assert_eq(drmGetMagic(b, &auth.magic), 0);

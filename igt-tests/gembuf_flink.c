@@ -9,6 +9,7 @@
 
 #include "igt.h"
 #include "gembuf.h"
+#include "caps.h"
 
 IGT_TEST_DESCRIPTION("Share gembuf objects by name.");
 
@@ -67,6 +68,21 @@ igt_main
 		igt_assert_eq(__gem_flink(engine, h, &name), -EACCES);
 		gem_close(engine, h);
 		drm_close_driver(engine);
+	}
+
+	igt_describe("An unauthenticated client of the primary node can neither flink nor open names.");
+	igt_subtest("unauthenticated") {
+		uint32_t h = gembuf_create(fd, 4096, 0, GEMBUF_CACHE_WB);
+		uint32_t name = gem_flink(fd, h), n2;
+		int u = open_unauthenticated(gembuf_open_display);
+		struct drm_gem_open o = { .name = name };
+		uint32_t uh = gembuf_create(u, 4096, 0, GEMBUF_CACHE_WB);
+
+		do_ioctl_err(u, DRM_IOCTL_GEM_OPEN, &o, EACCES);
+		igt_assert_eq(__gem_flink(u, uh, &n2), -EACCES);
+		gem_close(u, uh);
+		close(u);
+		gem_close(fd, h);
 	}
 
 	igt_describe("Flinking an unknown handle fails.");

@@ -4,6 +4,7 @@
  * (one object in memory), with vgem and the dma-heaps system heap in both
  * directions, and the lifetime of handles, fds and mappings.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <linux/dma-heap.h>
+#include <linux/udmabuf.h>
 
 #include "igt.h"
 #include "gembuf.h"
@@ -171,6 +173,52 @@ igt_main
 		gem_close(engine, h);
 		munmap(v, 1 << 20);
 		close(fd);
+	}
+
+	igt_describe("A udmabuf (memfd pages) imported by the engine is written by DMA and read through the memfd.");
+	igt_subtest("from-udmabuf") {
+		struct udmabuf_create c = { .size = 65536 };
+		int dev = open("/dev/udmabuf", O_RDWR);
+		int memfd, fd;
+		uint32_t h, *v;
+
+		igt_require_f(dev >= 0, "no /dev/udmabuf\n");
+		memfd = memfd_create("gembuf", MFD_ALLOW_SEALING);
+		igt_assert_fd(memfd);
+		igt_assert_eq(ftruncate(memfd, 65536), 0);
+		igt_assert_eq(fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+		c.memfd = memfd;
+		fd = ioctl(dev, UDMABUF_CREATE, &c);
+		igt_assert_fd(fd);
+		v = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+		igt_assert(v != MAP_FAILED);
+		memset(v, 0, 65536);
+
+		h = prime_fd_to_handle(engine, fd);
+		igt_assert_eq(__gembuf_fill(engine, h, 8192, 4096, 0xfeedbeef), 0);
+		gembuf_wait(engine, h);
+		for (int i = 0; i < 16384; i++)
+			igt_assert_eq_u32(v[i], i >= 2048 && i < 3072 ? 0xfeedbeef : 0);
+		gem_close(engine, h);
+		munmap(v, 65536);
+		close(fd);
+		close(memfd);
+		close(dev);
+	}
+
+	igt_describe("Closing the handle and the dma-buf while the engine's DMA is queued: the job keeps the object until it is done, then it is freed.");
+	igt_subtest("close-while-busy") {
+		long objects = gembuf_state("objects");
+		uint32_t h = gembuf_create(engine, 1 << 20, 0, GEMBUF_CACHE_WB);
+		int fd = prime_handle_to_fd(engine, h), i;
+
+		igt_assert_eq(__gembuf_fill(engine, h, 0, 1 << 20, 1), 0);
+		igt_assert_eq(__gembuf_fill(engine, h, 0, 1 << 20, 2), 0);
+		gem_close(engine, h);
+		close(fd);
+		for (i = 0; i < 600 && gembuf_state("objects") != objects; i++)
+			usleep(100000);
+		igt_assert_eq(gembuf_state("objects"), objects);
 	}
 
 	igt_describe("Handles, fds and mappings hold the object in any order; the counters return to where they were.");

@@ -74,7 +74,7 @@ static void gembuf_gem_vunmap(struct drm_gem_object *gem, struct iosys_map *map)
 static int gembuf_gem_mmap(struct drm_gem_object *gem, struct vm_area_struct *vma)
 {
 	/* Chunks go in with remap_pfn_range(), which cannot do copy-on-write. */
-	if (!(vma->vm_flags & VM_SHARED))
+	if (is_cow_mapping(vma->vm_flags))
 		return -EINVAL;
 
 	vma->vm_pgoff = 0;
