@@ -212,11 +212,13 @@ igt_main
 		uint32_t h = gembuf_create(engine, 1 << 20, 0, GEMBUF_CACHE_WB);
 		int fd = prime_handle_to_fd(engine, h), i;
 
-		igt_assert_eq(__gembuf_fill(engine, h, 0, 1 << 20, 1), 0);
-		igt_assert_eq(__gembuf_fill(engine, h, 0, 1 << 20, 2), 0);
+		/* 64 edu transfers of 100 ms each (of the guest's clock). */
+		igt_assert_eq(__gembuf_fill(engine, h, 0, 64 << 10, 1), 0);
+		igt_assert_eq(__gembuf_fill(engine, h, 0, 64 << 10, 2), 0);
 		gem_close(engine, h);
 		close(fd);
-		for (i = 0; i < 600 && gembuf_state("objects") != objects; i++)
+		igt_assert_eq(gembuf_state("objects"), objects + 1);
+		for (i = 0; i < 1200 && gembuf_state("objects") != objects; i++)
 			usleep(100000);
 		igt_assert_eq(gembuf_state("objects"), objects);
 	}
