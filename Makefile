@@ -20,8 +20,8 @@ tree: deps
 kernel: tree
 	@bash qemu/kernel.sh
 
-igt: deps
-	@$(MAKE) -s -C igt-tests O=$(CACHE)/stage/igt SYSROOT=$(CACHE)/sysroot
+igt: tree
+	@$(MAKE) -s -C igt-tests O=$(CACHE)/stage/igt SYSROOT=$(CACHE)/sysroot KSRC=$(CACHE)/linux
 
 initramfs: kernel igt
 	@bash qemu/rootfs.sh

@@ -16,6 +16,8 @@
 
 #include "igt.h"
 #include "gembuf.h"
+/* After libdrm's drm.h, which vgem_drm.h then reuses. */
+#include <vgem_drm.h>
 
 IGT_TEST_DESCRIPTION("Share gembuf objects with PRIME.");
 
@@ -206,21 +208,47 @@ igt_main
 		close(dev);
 	}
 
-	igt_describe("Closing the handle and the dma-buf while the engine's DMA is queued: the job keeps the object until it is done, then it is freed.");
+	igt_describe("The engine waits for a foreign writer's fence (vgem); closing the handle while the job waits keeps the object until the job is done.");
 	igt_subtest("close-while-busy") {
+		int vgem = __drm_open_driver(DRIVER_VGEM);
+		struct drm_vgem_fence_attach attach = { .flags = VGEM_FENCE_WRITE };
+		struct drm_vgem_fence_signal sig = {};
 		long objects = gembuf_state("objects");
-		uint32_t h = gembuf_create(engine, 1 << 20, 0, GEMBUF_CACHE_WB);
-		int fd = prime_handle_to_fd(engine, h), i;
+		unsigned int stride;
+		uint64_t size;
+		uint32_t vh, h, *v;
+		int fd, i;
 
-		/* 64 edu transfers of 100 ms each (of the guest's clock). */
-		igt_assert_eq(__gembuf_fill(engine, h, 0, 64 << 10, 1), 0);
-		igt_assert_eq(__gembuf_fill(engine, h, 0, 64 << 10, 2), 0);
+		igt_require(vgem >= 0);
+		vh = kmstest_dumb_create(vgem, 1024, 4, 32, &stride, &size);
+		v = kmstest_dumb_map_buffer(vgem, vh, size, PROT_READ | PROT_WRITE);
+		memset(v, 0, size);
+		attach.handle = vh;
+		do_ioctl(vgem, DRM_IOCTL_VGEM_FENCE_ATTACH, &attach);
+
+		fd = prime_handle_to_fd(vgem, vh);
+		h = prime_fd_to_handle(engine, fd);
+		igt_assert_eq(gembuf_state("objects"), objects + 1);
+		igt_assert_eq(__gembuf_fill(engine, h, 0, 4096, 0x5a5a5a5a), 0);
+		/* The job waits for vgem's write. */
+		igt_assert_eq(__gembuf_wait(engine, h, 0, 0), -ETIME);
 		gem_close(engine, h);
 		close(fd);
+		usleep(100000);
+		igt_assert_eq_u32(v[0], 0);
 		igt_assert_eq(gembuf_state("objects"), objects + 1);
-		for (i = 0; i < 1200 && gembuf_state("objects") != objects; i++)
+
+		sig.fence = attach.out_fence;
+		do_ioctl(vgem, DRM_IOCTL_VGEM_FENCE_SIGNAL, &sig);
+		for (i = 0; i < 600 && gembuf_state("objects") != objects; i++)
 			usleep(100000);
 		igt_assert_eq(gembuf_state("objects"), objects);
+		igt_assert_eq_u32(v[0], 0x5a5a5a5a);
+		igt_assert_eq_u32(v[1023], 0x5a5a5a5a);
+		igt_assert_eq_u32(v[1024], 0);
+		munmap(v, size);
+		gem_close(vgem, vh);
+		drm_close_driver(vgem);
 	}
 
 	igt_describe("Handles, fds and mappings hold the object in any order; the counters return to where they were.");
