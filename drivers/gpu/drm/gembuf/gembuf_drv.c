@@ -14,6 +14,7 @@
 #include <linux/platform_device.h>
 
 #include "gembuf_drv.h"
+#include "gembuf_kms.h"
 
 struct gembuf gembuf = {
 	.lock = __MUTEX_INITIALIZER(gembuf.lock),
@@ -40,7 +41,7 @@ static const struct drm_ioctl_desc gembuf_ioctls[] = {
 DEFINE_DRM_GEM_FOPS(gembuf_fops);
 
 const struct drm_driver gembuf_display_driver = {
-	.driver_features = DRIVER_GEM,
+	.driver_features = DRIVER_GEM | DRIVER_MODESET | DRIVER_ATOMIC,
 	.fops = &gembuf_fops,
 	.ioctls = gembuf_ioctls,
 	.num_ioctls = ARRAY_SIZE(gembuf_ioctls),
@@ -153,6 +154,9 @@ static int gembuf_display_create(void)
 		goto err_devres;
 	gembuf.display = gdev;
 
+	ret = gembuf_kms_init(gdev);
+	if (ret)
+		goto err_fini;
 	ret = drm_dev_register(&gdev->drm, 0);
 	if (ret)
 		goto err_fini;
@@ -173,6 +177,7 @@ static void gembuf_display_destroy(void)
 	struct gembuf_device *gdev = gembuf.display;
 
 	drm_dev_unregister(&gdev->drm);
+	gembuf_kms_fini(gdev);
 	gembuf_device_fini(gdev);
 	gembuf.display = NULL;
 	devres_release_group(&gembuf_pdev->dev, NULL);

@@ -32,6 +32,7 @@
 #define GEMBUF_ENGINE_VCM_LEN	(16ULL * SZ_1G)
 
 struct gembuf_engine;
+struct gembuf_output;
 
 /**
  * enum gembuf_role - what a gembuf DRM device is
@@ -50,6 +51,7 @@ enum gembuf_role {
  * @vcm: the VCM the device sees objects through
  * @avcm: its active association with @drm.dev
  * @engine: the DMA engine state, for %GEMBUF_ENGINE
+ * @output: the KMS pipeline, for %GEMBUF_DISPLAY
  */
 struct gembuf_device {
 	struct drm_device drm;
@@ -57,6 +59,7 @@ struct gembuf_device {
 	struct vcm *vcm;
 	struct vcm_avcm *avcm;
 	struct gembuf_engine *engine;
+	struct gembuf_output *output;
 };
 
 #define to_gembuf_device(d) container_of(d, struct gembuf_device, drm)

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * gembuf composer: blends the visible planes, bottom to top, line by line
+ * into 16-bit-a-channel pixels, applies the gamma LUT and hands the frame
+ * to the CRC and the writeback connector.  Every plane is read where its
+ * framebuffer's objects are, through the display's VCM mapping.
+ */
+
+#include <drm/drm_blend.h>
+#include <drm/drm_color_mgmt.h>
+#include <drm/drm_framebuffer.h>
+#include <drm/drm_vblank.h>
+#include <drm/drm_writeback.h>
+#include <linux/crc32.h>
+#include <linux/slab.h>
+
+#include "gembuf_kms.h"
+
+static u32 mul16(u32 a, u32 b)
+{
+	return (a * b + 0x7fff) / 0xffff;
+}
+
+/* Where in the source a point of the destination comes from, in 16.16. */
+static void source_point(const struct drm_plane_state *s, int x, int y,
+			 int *sx, int *sy)
+{
+	const struct drm_rect *dst = &s->dst, *src = &s->src;
+	u32 u = (u32)(((u64)(x - dst->x1) * 2 + 1) * 32768 / drm_rect_width(dst));
+	u32 v = (u32)(((u64)(y - dst->y1) * 2 + 1) * 32768 / drm_rect_height(dst));
+	u32 su, sv;
+
+	switch (s->rotation & DRM_MODE_ROTATE_MASK) {
+	case DRM_MODE_ROTATE_90:
+		su = 65536 - v;
+		sv = u;
+		break;
+	case DRM_MODE_ROTATE_180:
+		su = 65536 - u;
+		sv = 65536 - v;
+		break;
+	case DRM_MODE_ROTATE_270:
+		su = v;
+		sv = 65536 - u;
+		break;
+	default:
+		su = u;
+		sv = v;
+		break;
+	}
+	if (s->rotation & DRM_MODE_REFLECT_X)
+		su = 65536 - su;
+	if (s->rotation & DRM_MODE_REFLECT_Y)
+		sv = 65536 - sv;
+
+	*sx = (src->x1 + (int)(((u64)su * drm_rect_width(src)) >> 16)) >> 16;
+	*sy = (src->y1 + (int)(((u64)sv * drm_rect_height(src)) >> 16)) >> 16;
+}
+
+static bool keyed_out(const struct gembuf_plane_state *ps,
+		      const struct gembuf_pixel *p)
+{
+	u32 rgb;
+
+	if (!ps->colorkey_mask)
+		return false;
+	rgb = (p->r >> 8) << 16 | (p->g >> 8) << 8 | p->b >> 8;
+	return (rgb & ps->colorkey_mask) == (ps->colorkey & ps->colorkey_mask);
+}
+
+static void blend(struct gembuf_pixel *dst, const struct gembuf_pixel *src,
+		  u16 plane_alpha, u16 mode)
+{
+	u32 a = mode == DRM_MODE_BLEND_PIXEL_NONE ? 0xffff : src->a;
+	u32 cov = mul16(a, plane_alpha);
+	/* What the source contributes per channel, before the destination. */
+	u32 k = mode == DRM_MODE_BLEND_COVERAGE ? cov : plane_alpha;
+
+	dst->r = mul16(src->r, k) + mul16(dst->r, 0xffff - cov);
+	dst->g = mul16(src->g, k) + mul16(dst->g, 0xffff - cov);
+	dst->b = mul16(src->b, k) + mul16(dst->b, 0xffff - cov);
+	dst->a = 0xffff;
+}
+
+static void compose_plane_line(struct gembuf_pixel *line, int y,
+			       const struct gembuf_plane_state *ps)
+{
+	const struct drm_plane_state *s = &ps->base;
+	const struct drm_framebuffer *fb = s->fb;
+	struct gembuf_pixel p;
+	int x, sx, sy;
+
+	if (y < s->dst.y1 || y >= s->dst.y2)
+		return;
+	for (x = s->dst.x1; x < s->dst.x2; x++) {
+		source_point(s, x, y, &sx, &sy);
+		sx = clamp(sx, 0, (int)fb->width - 1);
+		sy = clamp(sy, 0, (int)fb->height - 1);
+		ps->read(ps->vaddr, fb, sx, sy, s, &p);
+		if (keyed_out(ps, &p))
+			continue;
+		blend(&line[x], &p, s->alpha, s->pixel_blend_mode);
+	}
+}
+
+static void apply_gamma(struct gembuf_pixel *line, int width,
+			const struct drm_property_blob *lut_blob)
+{
+	const struct drm_color_lut *lut = lut_blob->data;
+	int x;
+
+	for (x = 0; x < width; x++) {
+		line[x].r = lut[line[x].r >> 8].red;
+		line[x].g = lut[line[x].g >> 8].green;
+		line[x].b = lut[line[x].b >> 8].blue;
+	}
+}
+
+static u32 line_crc(u32 crc, const struct gembuf_pixel *line, int width,
+		    u32 *scratch)
+{
+	int x;
+
+	for (x = 0; x < width; x++)
+		scratch[x] = (line[x].r >> 8) << 16 | (line[x].g >> 8) << 8 |
+			     line[x].b >> 8;
+	return crc32_le(crc, (u8 *)scratch, width * sizeof(u32));
+}
+
+/**
+ * gembuf_composer_work() - compose one frame
+ * @work: &gembuf_output.composer_work
+ */
+void gembuf_composer_work(struct work_struct *work)
+{
+	struct gembuf_output *out = container_of(work, struct gembuf_output,
+						 composer_work);
+	struct gembuf_crtc_state *state;
+	struct gembuf_pixel *line;
+	bool crc_on, wb;
+	u32 crc = 0, *scratch;
+	int width, height, y;
+	unsigned int i;
+	u64 frame;
+
+	spin_lock_irq(&out->lock);
+	state = out->composer_state;
+	crc_on = out->crc_enabled;
+	frame = out->frame;
+	wb = state && state->wb_pending;
+	if (wb)
+		state->wb_pending = false;
+	spin_unlock_irq(&out->lock);
+	if (!state || (!crc_on && !wb))
+		return;
+
+	width = state->base.mode.hdisplay;
+	height = state->base.mode.vdisplay;
+	line = kvmalloc_array(width, sizeof(*line), GFP_KERNEL);
+	scratch = kvmalloc_array(width, sizeof(*scratch), GFP_KERNEL);
+	if (!line || !scratch)
+		goto out;
+
+	for (y = 0; y < height; y++) {
+		/* An opaque black background under every plane. */
+		for (i = 0; i < width; i++)
+			line[i] = (struct gembuf_pixel){ .a = 0xffff };
+		for (i = 0; i < state->num_planes; i++)
+			compose_plane_line(line, y, state->planes[i]);
+		if (state->base.gamma_lut)
+			apply_gamma(line, width, state->base.gamma_lut);
+		if (crc_on)
+			crc = line_crc(crc, line, width, scratch);
+		if (wb)
+			gembuf_write_line(state->wb_fb, state->wb_vaddr, y, line,
+					  width);
+	}
+	atomic64_inc(&out->frames_composed);
+	if (crc_on)
+		drm_crtc_add_crc_entry(&out->crtc, true, frame, &crc);
+out:
+	if (wb)
+		drm_writeback_signal_completion(&out->wb, line && scratch ? 0 : -ENOMEM);
+	kvfree(scratch);
+	kvfree(line);
+}

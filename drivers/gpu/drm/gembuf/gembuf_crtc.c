@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * gembuf CRTC: atomic modesetting, an hrtimer for vblank, page-flip
+ * events, the gamma LUT and CRC sources in the debugfs format igt reads.
+ */
+
+#include <drm/drm_atomic.h>
+#include <drm/drm_atomic_helper.h>
+#include <drm/drm_color_mgmt.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_vblank.h>
+
+#include "gembuf_kms.h"
+
+/* One CRC source: the composed frame, after the gamma LUT. */
+const char *const gembuf_crc_sources[] = { "auto" };
+
+static enum hrtimer_restart gembuf_vblank_simulate(struct hrtimer *timer)
+{
+	struct gembuf_output *out = container_of(timer, struct gembuf_output,
+						 vblank_timer);
+	struct drm_crtc *crtc = &out->crtc;
+	struct gembuf_crtc_state *state;
+	bool compose;
+
+	hrtimer_forward_now(timer, out->period_ns);
+	if (!drm_crtc_handle_vblank(crtc))
+		return HRTIMER_RESTART;
+
+	spin_lock(&out->lock);
+	state = out->composer_state;
+	compose = state && (out->crc_enabled || state->wb_pending);
+	out->frame = drm_crtc_accurate_vblank_count(crtc);
+	spin_unlock(&out->lock);
+	if (compose)
+		queue_work(out->composer_wq, &out->composer_work);
+	return HRTIMER_RESTART;
+}
+
+static int gembuf_enable_vblank(struct drm_crtc *crtc)
+{
+	struct gembuf_output *out = crtc_to_output(crtc);
+	struct drm_vblank_crtc *vblank = drm_crtc_vblank_crtc(crtc);
+
+	drm_calc_timestamping_constants(crtc, &crtc->mode);
+	out->period_ns = ns_to_ktime(vblank->framedur_ns);
+	hrtimer_start(&out->vblank_timer, out->period_ns, HRTIMER_MODE_REL);
+	return 0;
+}
+
+static void gembuf_disable_vblank(struct drm_crtc *crtc)
+{
+	hrtimer_cancel(&crtc_to_output(crtc)->vblank_timer);
+}
+
+static bool gembuf_get_vblank_timestamp(struct drm_crtc *crtc, int *max_error,
+					ktime_t *vblank_time, bool in_vblank_irq)
+{
+	struct gembuf_output *out = crtc_to_output(crtc);
+	struct drm_vblank_crtc *vblank = drm_crtc_vblank_crtc(crtc);
+
+	if (!READ_ONCE(vblank->enabled)) {
+		*vblank_time = ktime_get();
+		return true;
+	}
+	/* The timer was forwarded already: report the expiry just passed. */
+	*vblank_time = READ_ONCE(out->vblank_timer.node.expires);
+	if (*vblank_time != vblank->time)
+		*vblank_time -= out->period_ns;
+	return true;
+}
+
+static struct drm_crtc_state *gembuf_crtc_duplicate_state(struct drm_crtc *crtc)
+{
+	struct gembuf_crtc_state *state = kzalloc(sizeof(*state), GFP_KERNEL);
+
+	if (!state)
+		return NULL;
+	__drm_atomic_helper_crtc_duplicate_state(crtc, &state->base);
+	return &state->base;
+}
+
+static void gembuf_crtc_destroy_state(struct drm_crtc *crtc,
+				      struct drm_crtc_state *state)
+{
+	__drm_atomic_helper_crtc_destroy_state(state);
+	kfree(to_gembuf_crtc_state(state));
+}
+
+static void gembuf_crtc_reset(struct drm_crtc *crtc)
+{
+	struct gembuf_crtc_state *state = kzalloc(sizeof(*state), GFP_KERNEL);
+
+	if (crtc->state)
+		gembuf_crtc_destroy_state(crtc, crtc->state);
+	crtc->state = NULL;
+	if (state)
+		__drm_atomic_helper_crtc_reset(crtc, &state->base);
+}
+
+static int gembuf_verify_crc_source(struct drm_crtc *crtc, const char *source,
+				    size_t *values_cnt)
+{
+	if (source && strcmp(source, "auto"))
+		return -EINVAL;
+	*values_cnt = 1;
+	return 0;
+}
+
+static int gembuf_set_crc_source(struct drm_crtc *crtc, const char *source)
+{
+	struct gembuf_output *out = crtc_to_output(crtc);
+	bool enable = source && !strcmp(source, "auto");
+
+	spin_lock_irq(&out->lock);
+	out->crc_enabled = enable;
+	spin_unlock_irq(&out->lock);
+	return 0;
+}
+
+static const char *const *gembuf_get_crc_sources(struct drm_crtc *crtc,
+						 size_t *count)
+{
+	*count = ARRAY_SIZE(gembuf_crc_sources);
+	return gembuf_crc_sources;
+}
+
+static const struct drm_crtc_funcs gembuf_crtc_funcs = {
+	.set_config = drm_atomic_helper_set_config,
+	.page_flip = drm_atomic_helper_page_flip,
+	.reset = gembuf_crtc_reset,
+	.atomic_duplicate_state = gembuf_crtc_duplicate_state,
+	.atomic_destroy_state = gembuf_crtc_destroy_state,
+	.enable_vblank = gembuf_enable_vblank,
+	.disable_vblank = gembuf_disable_vblank,
+	.get_vblank_timestamp = gembuf_get_vblank_timestamp,
+	.verify_crc_source = gembuf_verify_crc_source,
+	.set_crc_source = gembuf_set_crc_source,
+	.get_crc_sources = gembuf_get_crc_sources,
+};
+
+/* Collect the visible planes, by normalized zpos, for the composer. */
+static int gembuf_crtc_atomic_check(struct drm_crtc *crtc,
+				    struct drm_atomic_state *state)
+{
+	struct drm_crtc_state *crtc_state = drm_atomic_get_new_crtc_state(state, crtc);
+	struct gembuf_crtc_state *s = to_gembuf_crtc_state(crtc_state);
+	struct drm_plane_state *ps[GEMBUF_MAX_PLANES] = {};
+	struct drm_plane *plane;
+	unsigned int i, n = 0;
+	int ret;
+
+	if (crtc_state->gamma_lut &&
+	    drm_color_lut_size(crtc_state->gamma_lut) != GEMBUF_LUT_SIZE)
+		return -EINVAL;
+
+	ret = drm_atomic_add_affected_planes(state, crtc);
+	if (ret)
+		return ret;
+
+	drm_for_each_plane_mask(plane, crtc->dev, crtc_state->plane_mask) {
+		struct drm_plane_state *p = drm_atomic_get_new_plane_state(state, plane);
+
+		if (!p)
+			p = plane->state;
+		if (!p->visible || p->normalized_zpos >= GEMBUF_MAX_PLANES)
+			continue;
+		ps[p->normalized_zpos] = p;
+	}
+	for (i = 0; i < GEMBUF_MAX_PLANES; i++)
+		if (ps[i])
+			s->planes[n++] = to_gembuf_plane_state(ps[i]);
+	s->num_planes = n;
+	return 0;
+}
+
+static void gembuf_crtc_atomic_enable(struct drm_crtc *crtc,
+				      struct drm_atomic_state *state)
+{
+	drm_crtc_vblank_on(crtc);
+}
+
+static void gembuf_crtc_atomic_disable(struct drm_crtc *crtc,
+				       struct drm_atomic_state *state)
+{
+	struct gembuf_output *out = crtc_to_output(crtc);
+
+	drm_crtc_vblank_off(crtc);
+	spin_lock_irq(&out->lock);
+	out->composer_state = NULL;
+	spin_unlock_irq(&out->lock);
+	flush_workqueue(out->composer_wq);
+
+	spin_lock_irq(&crtc->dev->event_lock);
+	if (crtc->state->event) {
+		drm_crtc_send_vblank_event(crtc, crtc->state->event);
+		crtc->state->event = NULL;
+	}
+	spin_unlock_irq(&crtc->dev->event_lock);
+}
+
+static void gembuf_crtc_atomic_flush(struct drm_crtc *crtc,
+				     struct drm_atomic_state *state)
+{
+	struct gembuf_output *out = crtc_to_output(crtc);
+
+	spin_lock_irq(&out->lock);
+	out->composer_state = crtc->state->active ?
+			      to_gembuf_crtc_state(crtc->state) : NULL;
+	spin_unlock_irq(&out->lock);
+
+	if (crtc->state->event) {
+		spin_lock_irq(&crtc->dev->event_lock);
+		if (drm_crtc_vblank_get(crtc) != 0)
+			drm_crtc_send_vblank_event(crtc, crtc->state->event);
+		else
+			drm_crtc_arm_vblank_event(crtc, crtc->state->event);
+		spin_unlock_irq(&crtc->dev->event_lock);
+		crtc->state->event = NULL;
+	}
+}
+
+static const struct drm_crtc_helper_funcs gembuf_crtc_helper_funcs = {
+	.atomic_check = gembuf_crtc_atomic_check,
+	.atomic_flush = gembuf_crtc_atomic_flush,
+	.atomic_enable = gembuf_crtc_atomic_enable,
+	.atomic_disable = gembuf_crtc_atomic_disable,
+};
+
+static void gembuf_crtc_cleanup(struct drm_device *dev, void *data)
+{
+	struct gembuf_output *out = data;
+
+	destroy_workqueue(out->composer_wq);
+}
+
+/**
+ * gembuf_crtc_init() - make the CRTC of the display
+ * @gdev: the display
+ * @out: its output, with the primary and cursor planes made
+ *
+ * Return: 0 or a negative errno.
+ */
+int gembuf_crtc_init(struct gembuf_device *gdev, struct gembuf_output *out)
+{
+	struct drm_crtc *crtc = &out->crtc;
+	int ret;
+
+	ret = drmm_crtc_init_with_planes(&gdev->drm, crtc, out->primary,
+					 out->cursor, &gembuf_crtc_funcs, NULL);
+	if (ret)
+		return ret;
+	drm_crtc_helper_add(crtc, &gembuf_crtc_helper_funcs);
+	drm_mode_crtc_set_gamma_size(crtc, GEMBUF_LUT_SIZE);
+	drm_crtc_enable_color_mgmt(crtc, 0, false, GEMBUF_LUT_SIZE);
+
+	spin_lock_init(&out->lock);
+	hrtimer_init(&out->vblank_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	out->vblank_timer.function = gembuf_vblank_simulate;
+	out->composer_wq = alloc_ordered_workqueue("gembuf-composer", 0);
+	if (!out->composer_wq)
+		return -ENOMEM;
+	INIT_WORK(&out->composer_work, gembuf_composer_work);
+	return drmm_add_action_or_reset(&gdev->drm, gembuf_crtc_cleanup, out);
+}

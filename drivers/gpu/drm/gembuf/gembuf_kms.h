@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * gembuf KMS: the display's CRTC, planes, connectors and composer.
+ *
+ * The display has one CRTC with a primary plane, GEMBUF_NUM_OVERLAYS
+ * overlay planes and a cursor.  Planes read their framebuffers in place,
+ * through the display's VCM mapping of the objects; the composer blends
+ * them into an ARGB16161616 line buffer per output line and writes the
+ * frame to the writeback framebuffer and to the CRC.
+ */
+#ifndef _GEMBUF_KMS_H_
+#define _GEMBUF_KMS_H_
+
+#include <drm/drm_atomic.h>
+#include <drm/drm_crtc.h>
+#include <drm/drm_encoder.h>
+#include <drm/drm_fourcc.h>
+#include <drm/drm_plane.h>
+#include <drm/drm_writeback.h>
+#include <linux/hrtimer.h>
+#include <linux/workqueue.h>
+
+#include "gembuf_drv.h"
+
+#define GEMBUF_XRES_MIN		64
+#define GEMBUF_YRES_MIN		64
+#define GEMBUF_XRES_MAX		1920
+#define GEMBUF_YRES_MAX		1080
+#define GEMBUF_XRES_DEF		1024
+#define GEMBUF_YRES_DEF		768
+#define GEMBUF_NUM_OVERLAYS	3
+#define GEMBUF_CURSOR_SIZE	64
+#define GEMBUF_MAX_PLANES	(GEMBUF_NUM_OVERLAYS + 2)
+#define GEMBUF_LUT_SIZE		256
+
+struct gembuf_object;
+struct gembuf_mapping;
+
+/**
+ * struct gembuf_pixel - one pixel on the composer's way, 16 bits a channel
+ * @a: alpha
+ * @r: red
+ * @g: green
+ * @b: blue
+ */
+struct gembuf_pixel {
+	u16 a, r, g, b;
+};
+
+/**
+ * typedef gembuf_read_fn - read one pixel of a framebuffer
+ * @planes: the kernel addresses of the framebuffer's planes
+ * @fb: the framebuffer
+ * @x: column in the framebuffer
+ * @y: line in the framebuffer
+ * @state: the plane state, for the YCbCr encoding and range
+ * @out: the pixel, alpha not premultiplied
+ */
+typedef void (*gembuf_read_fn)(void *const planes[DRM_FORMAT_MAX_PLANES],
+			       const struct drm_framebuffer *fb, int x, int y,
+			       const struct drm_plane_state *state,
+			       struct gembuf_pixel *out);
+
+/**
+ * struct gembuf_plane_state - plane state with what composition needs
+ * @base: the DRM plane state, first
+ * @maps: the display's mapping of each framebuffer object
+ * @vaddr: kernel address of each framebuffer plane (object + offset)
+ * @read: the pixel reader of the framebuffer's format
+ * @colorkey: XRGB8888 color made transparent, where @colorkey_mask says
+ * @colorkey_mask: bits of the color compared; 0 disables the key
+ */
+struct gembuf_plane_state {
+	struct drm_plane_state base;
+	struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES];
+	void *vaddr[DRM_FORMAT_MAX_PLANES];
+	gembuf_read_fn read;
+	u32 colorkey;
+	u32 colorkey_mask;
+};
+
+#define to_gembuf_plane_state(s) container_of(s, struct gembuf_plane_state, base)
+
+/**
+ * struct gembuf_plane - a gembuf plane
+ * @base: the DRM plane
+ */
+struct gembuf_plane {
+	struct drm_plane base;
+};
+
+/**
+ * struct gembuf_crtc_state - CRTC state with the planes to compose
+ * @base: the DRM CRTC state, first
+ * @planes: the visible planes, by increasing normalized zpos
+ * @num_planes: their number
+ * @wb_pending: a writeback job waits for the next frame
+ * @wb_vaddr: kernel address of the writeback framebuffer
+ * @wb_fb: the writeback framebuffer
+ */
+struct gembuf_crtc_state {
+	struct drm_crtc_state base;
+	struct gembuf_plane_state *planes[GEMBUF_MAX_PLANES];
+	unsigned int num_planes;
+	bool wb_pending;
+	void *wb_vaddr;
+	struct drm_framebuffer *wb_fb;
+};
+
+#define to_gembuf_crtc_state(s) container_of(s, struct gembuf_crtc_state, base)
+
+/**
+ * struct gembuf_output - the display's KMS pipeline
+ * @crtc: the CRTC
+ * @encoder: the encoder of the virtual connector
+ * @connector: the virtual connector
+ * @wb: the writeback connector
+ * @primary: the primary plane
+ * @overlays: the overlay planes
+ * @cursor: the cursor plane
+ * @colorkey_prop: the "COLORKEY" plane property
+ * @colorkey_mask_prop: the "COLORKEY_MASK" plane property
+ * @vblank_timer: emulated vblank
+ * @period_ns: frame period of the current mode
+ * @composer_wq: ordered queue of composition work
+ * @composer_work: composes one frame
+ * @lock: protects @composer_state, @crc_enabled and @frame
+ * @composer_state: the CRTC state the next frame is composed from
+ * @crc_enabled: a CRC source is set
+ * @frame: vblank count of the frame being composed
+ * @frames_composed: frames the composer produced (debugfs)
+ */
+struct gembuf_output {
+	struct drm_crtc crtc;
+	struct drm_encoder encoder;
+	struct drm_connector connector;
+	struct drm_writeback_connector wb;
+	struct drm_plane *primary;
+	struct drm_plane *overlays[GEMBUF_NUM_OVERLAYS];
+	struct drm_plane *cursor;
+	struct drm_property *colorkey_prop;
+	struct drm_property *colorkey_mask_prop;
+	struct hrtimer vblank_timer;
+	ktime_t period_ns;
+	struct workqueue_struct *composer_wq;
+	struct work_struct composer_work;
+	spinlock_t lock;	/* see the kernel-doc above */
+	struct gembuf_crtc_state *composer_state;
+	bool crc_enabled;
+	u64 frame;
+	atomic64_t frames_composed;
+};
+
+#define crtc_to_output(c) container_of(c, struct gembuf_output, crtc)
+
+/* gembuf_kms.c */
+int gembuf_kms_init(struct gembuf_device *gdev);
+void gembuf_kms_fini(struct gembuf_device *gdev);
+
+/* gembuf_crtc.c */
+int gembuf_crtc_init(struct gembuf_device *gdev, struct gembuf_output *out);
+extern const char *const gembuf_crc_sources[];
+
+/* gembuf_plane.c */
+struct drm_plane *gembuf_plane_create(struct gembuf_device *gdev,
+				      struct gembuf_output *out,
+				      enum drm_plane_type type, unsigned int zpos);
+int gembuf_fb_map(struct gembuf_device *gdev, struct drm_framebuffer *fb,
+		  struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES],
+		  void *vaddr[DRM_FORMAT_MAX_PLANES]);
+void gembuf_fb_unmap(struct drm_framebuffer *fb,
+		     struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES]);
+
+/* gembuf_writeback.c */
+int gembuf_writeback_init(struct gembuf_device *gdev, struct gembuf_output *out);
+
+/* gembuf_formats.c */
+extern const u32 gembuf_plane_formats[];
+extern const unsigned int gembuf_num_plane_formats;
+extern const u32 gembuf_wb_formats[];
+extern const unsigned int gembuf_num_wb_formats;
+gembuf_read_fn gembuf_format_reader(u32 format);
+void gembuf_write_line(const struct drm_framebuffer *fb, void *vaddr, int y,
+		       const struct gembuf_pixel *line, int width);
+
+/* gembuf_composer.c */
+void gembuf_composer_work(struct work_struct *work);
+
+#endif /* _GEMBUF_KMS_H_ */

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * gembuf writeback: a writeback connector that receives every composed
+ * frame, so tests can compare pixels and the demo can save frames.
+ */
+
+#include <drm/drm_atomic.h>
+#include <drm/drm_atomic_helper.h>
+#include <drm/drm_edid.h>
+#include <drm/drm_framebuffer.h>
+#include <drm/drm_probe_helper.h>
+#include <drm/drm_writeback.h>
+#include <linux/slab.h>
+
+#include "gembuf_kms.h"
+
+/**
+ * struct gembuf_wb_job - the mapping of one writeback framebuffer
+ * @maps: the display's mapping of its objects
+ * @vaddr: its kernel address
+ */
+struct gembuf_wb_job {
+	struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES];
+	void *vaddr[DRM_FORMAT_MAX_PLANES];
+};
+
+static const struct drm_connector_funcs gembuf_wb_connector_funcs = {
+	.fill_modes = drm_helper_probe_single_connector_modes,
+	.reset = drm_atomic_helper_connector_reset,
+	.atomic_duplicate_state = drm_atomic_helper_connector_duplicate_state,
+	.atomic_destroy_state = drm_atomic_helper_connector_destroy_state,
+};
+
+static int gembuf_wb_atomic_check(struct drm_encoder *encoder,
+				  struct drm_crtc_state *crtc_state,
+				  struct drm_connector_state *conn_state)
+{
+	struct drm_framebuffer *fb;
+
+	if (!conn_state->writeback_job || !conn_state->writeback_job->fb)
+		return 0;
+	fb = conn_state->writeback_job->fb;
+	if (fb->width != crtc_state->mode.hdisplay ||
+	    fb->height != crtc_state->mode.vdisplay)
+		return -EINVAL;
+	return drm_atomic_helper_check_wb_connector_state(conn_state->connector,
+							  conn_state->state);
+}
+
+static const struct drm_encoder_helper_funcs gembuf_wb_encoder_helper_funcs = {
+	.atomic_check = gembuf_wb_atomic_check,
+};
+
+static int gembuf_wb_get_modes(struct drm_connector *connector)
+{
+	return drm_add_modes_noedid(connector, GEMBUF_XRES_MAX, GEMBUF_YRES_MAX);
+}
+
+static int gembuf_wb_prepare_job(struct drm_writeback_connector *wb,
+				 struct drm_writeback_job *job)
+{
+	struct gembuf_wb_job *wj;
+	int ret;
+
+	if (!job->fb)
+		return 0;
+	wj = kzalloc(sizeof(*wj), GFP_KERNEL);
+	if (!wj)
+		return -ENOMEM;
+	ret = gembuf_fb_map(to_gembuf_device(wb->base.dev), job->fb, wj->maps,
+			    wj->vaddr);
+	if (ret) {
+		kfree(wj);
+		return ret;
+	}
+	job->priv = wj;
+	return 0;
+}
+
+static void gembuf_wb_cleanup_job(struct drm_writeback_connector *wb,
+				  struct drm_writeback_job *job)
+{
+	struct gembuf_wb_job *wj = job->priv;
+
+	if (!wj)
+		return;
+	gembuf_fb_unmap(job->fb, wj->maps);
+	kfree(wj);
+}
+
+static void gembuf_wb_atomic_commit(struct drm_connector *connector,
+				    struct drm_atomic_state *state)
+{
+	struct drm_connector_state *conn_state =
+		drm_atomic_get_new_connector_state(state, connector);
+	struct gembuf_output *out = container_of(connector, struct gembuf_output,
+						 wb.base);
+	struct drm_writeback_job *job = conn_state->writeback_job;
+	struct gembuf_crtc_state *crtc_state;
+	struct gembuf_wb_job *wj;
+
+	if (!job || !job->fb || !conn_state->crtc)
+		return;
+	wj = job->priv;
+	crtc_state = to_gembuf_crtc_state(drm_atomic_get_new_crtc_state(state,
+							conn_state->crtc));
+
+	spin_lock_irq(&out->lock);
+	crtc_state->wb_fb = job->fb;
+	crtc_state->wb_vaddr = wj->vaddr[0] - job->fb->offsets[0];
+	crtc_state->wb_pending = true;
+	spin_unlock_irq(&out->lock);
+	drm_writeback_queue_job(&out->wb, conn_state);
+}
+
+static const struct drm_connector_helper_funcs gembuf_wb_connector_helper_funcs = {
+	.get_modes = gembuf_wb_get_modes,
+	.prepare_writeback_job = gembuf_wb_prepare_job,
+	.cleanup_writeback_job = gembuf_wb_cleanup_job,
+	.atomic_commit = gembuf_wb_atomic_commit,
+};
+
+/**
+ * gembuf_writeback_init() - make the writeback connector
+ * @gdev: the display
+ * @out: its output, with the CRTC made
+ *
+ * Return: 0 or a negative errno.
+ */
+int gembuf_writeback_init(struct gembuf_device *gdev, struct gembuf_output *out)
+{
+	int ret;
+
+	ret = drm_writeback_connector_init(&gdev->drm, &out->wb,
+					   &gembuf_wb_connector_funcs,
+					   &gembuf_wb_encoder_helper_funcs,
+					   gembuf_wb_formats, gembuf_num_wb_formats,
+					   drm_crtc_mask(&out->crtc));
+	if (ret)
+		return ret;
+	drm_connector_helper_add(&out->wb.base, &gembuf_wb_connector_helper_funcs);
+	return 0;
+}
