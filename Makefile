@@ -30,7 +30,11 @@ guest: initramfs
 
 # The main job: boot the guest and run the demo.
 run: guest
+	@mkdir -p $(OUT)
 	@bash qemu/boot.sh run
+	@test -s $(OUT)/demo/frame-0.ppm || { echo "run: the demo wrote no frame"; exit 1; }
+	@python3 qemu/png.py $(OUT)/demo/frame-*.ppm
+	@grep 'copies made' $(OUT)/demo/summary.txt
 
 # An interactive shell in the guest (Ctrl-a x leaves QEMU).
 shell: guest

@@ -21,8 +21,9 @@ for t in "${TOOLS[@]}"; do
 	cp "$SYSROOT/usr/bin/$t" "$ROOT/usr/bin/"
 done
 cp "$STAGE"/igt/* "$ROOT/usr/libexec/igt/"
-mkdir -p "$ROOT/usr/libexec/bench"
+mkdir -p "$ROOT/usr/libexec/bench" "$ROOT/usr/libexec/demo"
 cp "$STAGE"/bench/* "$ROOT/usr/libexec/bench/" 2>/dev/null || true
+cp "$STAGE"/demo/* "$ROOT/usr/libexec/demo/" 2>/dev/null || true
 cp "$TOP"/qemu/guest/init "$ROOT/init"
 for f in "$TOP"/qemu/guest/*; do
 	[ "$(basename "$f")" = init ] || cp "$f" "$ROOT/usr/libexec/gembuf/"

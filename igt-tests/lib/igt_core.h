@@ -186,6 +186,7 @@ void igt_describe_f(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define igt_assert_eq_u32(n1, n2) igt_assert_cmpuint(n1, ==, !=, n2)
 #define igt_assert_eq_u64(n1, n2) igt_assert_cmpu64(n1, ==, !=, n2)
 #define igt_assert_neq(n1, n2) igt_assert_cmpint(n1, !=, ==, n2)
+#define igt_assert_neq_u32(n1, n2) igt_assert_cmpuint(n1, !=, ==, n2)
 #define igt_assert_neq_u64(n1, n2) igt_assert_cmpu64(n1, !=, ==, n2)
 #define igt_assert_lt(n1, n2) igt_assert_cmpint(n1, <, >=, n2)
 #define igt_assert_lte(n1, n2) igt_assert_cmpint(n1, <=, >, n2)

@@ -131,6 +131,10 @@ int gembuf_kms_init(struct gembuf_device *gdev)
 	struct drm_device *dev = &gdev->drm;
 	int ret;
 
+	/* Allocated first, so it is freed after the mode config cleanup. */
+	gdev->output = drmm_kzalloc(dev, sizeof(*gdev->output), GFP_KERNEL);
+	if (!gdev->output)
+		return -ENOMEM;
 	ret = drmm_mode_config_init(dev);
 	if (ret)
 		return ret;
@@ -145,9 +149,6 @@ int gembuf_kms_init(struct gembuf_device *gdev)
 	dev->mode_config.preferred_depth = 24;
 	dev->mode_config.normalize_zpos = true;
 
-	gdev->output = drmm_kzalloc(dev, sizeof(*gdev->output), GFP_KERNEL);
-	if (!gdev->output)
-		return -ENOMEM;
 	ret = gembuf_output_init(gdev, gdev->output);
 	if (ret)
 		return ret;

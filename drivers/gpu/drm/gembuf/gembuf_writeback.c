@@ -26,6 +26,7 @@ struct gembuf_wb_job {
 
 static const struct drm_connector_funcs gembuf_wb_connector_funcs = {
 	.fill_modes = drm_helper_probe_single_connector_modes,
+	.destroy = drm_connector_cleanup,
 	.reset = drm_atomic_helper_connector_reset,
 	.atomic_duplicate_state = drm_atomic_helper_connector_duplicate_state,
 	.atomic_destroy_state = drm_atomic_helper_connector_destroy_state,

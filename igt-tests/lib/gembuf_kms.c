@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+/* See gembuf_kms.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <drm_fourcc.h>
+
+#include "gembuf.h"
+#include "gembuf_kms.h"
+
+static uint32_t prop_id(int fd, uint32_t obj, uint32_t type, const char *name)
+{
+	drmModeObjectPropertiesPtr props = drmModeObjectGetProperties(fd, obj, type);
+	uint32_t id = 0;
+
+	for (uint32_t i = 0; props && i < props->count_props; i++) {
+		drmModePropertyPtr p = drmModeGetProperty(fd, props->props[i]);
+
+		if (p && !strcmp(p->name, name))
+			id = p->prop_id;
+		drmModeFreeProperty(p);
+	}
+	drmModeFreeObjectProperties(props);
+	return id;
+}
+
+void gk_init(struct gk *k, int fd)
+{
+	drmModeResPtr res;
+	drmModePlaneResPtr pres;
+
+	memset(k, 0, sizeof(*k));
+	k->fd = fd;
+	igt_assert_eq(drmSetClientCap(fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1), 0);
+	igt_assert_eq(drmSetClientCap(fd, DRM_CLIENT_CAP_ATOMIC, 1), 0);
+	igt_assert_eq(drmSetClientCap(fd, DRM_CLIENT_CAP_WRITEBACK_CONNECTORS, 1), 0);
+
+	res = drmModeGetResources(fd);
+	igt_assert(res && res->count_crtcs == 1);
+	k->crtc_id = res->crtcs[0];
+	for (int i = 0; i < res->count_connectors; i++) {
+		drmModeConnectorPtr c = drmModeGetConnector(fd, res->connectors[i]);
+
+		igt_assert(c);
+		if (c->connector_type == DRM_MODE_CONNECTOR_WRITEBACK) {
+			k->wb_id = c->connector_id;
+		} else {
+			k->conn_id = c->connector_id;
+			for (int m = 0; m < c->count_modes; m++)
+				if (c->modes[m].type & DRM_MODE_TYPE_PREFERRED)
+					k->mode = c->modes[m];
+		}
+		drmModeFreeConnector(c);
+	}
+	drmModeFreeResources(res);
+	igt_assert(k->conn_id && k->wb_id && k->mode.hdisplay);
+	igt_assert_eq(drmModeCreatePropertyBlob(fd, &k->mode, sizeof(k->mode),
+						&k->mode_blob), 0);
+
+	pres = drmModeGetPlaneResources(fd);
+	igt_assert(pres);
+	for (uint32_t i = 0; i < pres->count_planes && i < GK_MAX_PLANES; i++) {
+		struct gk_plane *p = &k->planes[k->num_planes++];
+		uint32_t id = pres->planes[i];
+		drmModeObjectPropertiesPtr props =
+			drmModeObjectGetProperties(fd, id, DRM_MODE_OBJECT_PLANE);
+
+		p->id = id;
+		for (uint32_t j = 0; j < props->count_props; j++) {
+			drmModePropertyPtr pr = drmModeGetProperty(fd, props->props[j]);
+
+			if (!strcmp(pr->name, "type"))
+				p->type = props->prop_values[j];
+			drmModeFreeProperty(pr);
+		}
+		drmModeFreeObjectProperties(props);
+		p->zpos_prop = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "zpos");
+		p->alpha_prop = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "alpha");
+		p->blend_prop = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "pixel blend mode");
+		p->rotation_prop = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "rotation");
+		p->colorkey_prop = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "COLORKEY");
+		p->colorkey_mask_prop = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "COLORKEY_MASK");
+		p->encoding_prop = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "COLOR_ENCODING");
+		p->range_prop = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "COLOR_RANGE");
+		if (i == 0) {
+			k->p_fb = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "FB_ID");
+			k->p_crtc = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "CRTC_ID");
+			k->p_sx = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "SRC_X");
+			k->p_sy = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "SRC_Y");
+			k->p_sw = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "SRC_W");
+			k->p_sh = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "SRC_H");
+			k->p_cx = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "CRTC_X");
+			k->p_cy = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "CRTC_Y");
+			k->p_cw = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "CRTC_W");
+			k->p_ch = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "CRTC_H");
+		}
+	}
+	drmModeFreePlaneResources(pres);
+
+	k->crtc_active = prop_id(fd, k->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE");
+	k->crtc_mode_id = prop_id(fd, k->crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID");
+	k->conn_crtc_id = prop_id(fd, k->conn_id, DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID");
+	k->wb_crtc_id = prop_id(fd, k->wb_id, DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID");
+	k->wb_fb_prop = prop_id(fd, k->wb_id, DRM_MODE_OBJECT_CONNECTOR, "WRITEBACK_FB_ID");
+	k->wb_fence_prop = prop_id(fd, k->wb_id, DRM_MODE_OBJECT_CONNECTOR,
+				   "WRITEBACK_OUT_FENCE_PTR");
+	igt_assert(k->crtc_active && k->wb_fb_prop && k->wb_fence_prop);
+}
+
+const struct gk_plane *gk_plane(const struct gk *k, uint32_t type, unsigned int idx)
+{
+	for (unsigned int i = 0; i < k->num_planes; i++)
+		if (k->planes[i].type == type && idx-- == 0)
+			return &k->planes[i];
+	return NULL;
+}
+
+static uint32_t bpp_of(uint32_t format)
+{
+	switch (format) {
+	case DRM_FORMAT_RGB565:
+	case DRM_FORMAT_YUYV:
+	case DRM_FORMAT_UYVY:
+		return 16;
+	case DRM_FORMAT_XRGB16161616:
+	case DRM_FORMAT_ARGB16161616:
+		return 64;
+	case DRM_FORMAT_NV12:
+		return 8;
+	default:
+		return 32;
+	}
+}
+
+void gk_fb_from_handle(struct gk *k, struct gk_fb *fb, uint32_t handle,
+		       uint32_t width, uint32_t height, uint32_t format,
+		       uint32_t pitch, uint32_t offset1, uint32_t pitch1)
+{
+	uint32_t handles[4] = { handle, offset1 ? handle : 0 };
+	uint32_t pitches[4] = { pitch, pitch1 };
+	uint32_t offsets[4] = { 0, offset1 };
+
+	fb->handle = handle;
+	fb->width = width;
+	fb->height = height;
+	fb->format = format;
+	fb->pitch = pitch;
+	igt_assert_eq(drmModeAddFB2(k->fd, width, height, format, handles, pitches,
+				    offsets, &fb->fb_id, 0), 0);
+}
+
+void gk_fb_create(struct gk *k, struct gk_fb *fb, uint32_t width, uint32_t height,
+		  uint32_t format)
+{
+	uint32_t pitch = width * bpp_of(format) / 8, offset1 = 0;
+	uint64_t size = (uint64_t)pitch * height;
+
+	if (format == DRM_FORMAT_NV12) {
+		offset1 = size;
+		size += size / 2;
+	}
+	memset(fb, 0, sizeof(*fb));
+	fb->size = size;
+	gk_fb_from_handle(k, fb, gembuf_create(k->fd, size, 0, GEMBUF_CACHE_WB),
+			  width, height, format, pitch, offset1,
+			  offset1 ? pitch : 0);
+	fb->map = gembuf_mmap(k->fd, fb->handle, size);
+}
+
+void gk_fb_destroy(struct gk *k, struct gk_fb *fb)
+{
+	if (fb->map)
+		munmap(fb->map, fb->size);
+	drmModeRmFB(k->fd, fb->fb_id);
+	gem_close(k->fd, fb->handle);
+	memset(fb, 0, sizeof(*fb));
+}
+
+static void add(drmModeAtomicReqPtr req, uint32_t obj, uint32_t prop, uint64_t v)
+{
+	if (prop)
+		igt_assert(drmModeAtomicAddProperty(req, obj, prop, v) >= 0);
+}
+
+/*
+ * Commit @layers on the first planes (primary, then overlays, then the
+ * cursor) with @wb as writeback target, and wait for the writeback.
+ * Returns 0 or -errno of the commit.
+ */
+int gk_commit(struct gk *k, const struct gk_layer *layers, unsigned int n,
+	      const struct gk_fb *wb, uint32_t flags)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	int32_t fence = -1;
+	int ret;
+
+	flags |= DRM_MODE_ATOMIC_ALLOW_MODESET;
+	add(req, k->crtc_id, k->crtc_active, 1);
+	add(req, k->crtc_id, k->crtc_mode_id, k->mode_blob);
+	add(req, k->conn_id, k->conn_crtc_id, k->crtc_id);
+	for (unsigned int i = 0; i < k->num_planes; i++) {
+		const struct gk_plane *p = &k->planes[i];
+		const struct gk_layer *l = i < n ? &layers[i] : NULL;
+
+		if (!l || !l->fb) {
+			add(req, p->id, k->p_fb, 0);
+			add(req, p->id, k->p_crtc, 0);
+			continue;
+		}
+		add(req, p->id, k->p_fb, l->fb->fb_id);
+		add(req, p->id, k->p_crtc, k->crtc_id);
+		add(req, p->id, k->p_sx, (uint64_t)l->sx << 16);
+		add(req, p->id, k->p_sy, (uint64_t)l->sy << 16);
+		add(req, p->id, k->p_sw, (uint64_t)(l->sw ?: l->fb->width) << 16);
+		add(req, p->id, k->p_sh, (uint64_t)(l->sh ?: l->fb->height) << 16);
+		add(req, p->id, k->p_cx, (uint64_t)(int64_t)l->x);
+		add(req, p->id, k->p_cy, (uint64_t)(int64_t)l->y);
+		add(req, p->id, k->p_cw, l->w ?: (l->sw ?: l->fb->width));
+		add(req, p->id, k->p_ch, l->h ?: (l->sh ?: l->fb->height));
+		if (l->zpos >= 0 && p->type == DRM_PLANE_TYPE_OVERLAY)
+			add(req, p->id, p->zpos_prop, l->zpos);
+		add(req, p->id, p->alpha_prop, l->alpha);
+		if (l->blend >= 0)
+			add(req, p->id, p->blend_prop, l->blend);
+		add(req, p->id, p->rotation_prop, l->rotation ?: DRM_MODE_ROTATE_0);
+		add(req, p->id, p->colorkey_prop, l->colorkey);
+		add(req, p->id, p->colorkey_mask_prop, l->colorkey_mask);
+	}
+	if (wb) {
+		add(req, k->wb_id, k->wb_crtc_id, k->crtc_id);
+		add(req, k->wb_id, k->wb_fb_prop, wb->fb_id);
+		add(req, k->wb_id, k->wb_fence_prop, (uint64_t)(uintptr_t)&fence);
+	}
+	ret = drmModeAtomicCommit(k->fd, req, flags, NULL);
+	drmModeAtomicFree(req);
+	if (ret)
+		return -errno;
+	if (wb && !(flags & DRM_MODE_ATOMIC_TEST_ONLY)) {
+		struct pollfd pfd = { .fd = fence, .events = POLLIN };
+
+		igt_assert(fence >= 0);
+		igt_assert_eq(poll(&pfd, 1, 60000), 1);
+		close(fence);
+	}
+	return 0;
+}
+
+void gk_disable(struct gk *k)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+
+	add(req, k->crtc_id, k->crtc_active, 0);
+	add(req, k->crtc_id, k->crtc_mode_id, 0);
+	add(req, k->conn_id, k->conn_crtc_id, 0);
+	for (unsigned int i = 0; i < k->num_planes; i++) {
+		add(req, k->planes[i].id, k->p_fb, 0);
+		add(req, k->planes[i].id, k->p_crtc, 0);
+	}
+	igt_assert_eq(drmModeAtomicCommit(k->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET,
+					  NULL), 0);
+	drmModeAtomicFree(req);
+}

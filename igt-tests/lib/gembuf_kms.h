@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A small atomic KMS client for gembuf's display: one CRTC, its planes,
+ * the virtual connector and the writeback connector.  Tests and the demo
+ * build a frame from plane descriptions, commit it with a writeback
+ * framebuffer and read the composed pixels back.
+ */
+#ifndef GEMBUF_KMS_H
+#define GEMBUF_KMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <xf86drm.h>
+#include <xf86drmMode.h>
+
+#define GK_MAX_PLANES	8
+
+struct gk_fb {
+	uint32_t handle, fb_id, format, width, height, pitch;
+	uint64_t size;
+	void *map;
+};
+
+struct gk_plane {
+	uint32_t id, type;
+	uint32_t zpos_prop, alpha_prop, blend_prop, rotation_prop;
+	uint32_t colorkey_prop, colorkey_mask_prop;
+	uint32_t encoding_prop, range_prop;
+};
+
+struct gk_layer {
+	const struct gk_fb *fb;		/* NULL: plane disabled */
+	int x, y;			/* destination position */
+	uint32_t w, h;			/* destination size, 0: source size */
+	uint32_t sx, sy, sw, sh;	/* source rectangle in pixels, 0: whole */
+	int zpos;			/* -1: leave as is */
+	uint16_t alpha;			/* 0xffff opaque */
+	int blend;			/* -1: default; 0 none, 1 premulti, 2 coverage */
+	uint64_t rotation;		/* 0: DRM_MODE_ROTATE_0 */
+	uint32_t colorkey, colorkey_mask;
+};
+
+struct gk {
+	int fd;
+	uint32_t crtc_id, conn_id, wb_id, mode_blob;
+	drmModeModeInfo mode;
+	struct gk_plane planes[GK_MAX_PLANES];
+	unsigned int num_planes;
+	uint32_t crtc_active, crtc_mode_id, conn_crtc_id, wb_crtc_id;
+	uint32_t wb_fb_prop, wb_fence_prop;
+	uint32_t p_fb, p_crtc, p_sx, p_sy, p_sw, p_sh, p_cx, p_cy, p_cw, p_ch;
+};
+
+void gk_init(struct gk *k, int fd);
+void gk_fb_create(struct gk *k, struct gk_fb *fb, uint32_t width, uint32_t height,
+		  uint32_t format);
+void gk_fb_from_handle(struct gk *k, struct gk_fb *fb, uint32_t handle,
+		       uint32_t width, uint32_t height, uint32_t format,
+		       uint32_t pitch, uint32_t offset1, uint32_t pitch1);
+void gk_fb_destroy(struct gk *k, struct gk_fb *fb);
+int gk_commit(struct gk *k, const struct gk_layer *layers, unsigned int n,
+	      const struct gk_fb *wb, uint32_t flags);
+void gk_disable(struct gk *k);
+const struct gk_plane *gk_plane(const struct gk *k, uint32_t type, unsigned int idx);
+
+#endif /* GEMBUF_KMS_H */
