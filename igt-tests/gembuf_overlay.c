@@ -46,6 +46,17 @@ static struct gk_layer layer(struct gk_fb *fb, int x, int y, int zpos)
 				  .alpha = 0xffff, .blend = -1 };
 }
 
+/* One line of the CRC file, in the format igt_pipe_crc reads. */
+static void read_crc(int fd, unsigned int *frame, unsigned int *crc)
+{
+	char line[64];
+	ssize_t n = read(fd, line, sizeof(line) - 1);
+
+	igt_assert_f(n > 0, "CRC read: %zd (%s)\n", n, strerror(errno));
+	line[n] = '\0';
+	igt_assert_f(sscanf(line, "%x %x", frame, crc) == 2, "CRC line '%s'\n", line);
+}
+
 static void assert_px(int x, int y, uint32_t want)
 {
 	igt_assert_f(wb_px(x, y) == want, "pixel %d,%d: %06x, want %06x\n",
@@ -225,11 +236,11 @@ igt_main
 		igt_assert_eq(gk_commit(&k, l, 2, &wb, 0), 0);
 		igt_assert(near(wb_px(10, 10), 0x808080, 1));
 		/* Coverage: the color is multiplied by alpha once more. */
-		l[1].blend = 2;
+		l[1].blend = 1;
 		igt_assert_eq(gk_commit(&k, l, 2, &wb, 0), 0);
 		igt_assert(near(wb_px(10, 10), 0x404040, 1));
 		/* None: alpha ignored; plane alpha 25%. */
-		l[1].blend = 0;
+		l[1].blend = 2;
 		l[1].alpha = 0x4000;
 		igt_assert_eq(gk_commit(&k, l, 2, &wb, 0), 0);
 		igt_assert(near(wb_px(10, 10), 0x202020, 1));
@@ -289,6 +300,7 @@ igt_main
 		int ctl, data, minor = -1;
 		FILE *df;
 
+
 		for (int i = 0; i < 64 && minor < 0; i++) {
 			snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%d/name", i);
 			df = fopen(path, "r");
@@ -314,17 +326,17 @@ igt_main
 		snprintf(path, sizeof(path), "%s/data", dir);
 		data = open(path, O_RDONLY);
 		igt_assert_fd(data);
-		df = fdopen(data, "r");
-		igt_assert_eq(fscanf(df, "%x %x", &f1, &c1), 2);
-		igt_assert_eq(fscanf(df, "%x %x", &f2, &c2), 2);
+		read_crc(data, &f1, &c1);
+		read_crc(data, &f2, &c2);
+		igt_assert_lt(f1, f2);
 		igt_assert_eq_u32(c1, c2);	/* nothing changed: same CRC */
 
 		((uint32_t *)ov.map)[64 * 10 + 10] = 0xffffff;
 		/* A frame composed after the write differs. */
 		for (int i = 0; i < 4 && (c3 == 0 || c3 == c1); i++)
-			igt_assert_eq(fscanf(df, "%x %x", &f3, &c3), 2);
+			read_crc(data, &f3, &c3);
 		igt_assert_neq_u32(c3, c1);
-		fclose(df);
+		close(data);
 		gk_fb_destroy(&k, &ov);
 	}
 
@@ -334,16 +346,12 @@ igt_main
 		uint32_t h = gembuf_create(fd, 64 * 64 * 3, 0, GEMBUF_CACHE_WB);
 		uint32_t handles[4] = { h }, pitches[4] = { 64 * 3 }, offsets[4] = {};
 		uint32_t fb_id;
-		struct gk_fb bgr = {};
 		struct gk_fb ov;
 
-		/* BGR888 is not a plane format of gembuf. */
-		igt_assert_eq(drmModeAddFB2(fd, 64, 64, DRM_FORMAT_BGR888, handles,
-					    pitches, offsets, &fb_id, 0), 0);
-		bgr = (struct gk_fb){ .fb_id = fb_id, .width = 64, .height = 64 };
-		l[1] = layer(&bgr, 0, 0, 1);
-		igt_assert_eq(gk_commit(&k, l, 2, NULL, DRM_MODE_ATOMIC_TEST_ONLY), -EINVAL);
-		drmModeRmFB(fd, fb_id);
+		/* BGR888 is no plane's format: ADDFB2 refuses it. */
+		igt_assert_neq(drmModeAddFB2(fd, 64, 64, DRM_FORMAT_BGR888, handles,
+					     pitches, offsets, &fb_id, 0), 0);
+		igt_assert_eq(errno, EINVAL);
 		/* Too small for XRGB8888 64x64. */
 		pitches[0] = 64 * 4;
 		igt_assert_neq(drmModeAddFB2(fd, 64, 64, DRM_FORMAT_XRGB8888, handles,

@@ -114,7 +114,7 @@ igt_simple_main
 				/* The last overlay goes under the others after frame 1. */
 				.zpos = n >= 2 && o == 2 ? 1 : o + 1 + (n >= 2 && o < 2),
 				.alpha = o == 1 ? 0xc000 : 0xffff,
-				.blend = o == 2 ? 2 : -1,
+				.blend = o == 2 ? 1 : -1,	/* coverage */
 			};
 		igt_assert_eq(gk_commit(&k, layers, 1 + OVERLAYS, &wb, 0), 0);
 		save_ppm(dir, n, &wb);

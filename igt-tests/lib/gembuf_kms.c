@@ -255,6 +255,7 @@ void gk_disable(struct gk *k)
 	add(req, k->crtc_id, k->crtc_active, 0);
 	add(req, k->crtc_id, k->crtc_mode_id, 0);
 	add(req, k->conn_id, k->conn_crtc_id, 0);
+	add(req, k->wb_id, k->wb_crtc_id, 0);
 	for (unsigned int i = 0; i < k->num_planes; i++) {
 		add(req, k->planes[i].id, k->p_fb, 0);
 		add(req, k->planes[i].id, k->p_crtc, 0);

@@ -35,7 +35,7 @@ struct gk_layer {
 	uint32_t sx, sy, sw, sh;	/* source rectangle in pixels, 0: whole */
 	int zpos;			/* -1: leave as is */
 	uint16_t alpha;			/* 0xffff opaque */
-	int blend;			/* -1: default; 0 none, 1 premulti, 2 coverage */
+	int blend;			/* -1: default; 0 premulti, 1 coverage, 2 none */
 	uint64_t rotation;		/* 0: DRM_MODE_ROTATE_0 */
 	uint32_t colorkey, colorkey_mask;
 };

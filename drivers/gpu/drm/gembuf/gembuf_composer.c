@@ -179,8 +179,10 @@ void gembuf_composer_work(struct work_struct *work)
 	if (crc_on)
 		drm_crtc_add_crc_entry(&out->crtc, true, frame, &crc);
 out:
-	if (wb)
+	if (wb) {
 		drm_writeback_signal_completion(&out->wb, line && scratch ? 0 : -ENOMEM);
+		drm_crtc_vblank_put(&out->crtc);
+	}
 	kvfree(scratch);
 	kvfree(line);
 }

@@ -8,6 +8,7 @@
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_color_mgmt.h>
 #include <drm/drm_managed.h>
+#include <drm/drm_print.h>
 #include <drm/drm_vblank.h>
 
 #include "gembuf_kms.h"
@@ -111,10 +112,20 @@ static int gembuf_set_crc_source(struct drm_crtc *crtc, const char *source)
 {
 	struct gembuf_output *out = crtc_to_output(crtc);
 	bool enable = source && !strcmp(source, "auto");
+	bool was;
+	int ret = 0;
 
+	/* Frames are composed on vblank: a CRC source keeps it running. */
+	if (enable)
+		ret = drm_crtc_vblank_get(crtc);
+	if (ret)
+		return ret;
 	spin_lock_irq(&out->lock);
+	was = out->crc_enabled;
 	out->crc_enabled = enable;
 	spin_unlock_irq(&out->lock);
+	if (was)
+		drm_crtc_vblank_put(crtc);
 	return 0;
 }
 
@@ -151,12 +162,17 @@ static int gembuf_crtc_atomic_check(struct drm_crtc *crtc,
 	int ret;
 
 	if (crtc_state->gamma_lut &&
-	    drm_color_lut_size(crtc_state->gamma_lut) != GEMBUF_LUT_SIZE)
+	    drm_color_lut_size(crtc_state->gamma_lut) != GEMBUF_LUT_SIZE) {
+		drm_dbg_kms(crtc->dev, "gamma LUT of %u entries, not %u\n",
+			    drm_color_lut_size(crtc_state->gamma_lut), GEMBUF_LUT_SIZE);
 		return -EINVAL;
+	}
 
 	ret = drm_atomic_add_affected_planes(state, crtc);
-	if (ret)
+	if (ret) {
+		drm_dbg_kms(crtc->dev, "adding planes: %d\n", ret);
 		return ret;
+	}
 
 	drm_for_each_plane_mask(plane, crtc->dev, crtc_state->plane_mask) {
 		struct drm_plane_state *p = drm_atomic_get_new_plane_state(state, plane);

@@ -117,7 +117,14 @@ static int gembuf_output_init(struct gembuf_device *gdev,
 	if (ret)
 		return ret;
 
-	return gembuf_writeback_init(gdev, out);
+	ret = gembuf_writeback_init(gdev, out);
+	if (ret)
+		return ret;
+	/* The CRTC drives both at once: each encoder is the other's clone. */
+	out->encoder.possible_clones = drm_encoder_mask(&out->encoder) |
+				       drm_encoder_mask(&out->wb.encoder);
+	out->wb.encoder.possible_clones = out->encoder.possible_clones;
+	return 0;
 }
 
 /**

@@ -13,6 +13,7 @@
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_gem_atomic_helper.h>
 #include <drm/drm_managed.h>
+#include <drm/drm_print.h>
 
 #include "gembuf_kms.h"
 
@@ -159,6 +160,7 @@ static int gembuf_plane_atomic_check(struct drm_plane *plane,
 	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state, plane);
 	struct drm_crtc_state *crtc_state;
 	bool scaling = plane->type != DRM_PLANE_TYPE_CURSOR;
+	int ret;
 
 	if (!new->fb || WARN_ON(!new->crtc))
 		return 0;
@@ -167,12 +169,15 @@ static int gembuf_plane_atomic_check(struct drm_plane *plane,
 		return PTR_ERR(crtc_state);
 
 	/* Overlays scale from 1/8 to 8 times; the cursor does not scale. */
-	return drm_atomic_helper_check_plane_state(new, crtc_state,
+	ret = drm_atomic_helper_check_plane_state(new, crtc_state,
 						   scaling ? DRM_PLANE_NO_SCALING / 8 :
 							     DRM_PLANE_NO_SCALING,
 						   scaling ? DRM_PLANE_NO_SCALING * 8 :
 							     DRM_PLANE_NO_SCALING,
 						   true, true);
+	if (ret)
+		drm_dbg_kms(plane->dev, "[PLANE:%d] refused: %d\n", plane->base.id, ret);
+	return ret;
 }
 
 static int gembuf_plane_prepare_fb(struct drm_plane *plane,
@@ -200,8 +205,15 @@ static void gembuf_plane_cleanup_fb(struct drm_plane *plane,
 		gembuf_fb_unmap(state->fb, s->maps);
 }
 
+/* The plane state holds all the composer needs: nothing to program. */
+static void gembuf_plane_atomic_update(struct drm_plane *plane,
+				       struct drm_atomic_state *state)
+{
+}
+
 static const struct drm_plane_helper_funcs gembuf_plane_helper_funcs = {
 	.atomic_check = gembuf_plane_atomic_check,
+	.atomic_update = gembuf_plane_atomic_update,
 	.prepare_fb = gembuf_plane_prepare_fb,
 	.cleanup_fb = gembuf_plane_cleanup_fb,
 };

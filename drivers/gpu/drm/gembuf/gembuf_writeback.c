@@ -8,7 +8,9 @@
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_edid.h>
 #include <drm/drm_framebuffer.h>
+#include <drm/drm_print.h>
 #include <drm/drm_probe_helper.h>
+#include <drm/drm_vblank.h>
 #include <drm/drm_writeback.h>
 #include <linux/slab.h>
 
@@ -42,8 +44,12 @@ static int gembuf_wb_atomic_check(struct drm_encoder *encoder,
 		return 0;
 	fb = conn_state->writeback_job->fb;
 	if (fb->width != crtc_state->mode.hdisplay ||
-	    fb->height != crtc_state->mode.vdisplay)
+	    fb->height != crtc_state->mode.vdisplay) {
+		drm_dbg_kms(encoder->dev, "writeback %ux%u for a %ux%u mode\n",
+			    fb->width, fb->height, crtc_state->mode.hdisplay,
+			    crtc_state->mode.vdisplay);
 		return -EINVAL;
+	}
 	return drm_atomic_helper_check_wb_connector_state(conn_state->connector,
 							  conn_state->state);
 }
@@ -106,6 +112,9 @@ static void gembuf_wb_atomic_commit(struct drm_connector *connector,
 	crtc_state = to_gembuf_crtc_state(drm_atomic_get_new_crtc_state(state,
 							conn_state->crtc));
 
+	/* The composer runs on vblank: keep it ticking until the job is done. */
+	if (drm_crtc_vblank_get(&out->crtc))
+		return;
 	spin_lock_irq(&out->lock);
 	crtc_state->wb_fb = job->fb;
 	crtc_state->wb_vaddr = wj->vaddr[0] - job->fb->offsets[0];
