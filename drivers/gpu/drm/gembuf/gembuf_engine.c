@@ -346,53 +346,60 @@ static int gembuf_job_map(struct gembuf_job *job, struct drm_file *file,
 	return 0;
 }
 
-int gembuf_dma_fill_ioctl(struct drm_device *dev, void *data,
-			  struct drm_file *file)
+/* The job, or an ERR_PTR() for a device without engine or bad flags. */
+static struct gembuf_job *gembuf_job_begin(struct drm_device *dev, u32 flags,
+					   u32 pad)
 {
 	struct gembuf_engine *engine = gembuf_engine_of(dev);
-	struct drm_gembuf_dma_fill *args = data;
-	struct gembuf_job *job;
-	int ret;
 
 	if (!engine)
-		return -EOPNOTSUPP;
-	if (args->flags || args->pad)
-		return -EINVAL;
-	job = gembuf_job_new(engine);
-	if (!job)
-		return -ENOMEM;
-	ret = gembuf_job_map(job, file, args->handle, true);
-	if (!ret)
-		ret = gembuf_check_range(&job->dst->base, args->offset, args->size);
-	if (ret) {
-		gembuf_job_abort(job);
-		return ret;
-	}
-	job->dst_addr = vcm_get_dev_addr(job->dst_map->res) + args->offset;
-	job->size = args->size;
-	job->value = args->value;
+		return ERR_PTR(-EOPNOTSUPP);
+	if (flags || pad)
+		return ERR_PTR(-EINVAL);
+	return gembuf_job_new(engine) ?: ERR_PTR(-ENOMEM);
+}
 
-	ret = gembuf_job_submit(job);
+/* Submit a job that was set up without error, or undo it. */
+static int gembuf_job_end(struct gembuf_job *job, int ret)
+{
+	if (!ret)
+		ret = gembuf_job_submit(job);
 	if (ret)
 		gembuf_job_abort(job);
 	return ret;
 }
 
+int gembuf_dma_fill_ioctl(struct drm_device *dev, void *data,
+			  struct drm_file *file)
+{
+	struct drm_gembuf_dma_fill *args = data;
+	struct gembuf_job *job;
+	int ret;
+
+	job = gembuf_job_begin(dev, args->flags, args->pad);
+	if (IS_ERR(job))
+		return PTR_ERR(job);
+	ret = gembuf_job_map(job, file, args->handle, true);
+	if (!ret)
+		ret = gembuf_check_range(&job->dst->base, args->offset, args->size);
+	if (!ret) {
+		job->dst_addr = vcm_get_dev_addr(job->dst_map->res) + args->offset;
+		job->size = args->size;
+		job->value = args->value;
+	}
+	return gembuf_job_end(job, ret);
+}
+
 int gembuf_dma_copy_ioctl(struct drm_device *dev, void *data,
 			  struct drm_file *file)
 {
-	struct gembuf_engine *engine = gembuf_engine_of(dev);
 	struct drm_gembuf_dma_copy *args = data;
 	struct gembuf_job *job;
 	int ret;
 
-	if (!engine)
-		return -EOPNOTSUPP;
-	if (args->flags || args->pad)
-		return -EINVAL;
-	job = gembuf_job_new(engine);
-	if (!job)
-		return -ENOMEM;
+	job = gembuf_job_begin(dev, args->flags, args->pad);
+	if (IS_ERR(job))
+		return PTR_ERR(job);
 	ret = gembuf_job_map(job, file, args->dst_handle, true);
 	if (!ret)
 		ret = gembuf_job_map(job, file, args->src_handle, false);
@@ -405,18 +412,12 @@ int gembuf_dma_copy_ioctl(struct drm_device *dev, void *data,
 	    args->dst_offset < args->src_offset + args->size &&
 	    args->src_offset < args->dst_offset + args->size)
 		ret = -EINVAL;
-	if (ret) {
-		gembuf_job_abort(job);
-		return ret;
+	if (!ret) {
+		job->dst_addr = vcm_get_dev_addr(job->dst_map->res) + args->dst_offset;
+		job->src_addr = vcm_get_dev_addr(job->src_map->res) + args->src_offset;
+		job->size = args->size;
 	}
-	job->dst_addr = vcm_get_dev_addr(job->dst_map->res) + args->dst_offset;
-	job->src_addr = vcm_get_dev_addr(job->src_map->res) + args->src_offset;
-	job->size = args->size;
-
-	ret = gembuf_job_submit(job);
-	if (ret)
-		gembuf_job_abort(job);
-	return ret;
+	return gembuf_job_end(job, ret);
 }
 
 static int gembuf_engine_probe(struct pci_dev *pdev,

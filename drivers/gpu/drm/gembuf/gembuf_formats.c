@@ -25,12 +25,14 @@ const u32 gembuf_plane_formats[] = {
 	DRM_FORMAT_UYVY,
 	DRM_FORMAT_NV12,
 };
+
 const unsigned int gembuf_num_plane_formats = ARRAY_SIZE(gembuf_plane_formats);
 
 const u32 gembuf_wb_formats[] = {
 	DRM_FORMAT_XRGB8888,
 	DRM_FORMAT_XRGB2101010,
 };
+
 const unsigned int gembuf_num_wb_formats = ARRAY_SIZE(gembuf_wb_formats);
 
 static void *pixel_ptr(void *const planes[DRM_FORMAT_MAX_PLANES],

@@ -160,7 +160,7 @@ static int gembuf_plane_atomic_check(struct drm_plane *plane,
 	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state, plane);
 	struct drm_crtc_state *crtc_state;
 	bool scaling = plane->type != DRM_PLANE_TYPE_CURSOR;
-	int ret;
+	int min_scale, max_scale, ret;
 
 	if (!new->fb || WARN_ON(!new->crtc))
 		return 0;
@@ -169,12 +169,10 @@ static int gembuf_plane_atomic_check(struct drm_plane *plane,
 		return PTR_ERR(crtc_state);
 
 	/* Overlays scale from 1/8 to 8 times; the cursor does not scale. */
-	ret = drm_atomic_helper_check_plane_state(new, crtc_state,
-						   scaling ? DRM_PLANE_NO_SCALING / 8 :
-							     DRM_PLANE_NO_SCALING,
-						   scaling ? DRM_PLANE_NO_SCALING * 8 :
-							     DRM_PLANE_NO_SCALING,
-						   true, true);
+	min_scale = scaling ? DRM_PLANE_NO_SCALING / 8 : DRM_PLANE_NO_SCALING;
+	max_scale = scaling ? DRM_PLANE_NO_SCALING * 8 : DRM_PLANE_NO_SCALING;
+	ret = drm_atomic_helper_check_plane_state(new, crtc_state, min_scale,
+						  max_scale, true, true);
 	if (ret)
 		drm_dbg_kms(plane->dev, "[PLANE:%d] refused: %d\n", plane->base.id, ret);
 	return ret;

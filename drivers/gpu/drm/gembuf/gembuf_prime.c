@@ -133,35 +133,38 @@ static void gembuf_unmap_dma_buf(struct dma_buf_attachment *attach,
 }
 
 /*
- * The CPU is about to access the buffer: make the writes of importers
- * that map it with the DMA API visible.  Mappings through VCM share the
- * object's cache class and need nothing here.
+ * Around CPU access, sync the mappings of importers that use the DMA API.
+ * Mappings through VCM share the object's cache class and need nothing.
  */
-static int gembuf_begin_cpu_access(struct dma_buf *dmabuf,
-				   enum dma_data_direction dir)
+static void gembuf_sync_dma_api(struct dma_buf *dmabuf,
+				enum dma_data_direction dir, bool for_cpu)
 {
 	struct gembuf_object *obj = to_gembuf_object(dmabuf->priv)->real;
 	struct gembuf_mapping *map;
 
 	mutex_lock(&obj->lock);
-	list_for_each_entry(map, &obj->mappings, node)
-		if (map->kind == GEMBUF_MAPPING_DMA_API)
+	list_for_each_entry(map, &obj->mappings, node) {
+		if (map->kind != GEMBUF_MAPPING_DMA_API)
+			continue;
+		if (for_cpu)
 			dma_sync_sgtable_for_cpu(map->dev, map->sgt, dir);
+		else
+			dma_sync_sgtable_for_device(map->dev, map->sgt, dir);
+	}
 	mutex_unlock(&obj->lock);
+}
+
+static int gembuf_begin_cpu_access(struct dma_buf *dmabuf,
+				   enum dma_data_direction dir)
+{
+	gembuf_sync_dma_api(dmabuf, dir, true);
 	return 0;
 }
 
 static int gembuf_end_cpu_access(struct dma_buf *dmabuf,
 				 enum dma_data_direction dir)
 {
-	struct gembuf_object *obj = to_gembuf_object(dmabuf->priv)->real;
-	struct gembuf_mapping *map;
-
-	mutex_lock(&obj->lock);
-	list_for_each_entry(map, &obj->mappings, node)
-		if (map->kind == GEMBUF_MAPPING_DMA_API)
-			dma_sync_sgtable_for_device(map->dev, map->sgt, dir);
-	mutex_unlock(&obj->lock);
+	gembuf_sync_dma_api(dmabuf, dir, false);
 	return 0;
 }
 

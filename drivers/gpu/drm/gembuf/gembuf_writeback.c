@@ -103,14 +103,15 @@ static void gembuf_wb_atomic_commit(struct drm_connector *connector,
 	struct gembuf_output *out = container_of(connector, struct gembuf_output,
 						 wb.base);
 	struct drm_writeback_job *job = conn_state->writeback_job;
+	struct drm_crtc_state *new_crtc_state;
 	struct gembuf_crtc_state *crtc_state;
 	struct gembuf_wb_job *wj;
 
 	if (!job || !job->fb || !conn_state->crtc)
 		return;
 	wj = job->priv;
-	crtc_state = to_gembuf_crtc_state(drm_atomic_get_new_crtc_state(state,
-							conn_state->crtc));
+	new_crtc_state = drm_atomic_get_new_crtc_state(state, conn_state->crtc);
+	crtc_state = to_gembuf_crtc_state(new_crtc_state);
 
 	/* The composer runs on vblank: keep it ticking until the job is done. */
 	if (drm_crtc_vblank_get(&out->crtc))
