@@ -35,14 +35,17 @@ static void check_words(const uint32_t *p, size_t n, uint32_t base)
 		igt_assert_f(p[i] == base + i, "word %zu: %08x\n", i, p[i]);
 }
 
-static int heap_alloc(size_t size)
+static int heap_alloc(const char *name, size_t size)
 {
 	struct dma_heap_allocation_data a = {
 		.len = size, .fd_flags = O_RDWR | O_CLOEXEC,
 	};
-	int heap = open("/dev/dma_heap/system", O_RDWR);
+	char path[64];
+	int heap;
 
-	igt_require_f(heap >= 0, "no dma-heaps system heap\n");
+	snprintf(path, sizeof(path), "/dev/dma_heap/%s", name);
+	heap = open(path, O_RDWR);
+	igt_require_f(heap >= 0, "no dma-heaps %s heap\n", name);
 	igt_assert_eq(ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a), 0);
 	close(heap);
 	return a.fd;
@@ -160,21 +163,28 @@ igt_main
 		drm_close_driver(vgem);
 	}
 
-	igt_describe("A dma-heaps system-heap buffer imported by the engine is written by DMA and read through the heap's mapping.");
-	igt_subtest("from-dma-heap") {
-		int fd = heap_alloc(1 << 20);
-		uint32_t *v = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		uint32_t h;
+	igt_describe("Buffers of the dma-heaps system heap and CMA heap (\"reserved\") imported by the engine are written by DMA and read through the heap's mapping.");
+	igt_subtest_with_dynamic("from-dma-heap") {
+		static const char *const heaps[] = { "system", "reserved" };
 
-		igt_assert(v != MAP_FAILED);
-		fill_words(v, 1024, 0x40);
-		h = prime_fd_to_handle(engine, fd);
-		igt_assert_eq(__gembuf_copy(engine, h, 65536, h, 0, 4096), 0);
-		gembuf_wait(engine, h);
-		check_words(v + 16384, 1024, 0x40);
-		gem_close(engine, h);
-		munmap(v, 1 << 20);
-		close(fd);
+		for (unsigned int i = 0; i < ARRAY_SIZE(heaps); i++) {
+			igt_dynamic(heaps[i]) {
+				int fd = heap_alloc(heaps[i], 1 << 20);
+				uint32_t *v = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+						   MAP_SHARED, fd, 0);
+				uint32_t h;
+
+				igt_assert(v != MAP_FAILED);
+				fill_words(v, 1024, 0x40);
+				h = prime_fd_to_handle(engine, fd);
+				igt_assert_eq(__gembuf_copy(engine, h, 65536, h, 0, 4096), 0);
+				gembuf_wait(engine, h);
+				check_words(v + 16384, 1024, 0x40);
+				gem_close(engine, h);
+				munmap(v, 1 << 20);
+				close(fd);
+			}
+		}
 	}
 
 	igt_describe("A udmabuf (memfd pages) imported by the engine is written by DMA and read through the memfd.");
