@@ -100,8 +100,7 @@ struct gembuf_mapping {
  * @sgt: for a foreign import, the importer's mapping that @physmem wraps
  * @lock: protects @mappings
  * @mappings: the mappings of @physmem
- * @vaddr: kernel mapping for vmap, while @vmap_count is positive
- * @vmap_count: vmap users
+ * @vmap: the kernel's mapping for vmap, shared by its users
  * @engine_map: the engine's mapping, held by this object (an import on the
  *	engine, or an object of the engine) from its first DMA until it is
  *	freed, so jobs do not map and unmap every time
@@ -115,8 +114,7 @@ struct gembuf_object {
 	struct sg_table *sgt;
 	struct mutex lock;	/* see the kernel-doc above */
 	struct list_head mappings;
-	void *vaddr;
-	unsigned int vmap_count;
+	struct gembuf_mapping *vmap;
 	struct gembuf_mapping *engine_map;
 };
 

@@ -138,24 +138,21 @@ void gembuf_mapping_put(struct gembuf_object *obj, struct gembuf_mapping *map)
  */
 void *gembuf_vmap(struct gembuf_object *obj)
 {
-	struct gembuf_mapping *map = NULL;
+	struct gembuf_mapping *map;
 	void *vaddr;
 
 	obj = obj->real;
 	mutex_lock(&obj->lock);
-	if (obj->vmap_count++) {
-		vaddr = obj->vaddr;
-		goto out;
+	map = obj->vmap;
+	if (map) {
+		map->users++;
+	} else {
+		map = gembuf_mapping_new(obj, gembuf.kernel_vcm,
+					 GEMBUF_MAPPING_KERNEL);
+		if (!IS_ERR(map))
+			obj->vmap = map;
 	}
-	map = gembuf_mapping_new(obj, gembuf.kernel_vcm, GEMBUF_MAPPING_KERNEL);
-	if (IS_ERR(map)) {
-		obj->vmap_count--;
-		vaddr = ERR_CAST(map);
-		goto out;
-	}
-	vaddr = vcm_get_vaddr(map->res);
-	obj->vaddr = vaddr;
-out:
+	vaddr = IS_ERR(map) ? ERR_CAST(map) : vcm_get_vaddr(map->res);
 	mutex_unlock(&obj->lock);
 	return vaddr;
 }
@@ -166,19 +163,11 @@ out:
  */
 void gembuf_vunmap(struct gembuf_object *obj)
 {
-	struct gembuf_mapping *map;
-
 	obj = obj->real;
 	mutex_lock(&obj->lock);
-	if (!WARN_ON(!obj->vmap_count) && !--obj->vmap_count) {
-		list_for_each_entry(map, &obj->mappings, node) {
-			if (!map->gdev && map->kind == GEMBUF_MAPPING_KERNEL &&
-			    vcm_get_vaddr(map->res) == obj->vaddr) {
-				gembuf_mapping_release(obj, map);
-				break;
-			}
-		}
-		obj->vaddr = NULL;
+	if (!WARN_ON(!obj->vmap) && !--obj->vmap->users) {
+		gembuf_mapping_release(obj, obj->vmap);
+		obj->vmap = NULL;
 	}
 	mutex_unlock(&obj->lock);
 }
