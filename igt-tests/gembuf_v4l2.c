@@ -17,32 +17,12 @@
 
 #include "igt.h"
 #include "gembuf.h"
+#include "vivid.h"
 
 IGT_TEST_DESCRIPTION("Share buffers between vivid (V4L2) and gembuf.");
 
 #define W 320
 #define H 240
-
-static int open_vivid_capture(void)
-{
-	char path[32];
-
-	for (int i = 0; i < 16; i++) {
-		struct v4l2_capability cap = {};
-		int fd;
-
-		snprintf(path, sizeof(path), "/dev/video%d", i);
-		fd = open(path, O_RDWR);
-		if (fd < 0)
-			continue;
-		if (!ioctl(fd, VIDIOC_QUERYCAP, &cap) &&
-		    !strcmp((char *)cap.driver, "vivid") &&
-		    (cap.device_caps & V4L2_CAP_VIDEO_CAPTURE))
-			return fd;
-		close(fd);
-	}
-	return -1;
-}
 
 /* YUYV near 320x240; vivid picks the size its input allows. */
 static uint32_t set_format(int v, uint32_t *width, uint32_t *height)
@@ -93,7 +73,7 @@ igt_main
 	int v = -1, engine = -1, display = -1;
 
 	igt_fixture {
-		v = open_vivid_capture();
+		v = vivid_open_capture(NULL, 0);
 		igt_require_f(v >= 0, "no vivid capture device\n");
 		engine = gembuf_open_engine();
 		display = gembuf_open_display();

@@ -12,6 +12,15 @@ HOST_PKGS=(gcc-aarch64-linux-gnu qemu-system-arm ccache sparse
 	   python3 kmod git make perl xz-utils)
 GUEST_PKGS=(busybox-static libc6 libdrm2 libdrm-dev libdrm-tests
 	    libdrm-amdgpu1 libdrm-etnaviv1 libdrm-tegra0)
+# GStreamer for the camera-to-overlay path (v4l2src into kmssink), with
+# the libraries its plugins need: apt-get download takes no dependencies.
+GUEST_PKGS+=(gstreamer1.0-tools libgstreamer1.0-0 gstreamer1.0-plugins-base
+	     gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+	     libgstreamer-plugins-base1.0-0 libgstreamer-plugins-bad1.0-0
+	     libglib2.0-0 libgudev-1.0-0 libv4l-0 libv4lconvert0 liborc-0.4-0
+	     libffi8 libpcre2-8-0 libmount1 libselinux1 zlib1g libblkid1
+	     libudev1 libjpeg62-turbo libunwind8 libdw1 libelf1 liblzma5
+	     libbz2-1.0 libzstd1 libcap2)
 
 apt_updated=
 apt_update() {

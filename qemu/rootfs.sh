@@ -21,6 +21,13 @@ for t in "${TOOLS[@]}"; do
 	cp "$SYSROOT/usr/bin/$t" "$ROOT/usr/bin/"
 done
 cp "$STAGE"/igt/* "$ROOT/usr/libexec/igt/"
+# GStreamer: gst-launch-1.0 and the plugins the tests use, no more.
+cp "$SYSROOT/usr/bin/gst-launch-1.0" "$ROOT/usr/bin/"
+GST_DIR=usr/lib/aarch64-linux-gnu/gstreamer-1.0
+mkdir -p "$ROOT/$GST_DIR"
+for p in coreelements kms video4linux2 videoconvertscale videotestsrc; do
+	cp "$SYSROOT/$GST_DIR/libgst$p.so" "$ROOT/$GST_DIR/"
+done
 mkdir -p "$ROOT/usr/libexec/bench" "$ROOT/usr/libexec/demo"
 cp "$STAGE"/bench/* "$ROOT/usr/libexec/bench/" 2>/dev/null || true
 cp "$STAGE"/demo/* "$ROOT/usr/libexec/demo/" 2>/dev/null || true

@@ -7,12 +7,20 @@
 #include <drm/drm_file.h>
 #include <linux/seq_file.h>
 
-#include "gembuf_drv.h"
+#include "gembuf_kms.h"
 
 static int gembuf_state_show(struct seq_file *m, void *data)
 {
+	struct drm_debugfs_entry *entry = m->private;
+	struct gembuf_output *out = to_gembuf_device(entry->dev)->output;
+
 	seq_printf(m, "objects %d\n", atomic_read(&gembuf.objects));
 	seq_printf(m, "mappings %d\n", atomic_read(&gembuf.mappings));
+	if (!out)
+		return 0;
+	seq_printf(m, "frames_composed %lld\n", atomic64_read(&out->frames_composed));
+	seq_printf(m, "fb_flips %lld\n", atomic64_read(&out->fb_flips));
+	seq_printf(m, "fb_flips_foreign %lld\n", atomic64_read(&out->fb_flips_foreign));
 	return 0;
 }
 

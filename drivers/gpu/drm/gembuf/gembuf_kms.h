@@ -129,6 +129,9 @@ struct gembuf_crtc_state {
  * @crc_enabled: a CRC source is set
  * @frame: vblank count of the frame being composed
  * @frames_composed: frames the composer produced (debugfs)
+ * @fb_flips: framebuffers latched onto a plane by a commit (debugfs)
+ * @fb_flips_foreign: those of them over memory another driver allocated
+ *	(a foreign dma-buf import), scanned out in place all the same
  */
 struct gembuf_output {
 	struct drm_crtc crtc;
@@ -149,6 +152,8 @@ struct gembuf_output {
 	bool crc_enabled;
 	u64 frame;
 	atomic64_t frames_composed;
+	atomic64_t fb_flips;
+	atomic64_t fb_flips_foreign;
 };
 
 #define crtc_to_output(c) container_of(c, struct gembuf_output, crtc)

@@ -203,10 +203,23 @@ static void gembuf_plane_cleanup_fb(struct drm_plane *plane,
 		gembuf_fb_unmap(state->fb, s->maps);
 }
 
-/* The plane state holds all the composer needs: nothing to program. */
+/*
+ * The plane state holds all the composer needs: nothing to program.
+ * Count the framebuffers latched, so tests can tell that a client's
+ * imported buffers reached the plane themselves rather than a copy.
+ */
 static void gembuf_plane_atomic_update(struct drm_plane *plane,
 				       struct drm_atomic_state *state)
 {
+	struct drm_plane_state *old = drm_atomic_get_old_plane_state(state, plane);
+	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state, plane);
+	struct gembuf_output *out = plane_output(plane);
+
+	if (!new->fb || new->fb == old->fb)
+		return;
+	atomic64_inc(&out->fb_flips);
+	if (to_gembuf_object(new->fb->obj[0])->sgt)
+		atomic64_inc(&out->fb_flips_foreign);
 }
 
 static const struct drm_plane_helper_funcs gembuf_plane_helper_funcs = {
