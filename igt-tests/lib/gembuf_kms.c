@@ -110,6 +110,27 @@ void gk_init(struct gk *k, int fd)
 	igt_assert(k->crtc_active && k->wb_fb_prop && k->wb_fence_prop);
 }
 
+bool gk_set_mode(struct gk *k, uint16_t width, uint16_t height)
+{
+	drmModeConnectorPtr c = drmModeGetConnector(k->fd, k->conn_id);
+	bool found = false;
+
+	igt_assert(c);
+	for (int m = 0; m < c->count_modes && !found; m++) {
+		if (c->modes[m].hdisplay != width || c->modes[m].vdisplay != height)
+			continue;
+		k->mode = c->modes[m];
+		found = true;
+	}
+	drmModeFreeConnector(c);
+	if (!found)
+		return false;
+	drmModeDestroyPropertyBlob(k->fd, k->mode_blob);
+	igt_assert_eq(drmModeCreatePropertyBlob(k->fd, &k->mode, sizeof(k->mode),
+						&k->mode_blob), 0);
+	return true;
+}
+
 const struct gk_plane *gk_plane(const struct gk *k, uint32_t type, unsigned int idx)
 {
 	for (unsigned int i = 0; i < k->num_planes; i++)
@@ -163,6 +184,19 @@ void gk_fb_create(struct gk *k, struct gk_fb *fb, uint32_t width, uint32_t heigh
 		size += size / 2;
 	}
 	memset(fb, 0, sizeof(*fb));
+	if (!is_gembuf_device(k->fd)) {
+		/* Other drivers (vkms, for comparisons): a dumb buffer. */
+		uint32_t h;
+
+		igt_assert_eq(offset1, 0);
+		h = kmstest_dumb_create(k->fd, width, height, bpp_of(format),
+					&pitch, &size);
+		fb->size = size;
+		gk_fb_from_handle(k, fb, h, width, height, format, pitch, 0, 0);
+		fb->map = kmstest_dumb_map_buffer(k->fd, h, size,
+						  PROT_READ | PROT_WRITE);
+		return;
+	}
 	fb->size = size;
 	gk_fb_from_handle(k, fb, gembuf_create(k->fd, size, 0, GEMBUF_CACHE_WB),
 			  width, height, format, pitch, offset1,
@@ -200,7 +234,7 @@ int gk_commit(struct gk *k, const struct gk_layer *layers, unsigned int n,
 	flags |= DRM_MODE_ATOMIC_ALLOW_MODESET;
 	add(req, k->crtc_id, k->crtc_active, 1);
 	add(req, k->crtc_id, k->crtc_mode_id, k->mode_blob);
-	add(req, k->conn_id, k->conn_crtc_id, k->crtc_id);
+	add(req, k->conn_id, k->conn_crtc_id, k->wb_only ? 0 : k->crtc_id);
 	for (unsigned int i = 0; i < k->num_planes; i++) {
 		const struct gk_plane *p = &k->planes[i];
 		const struct gk_layer *l = i < n ? &layers[i] : NULL;

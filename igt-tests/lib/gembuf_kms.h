@@ -3,7 +3,10 @@
  * A small atomic KMS client for gembuf's display: one CRTC, its planes,
  * the virtual connector and the writeback connector.  Tests and the demo
  * build a frame from plane descriptions, commit it with a writeback
- * framebuffer and read the composed pixels back.
+ * framebuffer and read the composed pixels back.  It drives other KMS
+ * drivers with one CRTC and writeback too (vkms, for the benchmark):
+ * framebuffers are dumb buffers there, and properties a driver lacks
+ * are left out of the commits.
  */
 #ifndef GEMBUF_KMS_H
 #define GEMBUF_KMS_H
@@ -49,9 +52,11 @@ struct gk {
 	uint32_t crtc_active, crtc_mode_id, conn_crtc_id, wb_crtc_id;
 	uint32_t wb_fb_prop, wb_fence_prop;
 	uint32_t p_fb, p_crtc, p_sx, p_sy, p_sw, p_sh, p_cx, p_cy, p_cw, p_ch;
+	bool wb_only;		/* drive the CRTC with the writeback connector alone */
 };
 
 void gk_init(struct gk *k, int fd);
+bool gk_set_mode(struct gk *k, uint16_t width, uint16_t height);
 void gk_fb_create(struct gk *k, struct gk_fb *fb, uint32_t width, uint32_t height,
 		  uint32_t format);
 void gk_fb_from_handle(struct gk *k, struct gk_fb *fb, uint32_t handle,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * gembuf composer: blends the visible planes, bottom to top, line by line
- * into 16-bit-a-channel pixels, applies the gamma LUT and hands the frame
+ * into 16-bit-a-channel pixels (each plane's line read with one call of
+ * its format's reader), applies the gamma LUT and hands the frame
  * to the CRC and the writeback connector.  Every plane is read where its
  * framebuffer's objects are, through the display's VCM mapping.
  */
@@ -76,30 +77,65 @@ static void blend(struct gembuf_pixel *dst, const struct gembuf_pixel *src,
 	/* What the source contributes per channel, before the destination. */
 	u32 k = mode == DRM_MODE_BLEND_COVERAGE ? cov : plane_alpha;
 
+	if (cov == 0xffff) {		/* opaque: k is 0xffff too */
+		*dst = *src;
+		dst->a = 0xffff;
+		return;
+	}
 	dst->r = mul16(src->r, k) + mul16(dst->r, 0xffff - cov);
 	dst->g = mul16(src->g, k) + mul16(dst->g, 0xffff - cov);
 	dst->b = mul16(src->b, k) + mul16(dst->b, 0xffff - cov);
 	dst->a = 0xffff;
 }
 
-static void compose_plane_line(struct gembuf_pixel *line, int y,
-			       const struct gembuf_plane_state *ps)
+/* Rotated by 90 or 270 degrees, a destination line crosses source lines. */
+static bool transposed(const struct drm_plane_state *s)
+{
+	return s->rotation & (DRM_MODE_ROTATE_90 | DRM_MODE_ROTATE_270);
+}
+
+/*
+ * The source column of each destination column: unless the plane is
+ * transposed, it depends on the column only, so it is worked out once a
+ * frame and every line is read with one call of the plane's reader.
+ */
+static void source_columns(const struct drm_plane_state *s, int *xs)
+{
+	int i, sx, sy, n = drm_rect_width(&s->dst);
+
+	for (i = 0; i < n; i++) {
+		source_point(s, s->dst.x1 + i, s->dst.y1, &sx, &sy);
+		xs[i] = clamp(sx, 0, (int)s->fb->width - 1);
+	}
+}
+
+static void compose_plane_line(struct gembuf_pixel *line,
+			       struct gembuf_pixel *px, int y,
+			       const struct gembuf_plane_state *ps, const int *xs)
 {
 	const struct drm_plane_state *s = &ps->base;
 	const struct drm_framebuffer *fb = s->fb;
-	struct gembuf_pixel p;
-	int x, sx, sy;
+	int i, sx, sy, n = drm_rect_width(&s->dst);
 
 	if (y < s->dst.y1 || y >= s->dst.y2)
 		return;
-	for (x = s->dst.x1; x < s->dst.x2; x++) {
-		source_point(s, x, y, &sx, &sy);
-		sx = clamp(sx, 0, (int)fb->width - 1);
+	if (!transposed(s)) {
+		source_point(s, s->dst.x1, y, &sx, &sy);
 		sy = clamp(sy, 0, (int)fb->height - 1);
-		ps->read(ps->vaddr, fb, sx, sy, s, &p);
-		if (keyed_out(ps, &p))
+		ps->read(ps->vaddr, fb, sy, xs, n, s, px);
+	} else {
+		for (i = 0; i < n; i++) {
+			source_point(s, s->dst.x1 + i, y, &sx, &sy);
+			sx = clamp(sx, 0, (int)fb->width - 1);
+			sy = clamp(sy, 0, (int)fb->height - 1);
+			ps->read(ps->vaddr, fb, sy, &sx, 1, s, &px[i]);
+		}
+	}
+	line += s->dst.x1;
+	for (i = 0; i < n; i++) {
+		if (keyed_out(ps, &px[i]))
 			continue;
-		blend(&line[x], &p, s->alpha, s->pixel_blend_mode);
+		blend(&line[i], &px[i], s->alpha, s->pixel_blend_mode);
 	}
 }
 
@@ -136,10 +172,10 @@ void gembuf_composer_work(struct work_struct *work)
 	struct gembuf_output *out = container_of(work, struct gembuf_output,
 						 composer_work);
 	struct gembuf_crtc_state *state;
-	struct gembuf_pixel *line;
+	struct gembuf_pixel *line, *px = NULL;
 	bool crc_on, wb;
-	u32 crc = 0, *scratch;
-	int width, height, y;
+	u32 crc = 0, *scratch = NULL;
+	int width, height, y, *xs = NULL, ret = 0;
 	unsigned int i;
 	u64 frame;
 
@@ -157,16 +193,24 @@ void gembuf_composer_work(struct work_struct *work)
 	width = state->base.mode.hdisplay;
 	height = state->base.mode.vdisplay;
 	line = kvmalloc_array(width, sizeof(*line), GFP_KERNEL);
+	px = kvmalloc_array(width, sizeof(*px), GFP_KERNEL);
 	scratch = kvmalloc_array(width, sizeof(*scratch), GFP_KERNEL);
-	if (!line || !scratch)
+	xs = kvmalloc_array(width * GEMBUF_MAX_PLANES, sizeof(*xs), GFP_KERNEL);
+	if (!line || !px || !scratch || !xs) {
+		ret = -ENOMEM;
 		goto out;
+	}
+	for (i = 0; i < state->num_planes; i++)
+		if (!transposed(&state->planes[i]->base))
+			source_columns(&state->planes[i]->base, xs + i * width);
 
 	for (y = 0; y < height; y++) {
 		/* An opaque black background under every plane. */
 		for (i = 0; i < width; i++)
 			line[i] = (struct gembuf_pixel){ .a = 0xffff };
 		for (i = 0; i < state->num_planes; i++)
-			compose_plane_line(line, y, state->planes[i]);
+			compose_plane_line(line, px, y, state->planes[i],
+					   xs + i * width);
 		if (state->base.gamma_lut)
 			apply_gamma(line, width, state->base.gamma_lut);
 		if (crc_on)
@@ -180,9 +224,11 @@ void gembuf_composer_work(struct work_struct *work)
 		drm_crtc_add_crc_entry(&out->crtc, true, frame, &crc);
 out:
 	if (wb) {
-		drm_writeback_signal_completion(&out->wb, line && scratch ? 0 : -ENOMEM);
+		drm_writeback_signal_completion(&out->wb, ret);
 		drm_crtc_vblank_put(&out->crtc);
 	}
+	kvfree(xs);
 	kvfree(scratch);
+	kvfree(px);
 	kvfree(line);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * gembuf pixel formats: one reader per plane format, picked once per
- * plane state, and the writeback writers.  Readers return 16 bits a
+ * gembuf pixel formats: one line reader per plane format, picked once
+ * per plane state, and the writeback writers.  Readers return 16 bits a
  * channel with straight (not premultiplied) alpha; YCbCr is converted
  * with the plane's COLOR_ENCODING (BT.601, BT.709) and COLOR_RANGE.
  */
@@ -35,13 +35,6 @@ const u32 gembuf_wb_formats[] = {
 
 const unsigned int gembuf_num_wb_formats = ARRAY_SIZE(gembuf_wb_formats);
 
-static void *pixel_ptr(void *const planes[DRM_FORMAT_MAX_PLANES],
-		       const struct drm_framebuffer *fb, int plane, int x, int y)
-{
-	return planes[plane] + y * fb->pitches[plane] +
-	       x * fb->format->cpp[plane];
-}
-
 /* n bits to 16 bits, replicating the high bits into the low ones. */
 static u16 expand(u32 v, unsigned int bits)
 {
@@ -49,103 +42,119 @@ static u16 expand(u32 v, unsigned int bits)
 	return v | v >> bits;
 }
 
-static void read_xrgb8888(void *const planes[DRM_FORMAT_MAX_PLANES],
-			  const struct drm_framebuffer *fb, int x, int y,
-			  const struct drm_plane_state *state,
-			  struct gembuf_pixel *out)
+/*
+ * Each format has an inline pixel decoder taking the framebuffer's rows
+ * (the line of plane 0 and, for NV12, the chroma line of plane 1), and
+ * GEMBUF_LINE_READER() wraps it in a reader of a whole run of pixels, so
+ * the composer makes one indirect call a line, not one a pixel.
+ */
+#define GEMBUF_LINE_READER(name)						\
+static void read_##name(void *const planes[DRM_FORMAT_MAX_PLANES],		\
+			const struct drm_framebuffer *fb, int y,		\
+			const int *xs, int n,					\
+			const struct drm_plane_state *state,			\
+			struct gembuf_pixel *out)				\
+{										\
+	const u8 *rows[2] = { planes[0] + y * fb->pitches[0] };		\
+	int i;									\
+										\
+	if (fb->format->num_planes > 1)						\
+		rows[1] = planes[1] + y / fb->format->vsub * fb->pitches[1];	\
+	for (i = 0; i < n; i++)							\
+		px_##name(rows, xs[i], state, &out[i]);				\
+}
+
+static inline void px_xrgb8888(const u8 *const rows[2], int x,
+			       const struct drm_plane_state *state,
+			       struct gembuf_pixel *out)
 {
-	u32 v = *(u32 *)pixel_ptr(planes, fb, 0, x, y);
+	u32 v = ((const u32 *)rows[0])[x];
 
 	out->a = 0xffff;
 	out->r = expand((v >> 16) & 0xff, 8);
 	out->g = expand((v >> 8) & 0xff, 8);
 	out->b = expand(v & 0xff, 8);
 }
+GEMBUF_LINE_READER(xrgb8888)
 
-static void read_argb8888(void *const planes[DRM_FORMAT_MAX_PLANES],
-			  const struct drm_framebuffer *fb, int x, int y,
-			  const struct drm_plane_state *state,
-			  struct gembuf_pixel *out)
+static inline void px_argb8888(const u8 *const rows[2], int x,
+			       const struct drm_plane_state *state,
+			       struct gembuf_pixel *out)
 {
-	u32 v = *(u32 *)pixel_ptr(planes, fb, 0, x, y);
-
-	read_xrgb8888(planes, fb, x, y, state, out);
-	out->a = expand(v >> 24, 8);
+	px_xrgb8888(rows, x, state, out);
+	out->a = expand(((const u32 *)rows[0])[x] >> 24, 8);
 }
+GEMBUF_LINE_READER(argb8888)
 
-static void read_xbgr8888(void *const planes[DRM_FORMAT_MAX_PLANES],
-			  const struct drm_framebuffer *fb, int x, int y,
-			  const struct drm_plane_state *state,
-			  struct gembuf_pixel *out)
+static inline void px_xbgr8888(const u8 *const rows[2], int x,
+			       const struct drm_plane_state *state,
+			       struct gembuf_pixel *out)
 {
-	u32 v = *(u32 *)pixel_ptr(planes, fb, 0, x, y);
+	u32 v = ((const u32 *)rows[0])[x];
 
 	out->a = 0xffff;
 	out->b = expand((v >> 16) & 0xff, 8);
 	out->g = expand((v >> 8) & 0xff, 8);
 	out->r = expand(v & 0xff, 8);
 }
+GEMBUF_LINE_READER(xbgr8888)
 
-static void read_abgr8888(void *const planes[DRM_FORMAT_MAX_PLANES],
-			  const struct drm_framebuffer *fb, int x, int y,
-			  const struct drm_plane_state *state,
-			  struct gembuf_pixel *out)
+static inline void px_abgr8888(const u8 *const rows[2], int x,
+			       const struct drm_plane_state *state,
+			       struct gembuf_pixel *out)
 {
-	u32 v = *(u32 *)pixel_ptr(planes, fb, 0, x, y);
-
-	read_xbgr8888(planes, fb, x, y, state, out);
-	out->a = expand(v >> 24, 8);
+	px_xbgr8888(rows, x, state, out);
+	out->a = expand(((const u32 *)rows[0])[x] >> 24, 8);
 }
+GEMBUF_LINE_READER(abgr8888)
 
-static void read_rgb565(void *const planes[DRM_FORMAT_MAX_PLANES],
-			const struct drm_framebuffer *fb, int x, int y,
-			const struct drm_plane_state *state,
-			struct gembuf_pixel *out)
+static inline void px_rgb565(const u8 *const rows[2], int x,
+			     const struct drm_plane_state *state,
+			     struct gembuf_pixel *out)
 {
-	u16 v = *(u16 *)pixel_ptr(planes, fb, 0, x, y);
+	u16 v = ((const u16 *)rows[0])[x];
 
 	out->a = 0xffff;
 	out->r = expand(v >> 11, 5);
 	out->g = expand((v >> 5) & 0x3f, 6);
 	out->b = expand(v & 0x1f, 5);
 }
+GEMBUF_LINE_READER(rgb565)
 
-static void read_xrgb2101010(void *const planes[DRM_FORMAT_MAX_PLANES],
-			     const struct drm_framebuffer *fb, int x, int y,
-			     const struct drm_plane_state *state,
-			     struct gembuf_pixel *out)
+static inline void px_xrgb2101010(const u8 *const rows[2], int x,
+				  const struct drm_plane_state *state,
+				  struct gembuf_pixel *out)
 {
-	u32 v = *(u32 *)pixel_ptr(planes, fb, 0, x, y);
+	u32 v = ((const u32 *)rows[0])[x];
 
 	out->a = 0xffff;
 	out->r = expand((v >> 20) & 0x3ff, 10);
 	out->g = expand((v >> 10) & 0x3ff, 10);
 	out->b = expand(v & 0x3ff, 10);
 }
+GEMBUF_LINE_READER(xrgb2101010)
 
-static void read_xrgb16161616(void *const planes[DRM_FORMAT_MAX_PLANES],
-			      const struct drm_framebuffer *fb, int x, int y,
-			      const struct drm_plane_state *state,
-			      struct gembuf_pixel *out)
+static inline void px_xrgb16161616(const u8 *const rows[2], int x,
+				   const struct drm_plane_state *state,
+				   struct gembuf_pixel *out)
 {
-	u16 *v = pixel_ptr(planes, fb, 0, x, y);
+	const u16 *v = (const u16 *)rows[0] + x * 4;
 
 	out->b = v[0];
 	out->g = v[1];
 	out->r = v[2];
 	out->a = 0xffff;
 }
+GEMBUF_LINE_READER(xrgb16161616)
 
-static void read_argb16161616(void *const planes[DRM_FORMAT_MAX_PLANES],
-			      const struct drm_framebuffer *fb, int x, int y,
-			      const struct drm_plane_state *state,
-			      struct gembuf_pixel *out)
+static inline void px_argb16161616(const u8 *const rows[2], int x,
+				   const struct drm_plane_state *state,
+				   struct gembuf_pixel *out)
 {
-	u16 *v = pixel_ptr(planes, fb, 0, x, y);
-
-	read_xrgb16161616(planes, fb, x, y, state, out);
-	out->a = v[3];
+	px_xrgb16161616(rows, x, state, out);
+	out->a = ((const u16 *)rows[0])[x * 4 + 3];
 }
+GEMBUF_LINE_READER(argb16161616)
 
 /*
  * YCbCr to RGB, in 16.16 fixed point: R = Y' + Cr*kr, G = Y' - Cb*kgb -
@@ -168,8 +177,9 @@ static u16 clamp16(s64 v)
 	return clamp_t(s64, v, 0, 0xffff);
 }
 
-static void yuv_to_rgb(u8 y, u8 cb, u8 cr, const struct drm_plane_state *state,
-		       struct gembuf_pixel *out)
+static inline void yuv_to_rgb(u8 y, u8 cb, u8 cr,
+			      const struct drm_plane_state *state,
+			      struct gembuf_pixel *out)
 {
 	const struct gembuf_yuv_coeffs *k =
 		state->color_encoding == DRM_COLOR_YCBCR_BT709 ? &bt709 : &bt601;
@@ -186,33 +196,35 @@ static void yuv_to_rgb(u8 y, u8 cb, u8 cr, const struct drm_plane_state *state,
 	out->b = clamp16((yy + u * k->kb / 65536) * 257 / 65536);
 }
 
-static void read_yuyv(void *const planes[DRM_FORMAT_MAX_PLANES],
-		      const struct drm_framebuffer *fb, int x, int y,
-		      const struct drm_plane_state *state, struct gembuf_pixel *out)
+static inline void px_yuyv(const u8 *const rows[2], int x,
+			   const struct drm_plane_state *state,
+			   struct gembuf_pixel *out)
 {
-	u8 *p = planes[0] + y * fb->pitches[0] + (x & ~1) * 2;
+	const u8 *p = rows[0] + (x & ~1) * 2;
 
 	yuv_to_rgb(p[(x & 1) * 2], p[1], p[3], state, out);
 }
+GEMBUF_LINE_READER(yuyv)
 
-static void read_uyvy(void *const planes[DRM_FORMAT_MAX_PLANES],
-		      const struct drm_framebuffer *fb, int x, int y,
-		      const struct drm_plane_state *state, struct gembuf_pixel *out)
+static inline void px_uyvy(const u8 *const rows[2], int x,
+			   const struct drm_plane_state *state,
+			   struct gembuf_pixel *out)
 {
-	u8 *p = planes[0] + y * fb->pitches[0] + (x & ~1) * 2;
+	const u8 *p = rows[0] + (x & ~1) * 2;
 
 	yuv_to_rgb(p[1 + (x & 1) * 2], p[0], p[2], state, out);
 }
+GEMBUF_LINE_READER(uyvy)
 
-static void read_nv12(void *const planes[DRM_FORMAT_MAX_PLANES],
-		      const struct drm_framebuffer *fb, int x, int y,
-		      const struct drm_plane_state *state, struct gembuf_pixel *out)
+static inline void px_nv12(const u8 *const rows[2], int x,
+			   const struct drm_plane_state *state,
+			   struct gembuf_pixel *out)
 {
-	u8 *luma = planes[0] + y * fb->pitches[0] + x;
-	u8 *chroma = planes[1] + (y / 2) * fb->pitches[1] + (x & ~1);
+	const u8 *chroma = rows[1] + (x & ~1);
 
-	yuv_to_rgb(*luma, chroma[0], chroma[1], state, out);
+	yuv_to_rgb(rows[0][x], chroma[0], chroma[1], state, out);
 }
+GEMBUF_LINE_READER(nv12)
 
 /**
  * gembuf_format_reader() - the pixel reader of a plane format
@@ -261,14 +273,14 @@ void gembuf_write_line(const struct drm_framebuffer *fb, void *vaddr, int y,
 		       const struct gembuf_pixel *line, int width)
 {
 	u32 *dst = vaddr + fb->offsets[0] + y * fb->pitches[0];
+	const struct gembuf_pixel *p = line;
 	int x;
 
-	for (x = 0; x < width; x++) {
-		const struct gembuf_pixel *p = &line[x];
-
-		if (fb->format->format == DRM_FORMAT_XRGB2101010)
+	if (fb->format->format == DRM_FORMAT_XRGB2101010) {
+		for (x = 0; x < width; x++, p++)
 			dst[x] = (p->r >> 6) << 20 | (p->g >> 6) << 10 | p->b >> 6;
-		else
-			dst[x] = (p->r >> 8) << 16 | (p->g >> 8) << 8 | p->b >> 8;
+		return;
 	}
+	for (x = 0; x < width; x++, p++)
+		dst[x] = (p->r >> 8) << 16 | (p->g >> 8) << 8 | p->b >> 8;
 }

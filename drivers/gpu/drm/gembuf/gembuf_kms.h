@@ -48,16 +48,18 @@ struct gembuf_pixel {
 };
 
 /**
- * typedef gembuf_read_fn - read one pixel of a framebuffer
+ * typedef gembuf_read_fn - read a run of pixels of one framebuffer line
  * @planes: the kernel addresses of the framebuffer's planes
  * @fb: the framebuffer
- * @x: column in the framebuffer
  * @y: line in the framebuffer
+ * @xs: column in the framebuffer of each pixel wanted
+ * @n: number of pixels
  * @state: the plane state, for the YCbCr encoding and range
- * @out: the pixel, alpha not premultiplied
+ * @out: the @n pixels, alpha not premultiplied
  */
 typedef void (*gembuf_read_fn)(void *const planes[DRM_FORMAT_MAX_PLANES],
-			       const struct drm_framebuffer *fb, int x, int y,
+			       const struct drm_framebuffer *fb, int y,
+			       const int *xs, int n,
 			       const struct drm_plane_state *state,
 			       struct gembuf_pixel *out);
 
