@@ -75,6 +75,7 @@ static inline void px_xrgb8888(const u8 *const rows[2], int x,
 	out->g = expand((v >> 8) & 0xff, 8);
 	out->b = expand(v & 0xff, 8);
 }
+
 GEMBUF_LINE_READER(xrgb8888)
 
 static inline void px_argb8888(const u8 *const rows[2], int x,
@@ -84,6 +85,7 @@ static inline void px_argb8888(const u8 *const rows[2], int x,
 	px_xrgb8888(rows, x, state, out);
 	out->a = expand(((const u32 *)rows[0])[x] >> 24, 8);
 }
+
 GEMBUF_LINE_READER(argb8888)
 
 static inline void px_xbgr8888(const u8 *const rows[2], int x,
@@ -97,6 +99,7 @@ static inline void px_xbgr8888(const u8 *const rows[2], int x,
 	out->g = expand((v >> 8) & 0xff, 8);
 	out->r = expand(v & 0xff, 8);
 }
+
 GEMBUF_LINE_READER(xbgr8888)
 
 static inline void px_abgr8888(const u8 *const rows[2], int x,
@@ -106,6 +109,7 @@ static inline void px_abgr8888(const u8 *const rows[2], int x,
 	px_xbgr8888(rows, x, state, out);
 	out->a = expand(((const u32 *)rows[0])[x] >> 24, 8);
 }
+
 GEMBUF_LINE_READER(abgr8888)
 
 static inline void px_rgb565(const u8 *const rows[2], int x,
@@ -119,6 +123,7 @@ static inline void px_rgb565(const u8 *const rows[2], int x,
 	out->g = expand((v >> 5) & 0x3f, 6);
 	out->b = expand(v & 0x1f, 5);
 }
+
 GEMBUF_LINE_READER(rgb565)
 
 static inline void px_xrgb2101010(const u8 *const rows[2], int x,
@@ -132,6 +137,7 @@ static inline void px_xrgb2101010(const u8 *const rows[2], int x,
 	out->g = expand((v >> 10) & 0x3ff, 10);
 	out->b = expand(v & 0x3ff, 10);
 }
+
 GEMBUF_LINE_READER(xrgb2101010)
 
 static inline void px_xrgb16161616(const u8 *const rows[2], int x,
@@ -145,6 +151,7 @@ static inline void px_xrgb16161616(const u8 *const rows[2], int x,
 	out->r = v[2];
 	out->a = 0xffff;
 }
+
 GEMBUF_LINE_READER(xrgb16161616)
 
 static inline void px_argb16161616(const u8 *const rows[2], int x,
@@ -154,6 +161,7 @@ static inline void px_argb16161616(const u8 *const rows[2], int x,
 	px_xrgb16161616(rows, x, state, out);
 	out->a = ((const u16 *)rows[0])[x * 4 + 3];
 }
+
 GEMBUF_LINE_READER(argb16161616)
 
 /*
@@ -204,6 +212,7 @@ static inline void px_yuyv(const u8 *const rows[2], int x,
 
 	yuv_to_rgb(p[(x & 1) * 2], p[1], p[3], state, out);
 }
+
 GEMBUF_LINE_READER(yuyv)
 
 static inline void px_uyvy(const u8 *const rows[2], int x,
@@ -214,6 +223,7 @@ static inline void px_uyvy(const u8 *const rows[2], int x,
 
 	yuv_to_rgb(p[1 + (x & 1) * 2], p[0], p[2], state, out);
 }
+
 GEMBUF_LINE_READER(uyvy)
 
 static inline void px_nv12(const u8 *const rows[2], int x,
@@ -224,6 +234,7 @@ static inline void px_nv12(const u8 *const rows[2], int x,
 
 	yuv_to_rgb(rows[0][x], chroma[0], chroma[1], state, out);
 }
+
 GEMBUF_LINE_READER(nv12)
 
 /**
