@@ -173,8 +173,7 @@ igt_main
 		gk_init(&k, fd);
 		gk_fb_create(&k, &primary, k.mode.hdisplay, k.mode.vdisplay,
 			     DRM_FORMAT_XRGB8888);
-		for (uint32_t i = 0; i < primary.size / 4; i++)
-			((uint32_t *)primary.map)[i] = 0x203040;
+		gk_fb_fill(&primary, 0x203040);
 		igt_assert_eq(gk_commit(&k, &l, 1, NULL, 0), 0);
 		v = vivid_open_capture(vivid, sizeof(vivid));
 		if (v >= 0)

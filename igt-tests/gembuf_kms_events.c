@@ -19,12 +19,6 @@ IGT_TEST_DESCRIPTION("Check vblank, flip events and TEST_ONLY on gembuf.");
 static struct gk k;
 static struct gk_fb a, b, wb;
 
-static void fill(struct gk_fb *fb, uint32_t v)
-{
-	for (uint32_t i = 0; i < fb->size / 4; i++)
-		((uint32_t *)fb->map)[i] = v;
-}
-
 static struct gk_layer primary(struct gk_fb *fb)
 {
 	return (struct gk_layer){ .fb = fb, .zpos = -1, .alpha = 0xffff, .blend = -1 };
@@ -84,8 +78,8 @@ igt_main
 		gk_fb_create(&k, &a, k.mode.hdisplay, k.mode.vdisplay, DRM_FORMAT_XRGB8888);
 		gk_fb_create(&k, &b, k.mode.hdisplay, k.mode.vdisplay, DRM_FORMAT_XRGB8888);
 		gk_fb_create(&k, &wb, k.mode.hdisplay, k.mode.vdisplay, DRM_FORMAT_XRGB8888);
-		fill(&a, 0x0000ff);
-		fill(&b, 0xff0000);
+		gk_fb_fill(&a, 0x0000ff);
+		gk_fb_fill(&b, 0xff0000);
 	}
 
 	igt_describe("With the CRTC on, vblank waits return and the counter advances.");

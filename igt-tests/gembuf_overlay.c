@@ -29,12 +29,6 @@ static uint32_t wb_px(int x, int y)
 	return ((uint32_t *)wb.map)[y * (wb.pitch / 4) + x] & 0xffffff;
 }
 
-static void fill32(struct gk_fb *fb, uint32_t v)
-{
-	for (uint32_t i = 0; i < fb->size / 4; i++)
-		((uint32_t *)fb->map)[i] = v;
-}
-
 static struct gk_layer base_layer(void)
 {
 	return (struct gk_layer){ .fb = &primary, .zpos = -1, .alpha = 0xffff,
@@ -71,18 +65,18 @@ static uint32_t solid(struct gk_fb *fb, uint32_t format)
 	switch (format) {
 	case DRM_FORMAT_XRGB8888:
 	case DRM_FORMAT_ARGB8888:
-		fill32(fb, 0xff336699);
+		gk_fb_fill(fb, 0xff336699);
 		return 0x336699;
 	case DRM_FORMAT_XBGR8888:
 	case DRM_FORMAT_ABGR8888:
-		fill32(fb, 0xff996633);
+		gk_fb_fill(fb, 0xff996633);
 		return 0x336699;
 	case DRM_FORMAT_RGB565:
 		for (uint32_t i = 0; i < fb->size / 2; i++)
 			((uint16_t *)fb->map)[i] = 0xf800;	/* red */
 		return 0xff0000;
 	case DRM_FORMAT_XRGB2101010:
-		fill32(fb, 0x3ff << 10);			/* green */
+		gk_fb_fill(fb, 0x3ff << 10);			/* green */
 		return 0x00ff00;
 	case DRM_FORMAT_XRGB16161616:
 	case DRM_FORMAT_ARGB16161616:
@@ -156,7 +150,7 @@ igt_main
 				struct gk_fb ov;
 				uint32_t want;
 
-				fill32(&primary, 0);
+				gk_fb_fill(&primary, 0);
 				want = solid(&ov, formats[i]);
 				l[1] = layer(&ov, 100, 50, 1);
 				igt_assert_eq(gk_commit(&k, l, 2, &wb, 0), 0);
@@ -175,7 +169,7 @@ igt_main
 		struct gk_layer l[2] = { base_layer() };
 		struct gk_fb ov;
 
-		fill32(&primary, 0x101010);
+		gk_fb_fill(&primary, 0x101010);
 		solid(&ov, DRM_FORMAT_XRGB8888);
 		l[1] = layer(&ov, -32, -32, 1);
 		igt_assert_eq(gk_commit(&k, l, 2, &wb, 0), 0);
@@ -194,11 +188,11 @@ igt_main
 		struct gk_layer l[3] = { base_layer() };
 		struct gk_fb a, b;
 
-		fill32(&primary, 0);
+		gk_fb_fill(&primary, 0);
 		gk_fb_create(&k, &a, 64, 64, DRM_FORMAT_XRGB8888);
 		gk_fb_create(&k, &b, 64, 64, DRM_FORMAT_XRGB8888);
-		fill32(&a, 0xff0000);
-		fill32(&b, 0x0000ff);
+		gk_fb_fill(&a, 0xff0000);
+		gk_fb_fill(&b, 0x0000ff);
 		l[1] = layer(&a, 10, 10, 1);
 		l[2] = layer(&b, 40, 40, 2);
 		igt_assert_eq(gk_commit(&k, l, 3, &wb, 0), 0);
@@ -218,10 +212,10 @@ igt_main
 		struct gk_layer l[2] = { base_layer() };
 		struct gk_fb ov;
 
-		fill32(&primary, 0x000000);
+		gk_fb_fill(&primary, 0x000000);
 		gk_fb_create(&k, &ov, 64, 64, DRM_FORMAT_ARGB8888);
 		/* Premultiplied half-transparent white. */
-		fill32(&ov, 0x80808080);
+		gk_fb_fill(&ov, 0x80808080);
 		l[1] = layer(&ov, 0, 0, 1);
 		igt_assert_eq(gk_commit(&k, l, 2, &wb, 0), 0);
 		igt_assert(near(wb_px(10, 10), 0x808080, 1));
@@ -242,7 +236,7 @@ igt_main
 		struct gk_layer l[2] = { base_layer() };
 		struct gk_fb ov;
 
-		fill32(&primary, 0x00ff00);
+		gk_fb_fill(&primary, 0x00ff00);
 		gk_fb_create(&k, &ov, 64, 64, DRM_FORMAT_XRGB8888);
 		for (int i = 0; i < 64 * 64; i++)
 			((uint32_t *)ov.map)[i] = (i % 64) < 32 ? 0xff00ff : 0x123456;
@@ -260,7 +254,7 @@ igt_main
 		struct gk_layer l[2] = { base_layer() };
 		struct gk_fb ov;
 
-		fill32(&primary, 0);
+		gk_fb_fill(&primary, 0);
 		gk_fb_create(&k, &ov, 64, 64, DRM_FORMAT_XRGB8888);
 		/* Left half red, right half blue. */
 		for (int i = 0; i < 64 * 64; i++)
@@ -288,9 +282,9 @@ igt_main
 		igt_pipe_crc_t *pc;
 		struct gk_fb ov;
 
-		fill32(&primary, 0);
+		gk_fb_fill(&primary, 0);
 		gk_fb_create(&k, &ov, 64, 64, DRM_FORMAT_XRGB8888);
-		fill32(&ov, 0x112233);
+		gk_fb_fill(&ov, 0x112233);
 		l[1] = layer(&ov, 0, 0, 1);
 		igt_assert_eq(gk_commit(&k, l, 2, NULL, 0), 0);
 

@@ -29,21 +29,8 @@ static int fd = -1;
 
 static uint32_t prop(uint32_t obj, uint32_t type, const char *name, uint64_t *val)
 {
-	drmModeObjectPropertiesPtr props = drmModeObjectGetProperties(fd, obj, type);
-	uint32_t id = 0;
+	uint32_t id = gk_prop(fd, obj, type, name, val);
 
-	igt_assert(props);
-	for (uint32_t i = 0; i < props->count_props; i++) {
-		drmModePropertyPtr p = drmModeGetProperty(fd, props->props[i]);
-
-		if (p && !strcmp(p->name, name)) {
-			id = p->prop_id;
-			if (val)
-				*val = props->prop_values[i];
-		}
-		drmModeFreeProperty(p);
-	}
-	drmModeFreeObjectProperties(props);
 	igt_assert_f(id, "object %u has no property %s\n", obj, name);
 	return id;
 }
@@ -126,6 +113,12 @@ static void fill(const struct gk_fb *fb, uint32_t v)
 	for (uint32_t y = 0; y < fb->height; y++)
 		for (uint32_t x = 0; x < fb->width; x++)
 			((uint32_t *)fb->map)[y * (fb->pitch / 4) + x] = v + ((x / 8) ^ (y / 8));
+}
+
+/* DRM_IOCTL_MODE_ATOMIC with @a as is: 0 or the errno. */
+static int raw_atomic(struct drm_mode_atomic a)
+{
+	return igt_ioctl(fd, DRM_IOCTL_MODE_ATOMIC, &a) ? errno : 0;
 }
 
 igt_main
@@ -429,40 +422,29 @@ igt_main
 		struct drm_mode_atomic b;
 
 		base_commit();
-		b = a;
-		igt_assert_eq(igt_ioctl(fd, DRM_IOCTL_MODE_ATOMIC, &b), 0);
+		igt_assert_eq(raw_atomic(a), 0);
 
 		b = a;
 		b.flags = 0x80000;
-		igt_assert_eq(igt_ioctl(fd, DRM_IOCTL_MODE_ATOMIC, &b), -1);
-		igt_assert_eq(errno, EINVAL);
+		igt_assert_eq(raw_atomic(b), EINVAL);
 		b = a;
 		b.reserved = 1;
-		igt_assert_eq(igt_ioctl(fd, DRM_IOCTL_MODE_ATOMIC, &b), -1);
-		igt_assert_eq(errno, EINVAL);
+		igt_assert_eq(raw_atomic(b), EINVAL);
 		b = a;
 		b.objs_ptr = 8;
-		igt_assert_eq(igt_ioctl(fd, DRM_IOCTL_MODE_ATOMIC, &b), -1);
-		igt_assert_eq(errno, EFAULT);
+		igt_assert_eq(raw_atomic(b), EFAULT);
 		b = a;
 		b.prop_values_ptr = 8;
-		igt_assert_eq(igt_ioctl(fd, DRM_IOCTL_MODE_ATOMIC, &b), -1);
-		igt_assert_eq(errno, EFAULT);
+		igt_assert_eq(raw_atomic(b), EFAULT);
 
 		objs[0] = 0xfffffff0;
-		b = a;
-		igt_assert_eq(igt_ioctl(fd, DRM_IOCTL_MODE_ATOMIC, &b), -1);
-		igt_assert_eq(errno, ENOENT);
+		igt_assert_eq(raw_atomic(a), ENOENT);
 		objs[0] = p->id;
 		props[0] = prop(k.crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", NULL);
-		b = a;
-		igt_assert_eq(igt_ioctl(fd, DRM_IOCTL_MODE_ATOMIC, &b), -1);
-		igt_assert_eq(errno, ENOENT);
+		igt_assert_eq(raw_atomic(a), ENOENT);
 		props[0] = prop(p->id, DRM_MODE_OBJECT_PLANE, "alpha", NULL);
 		vals[0] = 0x10000;
-		b = a;
-		igt_assert_eq(igt_ioctl(fd, DRM_IOCTL_MODE_ATOMIC, &b), -1);
-		igt_assert_eq(errno, EINVAL);
+		igt_assert_eq(raw_atomic(a), EINVAL);
 		igt_assert_eq_u32(plane_val(p->id, "alpha"), 0xffff);
 	}
 

@@ -26,22 +26,12 @@ static uint32_t wb_formats_prop;
 
 static uint64_t conn_prop(uint32_t conn, const char *name, uint32_t *id)
 {
-	drmModeObjectPropertiesPtr props =
-		drmModeObjectGetProperties(k.fd, conn, DRM_MODE_OBJECT_CONNECTOR);
 	uint64_t v = 0;
+	uint32_t pid = gk_prop(k.fd, conn, DRM_MODE_OBJECT_CONNECTOR, name, &v);
 
-	igt_assert(props);
-	for (uint32_t i = 0; i < props->count_props; i++) {
-		drmModePropertyPtr p = drmModeGetProperty(k.fd, props->props[i]);
-
-		if (p && !strcmp(p->name, name)) {
-			v = props->prop_values[i];
-			if (id)
-				*id = p->prop_id;
-		}
-		drmModeFreeProperty(p);
-	}
-	drmModeFreeObjectProperties(props);
+	igt_assert_f(pid, "connector %u has no property %s\n", conn, name);
+	if (id)
+		*id = pid;
 	return v;
 }
 
@@ -80,12 +70,6 @@ static int wb_commit(const struct gk_fb *in, uint32_t fb_id, uint64_t fence,
 	ret = drmModeAtomicCommit(k.fd, req, flags | DRM_MODE_ATOMIC_ALLOW_MODESET, NULL);
 	drmModeAtomicFree(req);
 	return ret ? -errno : 0;
-}
-
-static void fill(const struct gk_fb *fb, uint32_t v)
-{
-	for (uint32_t i = 0; i < fb->size / 4; i++)
-		((uint32_t *)fb->map)[i] = v;
 }
 
 /* The pixels of @a and @b are equal, the X bits aside. */
@@ -140,16 +124,16 @@ static void sequence(const struct gk_fb *in, const struct gk_fb *outs[], int n,
 	const uint32_t clear = 0xffffffff;
 
 	for (int i = 0; i < n; i++) {
-		fill(in, colors[i % 2]);
+		gk_fb_fill(in, colors[i % 2]);
 		if (outs[i])
-			fill(outs[i], clear);
+			gk_fb_fill(outs[i], clear);
 		sequence_commit(in, outs[i]);
 		/* An earlier buffer, not the target of this commit, is untouched. */
 		if (i > 0 && outs[i - 1] && outs[i] != outs[i - 1])
 			igt_assert(all_pixels(outs[i - 1], clear));
 		if (outs[i]) {
 			igt_assert(same_pixels(in, outs[i]));
-			fill(outs[i], clear);
+			gk_fb_fill(outs[i], clear);
 		}
 	}
 }
@@ -169,7 +153,7 @@ static void check_output(const struct gk_fb *in, uint32_t format,
 	outs[1] = &second;
 	sequence(in, outs, 2, colors);		/* two, different buffers */
 	/* Commits without writeback leave the last buffer alone. */
-	fill(&second, 0x12345678);
+	gk_fb_fill(&second, 0x12345678);
 	sequence_commit(in, NULL);
 	igt_assert(all_pixels(&second, 0x12345678));
 	gk_fb_destroy(&k, &second);

@@ -11,7 +11,8 @@
 #include "gembuf.h"
 #include "gembuf_kms.h"
 
-static uint32_t prop_id(int fd, uint32_t obj, uint32_t type, const char *name)
+uint32_t gk_prop(int fd, uint32_t obj, uint32_t type, const char *name,
+		 uint64_t *val)
 {
 	drmModeObjectPropertiesPtr props = drmModeObjectGetProperties(fd, obj, type);
 	uint32_t id = 0;
@@ -19,12 +20,20 @@ static uint32_t prop_id(int fd, uint32_t obj, uint32_t type, const char *name)
 	for (uint32_t i = 0; props && i < props->count_props; i++) {
 		drmModePropertyPtr p = drmModeGetProperty(fd, props->props[i]);
 
-		if (p && !strcmp(p->name, name))
+		if (p && !strcmp(p->name, name)) {
 			id = p->prop_id;
+			if (val)
+				*val = props->prop_values[i];
+		}
 		drmModeFreeProperty(p);
 	}
 	drmModeFreeObjectProperties(props);
 	return id;
+}
+
+static uint32_t prop_id(int fd, uint32_t obj, uint32_t type, const char *name)
+{
+	return gk_prop(fd, obj, type, name, NULL);
 }
 
 void gk_init(struct gk *k, int fd)
@@ -202,6 +211,12 @@ void gk_fb_create(struct gk *k, struct gk_fb *fb, uint32_t width, uint32_t heigh
 			  width, height, format, pitch, offset1,
 			  offset1 ? pitch : 0);
 	fb->map = gembuf_mmap(k->fd, fb->handle, size);
+}
+
+void gk_fb_fill(const struct gk_fb *fb, uint32_t v)
+{
+	for (uint32_t i = 0; i < fb->size / 4; i++)
+		((uint32_t *)fb->map)[i] = v;
 }
 
 void gk_fb_destroy(struct gk *k, struct gk_fb *fb)

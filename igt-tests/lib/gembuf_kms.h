@@ -55,6 +55,9 @@ struct gk {
 	bool wb_only;		/* drive the CRTC with the writeback connector alone */
 };
 
+/* Id of property @name of @obj (0 if it has none), its value in *@val. */
+uint32_t gk_prop(int fd, uint32_t obj, uint32_t type, const char *name,
+		 uint64_t *val);
 void gk_init(struct gk *k, int fd);
 bool gk_set_mode(struct gk *k, uint16_t width, uint16_t height);
 void gk_fb_create(struct gk *k, struct gk_fb *fb, uint32_t width, uint32_t height,
@@ -62,6 +65,8 @@ void gk_fb_create(struct gk *k, struct gk_fb *fb, uint32_t width, uint32_t heigh
 void gk_fb_from_handle(struct gk *k, struct gk_fb *fb, uint32_t handle,
 		       uint32_t width, uint32_t height, uint32_t format,
 		       uint32_t pitch, uint32_t offset1, uint32_t pitch1);
+/* Every 32-bit word of @fb's buffer set to @v. */
+void gk_fb_fill(const struct gk_fb *fb, uint32_t v);
 void gk_fb_destroy(struct gk *k, struct gk_fb *fb);
 int gk_commit(struct gk *k, const struct gk_layer *layers, unsigned int n,
 	      const struct gk_fb *wb, uint32_t flags);
