@@ -9,9 +9,11 @@
 
 #include <drm/drm_blend.h>
 #include <drm/drm_color_mgmt.h>
+#include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_vblank.h>
 #include <drm/drm_writeback.h>
+#include <kunit/visibility.h>
 #include <linux/crc32.h>
 #include <linux/slab.h>
 
@@ -22,9 +24,20 @@ static u32 mul16(u32 a, u32 b)
 	return (a * b + 0x7fff) / 0xffff;
 }
 
-/* Where in the source a point of the destination comes from, in 16.16. */
-static void source_point(const struct drm_plane_state *s, int x, int y,
-			 int *sx, int *sy)
+/**
+ * gembuf_source_point() - the source pixel a destination pixel shows
+ * @s: the plane state, checked (@s->src in 16.16, @s->dst on the CRTC)
+ * @x: destination column on the CRTC
+ * @y: destination line on the CRTC
+ * @sx: output, the framebuffer column
+ * @sy: output, the framebuffer line
+ *
+ * The pixel nearest to the destination pixel's centre, after the
+ * source is reflected and then rotated counter-clockwise, as DRM's
+ * rotation property defines it.
+ */
+VISIBLE_IF_KUNIT void gembuf_source_point(const struct drm_plane_state *s,
+					  int x, int y, int *sx, int *sy)
 {
 	const struct drm_rect *dst = &s->dst, *src = &s->src;
 	u32 u = (u32)(((u64)(x - dst->x1) * 2 + 1) * 32768 / drm_rect_width(dst));
@@ -57,6 +70,7 @@ static void source_point(const struct drm_plane_state *s, int x, int y,
 	*sx = (src->x1 + (int)(((u64)su * drm_rect_width(src)) >> 16)) >> 16;
 	*sy = (src->y1 + (int)(((u64)sv * drm_rect_height(src)) >> 16)) >> 16;
 }
+EXPORT_SYMBOL_IF_KUNIT(gembuf_source_point);
 
 static bool keyed_out(const struct gembuf_plane_state *ps,
 		      const struct gembuf_pixel *p)
@@ -69,8 +83,16 @@ static bool keyed_out(const struct gembuf_plane_state *ps,
 	return (rgb & ps->colorkey_mask) == (ps->colorkey & ps->colorkey_mask);
 }
 
-static void blend(struct gembuf_pixel *dst, const struct gembuf_pixel *src,
-		  u16 plane_alpha, u16 mode)
+/**
+ * gembuf_blend() - blend one pixel over another
+ * @dst: the pixel below, opaque, replaced by the result
+ * @src: the plane's pixel, straight alpha as the readers return it
+ * @plane_alpha: the plane's "alpha" property
+ * @mode: the plane's "pixel blend mode" (DRM_MODE_BLEND_*)
+ */
+VISIBLE_IF_KUNIT void gembuf_blend(struct gembuf_pixel *dst,
+				   const struct gembuf_pixel *src,
+				   u16 plane_alpha, u16 mode)
 {
 	u32 a = mode == DRM_MODE_BLEND_PIXEL_NONE ? 0xffff : src->a;
 	u32 cov = mul16(a, plane_alpha);
@@ -82,11 +104,16 @@ static void blend(struct gembuf_pixel *dst, const struct gembuf_pixel *src,
 		dst->a = 0xffff;
 		return;
 	}
-	dst->r = mul16(src->r, k) + mul16(dst->r, 0xffff - cov);
-	dst->g = mul16(src->g, k) + mul16(dst->g, 0xffff - cov);
-	dst->b = mul16(src->b, k) + mul16(dst->b, 0xffff - cov);
+	/*
+	 * Pre-multiplied pixels with a color above their alpha are not
+	 * valid, but a client may send them: saturate, as hardware does.
+	 */
+	dst->r = min(mul16(src->r, k) + mul16(dst->r, 0xffff - cov), 0xffffU);
+	dst->g = min(mul16(src->g, k) + mul16(dst->g, 0xffff - cov), 0xffffU);
+	dst->b = min(mul16(src->b, k) + mul16(dst->b, 0xffff - cov), 0xffffU);
 	dst->a = 0xffff;
 }
+EXPORT_SYMBOL_IF_KUNIT(gembuf_blend);
 
 /* Rotated by 90 or 270 degrees, a destination line crosses source lines. */
 static bool transposed(const struct drm_plane_state *s)
@@ -104,7 +131,7 @@ static void source_columns(const struct drm_plane_state *s, int *xs)
 	int i, sx, sy, n = drm_rect_width(&s->dst);
 
 	for (i = 0; i < n; i++) {
-		source_point(s, s->dst.x1 + i, s->dst.y1, &sx, &sy);
+		gembuf_source_point(s, s->dst.x1 + i, s->dst.y1, &sx, &sy);
 		xs[i] = clamp(sx, 0, (int)s->fb->width - 1);
 	}
 }
@@ -120,12 +147,12 @@ static void compose_plane_line(struct gembuf_pixel *line,
 	if (y < s->dst.y1 || y >= s->dst.y2)
 		return;
 	if (!transposed(s)) {
-		source_point(s, s->dst.x1, y, &sx, &sy);
+		gembuf_source_point(s, s->dst.x1, y, &sx, &sy);
 		sy = clamp(sy, 0, (int)fb->height - 1);
 		ps->read(ps->vaddr, fb, sy, xs, n, s, px);
 	} else {
 		for (i = 0; i < n; i++) {
-			source_point(s, s->dst.x1 + i, y, &sx, &sy);
+			gembuf_source_point(s, s->dst.x1 + i, y, &sx, &sy);
 			sx = clamp(sx, 0, (int)fb->width - 1);
 			sy = clamp(sy, 0, (int)fb->height - 1);
 			ps->read(ps->vaddr, fb, sy, &sx, 1, s, &px[i]);
@@ -135,8 +162,25 @@ static void compose_plane_line(struct gembuf_pixel *line,
 	for (i = 0; i < n; i++) {
 		if (keyed_out(ps, &px[i]))
 			continue;
-		blend(&line[i], &px[i], s->alpha, s->pixel_blend_mode);
+		gembuf_blend(&line[i], &px[i], s->alpha, s->pixel_blend_mode);
 	}
+}
+
+/*
+ * Whether plane state @ps hides everything below it: opaque pixels (no
+ * alpha channel, or one that is ignored), full plane alpha, no color key,
+ * over the whole @width x @height frame.
+ */
+static bool hides_below(const struct gembuf_plane_state *ps, int width,
+			int height)
+{
+	const struct drm_plane_state *s = &ps->base;
+
+	return s->alpha == DRM_BLEND_ALPHA_OPAQUE && !ps->colorkey_mask &&
+	       (!s->fb->format->has_alpha ||
+		s->pixel_blend_mode == DRM_MODE_BLEND_PIXEL_NONE) &&
+	       s->dst.x1 <= 0 && s->dst.y1 <= 0 && s->dst.x2 >= width &&
+	       s->dst.y2 >= height;
 }
 
 static void apply_gamma(struct gembuf_pixel *line, int width,
@@ -176,13 +220,15 @@ void gembuf_composer_work(struct work_struct *work)
 	bool crc_on, wb;
 	u32 crc = 0, *scratch = NULL;
 	int width, height, y, *xs = NULL, ret = 0;
-	unsigned int i;
-	u64 frame;
+	unsigned int i, first;
+	u64 frame, frame_end;
 
 	spin_lock_irq(&out->lock);
 	state = out->composer_state;
 	crc_on = out->crc_enabled;
-	frame = out->frame;
+	frame = out->frame_start;
+	frame_end = out->frame_end;
+	out->frames_queued = false;
 	wb = state && state->wb_pending;
 	if (wb)
 		state->wb_pending = false;
@@ -200,7 +246,12 @@ void gembuf_composer_work(struct work_struct *work)
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < state->num_planes; i++)
+	/* Planes under a full-frame opaque one are not read at all. */
+	for (first = state->num_planes; first > 0; first--)
+		if (hides_below(state->planes[first - 1], width, height))
+			break;
+	first = first ? first - 1 : 0;
+	for (i = first; i < state->num_planes; i++)
 		if (!transposed(&state->planes[i]->base))
 			source_columns(&state->planes[i]->base, xs + i * width);
 
@@ -208,7 +259,7 @@ void gembuf_composer_work(struct work_struct *work)
 		/* An opaque black background under every plane. */
 		for (i = 0; i < width; i++)
 			line[i] = (struct gembuf_pixel){ .a = 0xffff };
-		for (i = 0; i < state->num_planes; i++)
+		for (i = first; i < state->num_planes; i++)
 			compose_plane_line(line, px, y, state->planes[i],
 					   xs + i * width);
 		if (state->base.gamma_lut)
@@ -220,8 +271,9 @@ void gembuf_composer_work(struct work_struct *work)
 					  width);
 	}
 	atomic64_inc(&out->frames_composed);
-	if (crc_on)
-		drm_crtc_add_crc_entry(&out->crtc, true, frame, &crc);
+	/* Frames the composer fell behind on showed this same picture. */
+	while (crc_on && frame <= frame_end)
+		drm_crtc_add_crc_entry(&out->crtc, true, frame++, &crc);
 out:
 	if (wb) {
 		drm_writeback_signal_completion(&out->wb, ret);

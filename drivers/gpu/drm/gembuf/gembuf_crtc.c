@@ -31,7 +31,12 @@ static enum hrtimer_restart gembuf_vblank_simulate(struct hrtimer *timer)
 	spin_lock(&out->lock);
 	state = out->composer_state;
 	compose = state && (out->crc_enabled || state->wb_pending);
-	out->frame = drm_crtc_accurate_vblank_count(crtc);
+	if (compose) {
+		out->frame_end = drm_crtc_accurate_vblank_count(crtc);
+		if (!out->frames_queued)
+			out->frame_start = out->frame_end;
+		out->frames_queued = true;
+	}
 	spin_unlock(&out->lock);
 	if (compose)
 		queue_work(out->composer_wq, &out->composer_work);
@@ -286,7 +291,8 @@ int gembuf_crtc_init(struct gembuf_device *gdev, struct gembuf_output *out)
 	spin_lock_init(&out->lock);
 	hrtimer_init(&out->vblank_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	out->vblank_timer.function = gembuf_vblank_simulate;
-	out->composer_wq = alloc_ordered_workqueue("gembuf-composer", 0);
+	out->composer_wq = alloc_ordered_workqueue("gembuf-composer-%u", 0,
+						   out->index);
 	if (!out->composer_wq)
 		return -ENOMEM;
 	INIT_WORK(&out->composer_work, gembuf_composer_work);

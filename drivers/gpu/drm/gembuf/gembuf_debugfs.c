@@ -12,15 +12,23 @@
 static int gembuf_state_show(struct seq_file *m, void *data)
 {
 	struct drm_debugfs_entry *entry = m->private;
-	struct gembuf_output *out = to_gembuf_device(entry->dev)->output;
+	struct gembuf_kms *kms = to_gembuf_device(entry->dev)->kms;
+	s64 composed = 0, flips = 0, foreign = 0;
+	unsigned int i;
 
 	seq_printf(m, "objects %d\n", atomic_read(&gembuf.objects));
 	seq_printf(m, "mappings %d\n", atomic_read(&gembuf.mappings));
-	if (!out)
+	if (!kms)
 		return 0;
-	seq_printf(m, "frames_composed %lld\n", atomic64_read(&out->frames_composed));
-	seq_printf(m, "fb_flips %lld\n", atomic64_read(&out->fb_flips));
-	seq_printf(m, "fb_flips_foreign %lld\n", atomic64_read(&out->fb_flips_foreign));
+	/* The display's counters are summed over its CRTCs. */
+	for (i = 0; i < GEMBUF_NUM_CRTCS; i++) {
+		composed += atomic64_read(&kms->outputs[i].frames_composed);
+		flips += atomic64_read(&kms->outputs[i].fb_flips);
+		foreign += atomic64_read(&kms->outputs[i].fb_flips_foreign);
+	}
+	seq_printf(m, "frames_composed %lld\n", composed);
+	seq_printf(m, "fb_flips %lld\n", flips);
+	seq_printf(m, "fb_flips_foreign %lld\n", foreign);
 	return 0;
 }
 

@@ -32,7 +32,7 @@
 #define GEMBUF_ENGINE_VCM_LEN	(16ULL * SZ_1G)
 
 struct gembuf_engine;
-struct gembuf_output;
+struct gembuf_kms;
 
 /**
  * enum gembuf_role - what a gembuf DRM device is
@@ -51,7 +51,7 @@ enum gembuf_role {
  * @vcm: the VCM the device sees objects through
  * @avcm: its active association with @drm.dev
  * @engine: the DMA engine state, for %GEMBUF_ENGINE
- * @output: the KMS pipeline, for %GEMBUF_DISPLAY
+ * @kms: the KMS pipelines, for %GEMBUF_DISPLAY
  */
 struct gembuf_device {
 	struct drm_device drm;
@@ -59,7 +59,7 @@ struct gembuf_device {
 	struct vcm *vcm;
 	struct vcm_avcm *avcm;
 	struct gembuf_engine *engine;
-	struct gembuf_output *output;
+	struct gembuf_kms *kms;
 };
 
 #define to_gembuf_device(d) container_of(d, struct gembuf_device, drm)

@@ -8,6 +8,7 @@
 
 #include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
+#include <kunit/visibility.h>
 #include <linux/minmax.h>
 
 #include "gembuf_kms.h"
@@ -28,6 +29,16 @@ const u32 gembuf_plane_formats[] = {
 
 const unsigned int gembuf_num_plane_formats = ARRAY_SIZE(gembuf_plane_formats);
 
+/* The cursor takes 32-bit RGB only, as cursor hardware usually does. */
+const u32 gembuf_cursor_formats[] = {
+	DRM_FORMAT_ARGB8888,
+	DRM_FORMAT_XRGB8888,
+	DRM_FORMAT_ABGR8888,
+	DRM_FORMAT_XBGR8888,
+};
+
+const unsigned int gembuf_num_cursor_formats = ARRAY_SIZE(gembuf_cursor_formats);
+
 const u32 gembuf_wb_formats[] = {
 	DRM_FORMAT_XRGB8888,
 	DRM_FORMAT_XRGB2101010,
@@ -35,11 +46,17 @@ const u32 gembuf_wb_formats[] = {
 
 const unsigned int gembuf_num_wb_formats = ARRAY_SIZE(gembuf_wb_formats);
 
-/* n bits to 16 bits, replicating the high bits into the low ones. */
-static u16 expand(u32 v, unsigned int bits)
+/*
+ * An n-bit channel to 16 bits, v * 0xffff / (2^n - 1) rounded: the
+ * maximum becomes 0xffff for every n (bit replication alone leaves
+ * 5- and 6-bit channels short).  @bits is a constant at every call,
+ * so the division is a multiplication.
+ */
+static inline u16 expand(u32 v, unsigned int bits)
 {
-	v <<= 16 - bits;
-	return v | v >> bits;
+	u32 max = (1U << bits) - 1;
+
+	return (v * 0xffff + max / 2) / max;
 }
 
 /*
@@ -271,6 +288,7 @@ gembuf_read_fn gembuf_format_reader(u32 format)
 	}
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(gembuf_format_reader);
 
 /**
  * gembuf_write_line() - store a composed line into a writeback framebuffer
@@ -295,3 +313,4 @@ void gembuf_write_line(const struct drm_framebuffer *fb, void *vaddr, int y,
 	for (x = 0; x < width; x++, p++)
 		dst[x] = (p->r >> 8) << 16 | (p->g >> 8) << 8 | p->b >> 8;
 }
+EXPORT_SYMBOL_IF_KUNIT(gembuf_write_line);

@@ -1,23 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * gembuf KMS: mode configuration and the display's output: planes, CRTC,
- * a virtual connector with modes up to 1920x1080 (1024x768 preferred)
- * and a writeback connector.
+ * gembuf KMS: mode configuration and the display's outputs, each with
+ * its planes, CRTC, a virtual connector with modes up to 1920x1080
+ * (1024x768 preferred) and a writeback connector.  Two outputs let
+ * clients (and tests) use several CRTCs at once and see the planes of
+ * one refused on the other.
  */
 
 #include <drm/drm_atomic.h>
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_edid.h>
+#include <drm/drm_fourcc.h>
 #include <drm/drm_gem_framebuffer_helper.h>
 #include <drm/drm_managed.h>
+#include <drm/drm_print.h>
 #include <drm/drm_probe_helper.h>
 #include <drm/drm_simple_kms_helper.h>
 #include <drm/drm_vblank.h>
 
 #include "gembuf_kms.h"
 
+/*
+ * Framebuffers as drm_gem_fb_create() makes them (each plane inside its
+ * object), with each plane's pitch and offset a whole number of pixel
+ * blocks: the composer reads pixels as aligned words, and a pitch or
+ * offset that splits a pixel is most likely a client's mistake.
+ */
+static struct drm_framebuffer *
+gembuf_fb_create(struct drm_device *dev, struct drm_file *file,
+		 const struct drm_mode_fb_cmd2 *cmd)
+{
+	const struct drm_format_info *info = drm_get_format_info(dev, cmd);
+	unsigned int i;
+
+	for (i = 0; info && i < info->num_planes; i++) {
+		unsigned int block = info->char_per_block[i];
+
+		if (cmd->pitches[i] % block || cmd->offsets[i] % block) {
+			drm_dbg_kms(dev, "plane %u: pitch %u or offset %u not a multiple of %u\n",
+				    i, cmd->pitches[i], cmd->offsets[i], block);
+			return ERR_PTR(-EINVAL);
+		}
+	}
+	return drm_gem_fb_create(dev, file, cmd);
+}
+
 static const struct drm_mode_config_funcs gembuf_mode_config_funcs = {
-	.fb_create = drm_gem_fb_create,
+	.fb_create = gembuf_fb_create,
 	.atomic_check = drm_atomic_helper_check,
 	.atomic_commit = drm_atomic_helper_commit,
 };
@@ -29,7 +58,9 @@ static const struct drm_mode_config_funcs gembuf_mode_config_funcs = {
 static void gembuf_atomic_commit_tail(struct drm_atomic_state *state)
 {
 	struct drm_device *dev = state->dev;
-	struct gembuf_output *out = to_gembuf_device(dev)->output;
+	struct drm_crtc_state *crtc_state;
+	struct drm_crtc *crtc;
+	int i;
 
 	drm_atomic_helper_commit_modeset_disables(dev, state);
 	drm_atomic_helper_commit_planes(dev, state, 0);
@@ -37,7 +68,8 @@ static void gembuf_atomic_commit_tail(struct drm_atomic_state *state)
 	drm_atomic_helper_fake_vblank(state);
 	drm_atomic_helper_commit_hw_done(state);
 	drm_atomic_helper_wait_for_flip_done(dev, state);
-	flush_workqueue(out->composer_wq);
+	for_each_new_crtc_in_state(state, crtc, crtc_state, i)
+		flush_workqueue(crtc_to_output(crtc)->composer_wq);
 	drm_atomic_helper_cleanup_planes(dev, state);
 }
 
@@ -66,25 +98,13 @@ static const struct drm_connector_funcs gembuf_connector_funcs = {
 };
 
 static int gembuf_output_init(struct gembuf_device *gdev,
-			      struct gembuf_output *out)
+			      struct gembuf_output *out, unsigned int index)
 {
 	struct drm_device *dev = &gdev->drm;
 	unsigned int i;
 	int ret;
 
-	/*
-	 * The overlay RFC's color key: KMS has no generic property for it.
-	 * Pixels whose XRGB8888 value matches COLORKEY in the bits of
-	 * COLORKEY_MASK are transparent; a zero mask disables the key.
-	 */
-	out->colorkey_prop = drm_property_create_range(dev, 0, "COLORKEY", 0,
-						       0xffffff);
-	out->colorkey_mask_prop = drm_property_create_range(dev, 0,
-							    "COLORKEY_MASK", 0,
-							    0xffffff);
-	if (!out->colorkey_prop || !out->colorkey_mask_prop)
-		return -ENOMEM;
-
+	out->index = index;
 	out->primary = gembuf_plane_create(gdev, out, DRM_PLANE_TYPE_PRIMARY, 0);
 	if (IS_ERR(out->primary))
 		return PTR_ERR(out->primary);
@@ -128,7 +148,7 @@ static int gembuf_output_init(struct gembuf_device *gdev,
 }
 
 /**
- * gembuf_kms_init() - give the display its KMS pipeline
+ * gembuf_kms_init() - give the display its KMS pipelines
  * @gdev: the display, not registered yet
  *
  * Return: 0 or a negative errno.
@@ -136,12 +156,15 @@ static int gembuf_output_init(struct gembuf_device *gdev,
 int gembuf_kms_init(struct gembuf_device *gdev)
 {
 	struct drm_device *dev = &gdev->drm;
+	struct gembuf_kms *kms;
+	unsigned int i;
 	int ret;
 
 	/* Allocated first, so it is freed after the mode config cleanup. */
-	gdev->output = drmm_kzalloc(dev, sizeof(*gdev->output), GFP_KERNEL);
-	if (!gdev->output)
+	kms = drmm_kzalloc(dev, sizeof(*kms), GFP_KERNEL);
+	if (!kms)
 		return -ENOMEM;
+	gdev->kms = kms;
 	ret = drmm_mode_config_init(dev);
 	if (ret)
 		return ret;
@@ -156,10 +179,26 @@ int gembuf_kms_init(struct gembuf_device *gdev)
 	dev->mode_config.preferred_depth = 24;
 	dev->mode_config.normalize_zpos = true;
 
-	ret = gembuf_output_init(gdev, gdev->output);
-	if (ret)
-		return ret;
-	ret = drm_vblank_init(dev, 1);
+	/*
+	 * The overlay RFC's color key: KMS has no generic property for it.
+	 * Pixels whose XRGB8888 value matches COLORKEY in the bits of
+	 * COLORKEY_MASK are transparent; a zero mask disables the key.
+	 */
+	kms->colorkey_prop = drm_property_create_range(dev, 0, "COLORKEY", 0,
+						       0xffffff);
+	kms->colorkey_mask_prop = drm_property_create_range(dev, 0,
+							    "COLORKEY_MASK", 0,
+							    0xffffff);
+	if (!kms->colorkey_prop || !kms->colorkey_mask_prop)
+		return -ENOMEM;
+
+	/* In order: output i's CRTC gets index i, as its planes expect. */
+	for (i = 0; i < GEMBUF_NUM_CRTCS; i++) {
+		ret = gembuf_output_init(gdev, &kms->outputs[i], i);
+		if (ret)
+			return ret;
+	}
+	ret = drm_vblank_init(dev, GEMBUF_NUM_CRTCS);
 	if (ret)
 		return ret;
 	drm_mode_config_reset(dev);

@@ -2,8 +2,9 @@
 /*
  * gembuf KMS: the display's CRTC, planes, connectors and composer.
  *
- * The display has one CRTC with a primary plane, GEMBUF_NUM_OVERLAYS
- * overlay planes and a cursor.  Planes read their framebuffers in place,
+ * The display has GEMBUF_NUM_CRTCS outputs, each a CRTC with its own
+ * primary plane, GEMBUF_NUM_OVERLAYS overlay planes and cursor, a
+ * virtual connector and a writeback connector.  Planes read their framebuffers in place,
  * through the display's VCM mapping of the objects; the composer blends
  * them into an ARGB16161616 line buffer per output line and writes the
  * frame to the writeback framebuffer and to the CRC.
@@ -22,12 +23,14 @@
 
 #include "gembuf_drv.h"
 
-#define GEMBUF_XRES_MIN		64
-#define GEMBUF_YRES_MIN		64
+/* Framebuffers, and so plane sources, go down to one pixel. */
+#define GEMBUF_XRES_MIN		1
+#define GEMBUF_YRES_MIN		1
 #define GEMBUF_XRES_MAX		1920
 #define GEMBUF_YRES_MAX		1080
 #define GEMBUF_XRES_DEF		1024
 #define GEMBUF_YRES_DEF		768
+#define GEMBUF_NUM_CRTCS	2
 #define GEMBUF_NUM_OVERLAYS	3
 #define GEMBUF_CURSOR_SIZE	64
 #define GEMBUF_MAX_PLANES	(GEMBUF_NUM_OVERLAYS + 2)
@@ -35,6 +38,7 @@
 
 struct gembuf_object;
 struct gembuf_mapping;
+struct gembuf_output;
 
 /**
  * struct gembuf_pixel - one pixel on the composer's way, 16 bits a channel
@@ -86,10 +90,14 @@ struct gembuf_plane_state {
 /**
  * struct gembuf_plane - a gembuf plane
  * @base: the DRM plane
+ * @out: the output whose CRTC is the only one in its possible_crtcs
  */
 struct gembuf_plane {
 	struct drm_plane base;
+	struct gembuf_output *out;
 };
+
+#define to_gembuf_plane(p) container_of(p, struct gembuf_plane, base)
 
 /**
  * struct gembuf_crtc_state - CRTC state with the planes to compose
@@ -112,7 +120,8 @@ struct gembuf_crtc_state {
 #define to_gembuf_crtc_state(s) container_of(s, struct gembuf_crtc_state, base)
 
 /**
- * struct gembuf_output - the display's KMS pipeline
+ * struct gembuf_output - one KMS pipeline of the display
+ * @index: its CRTC's index
  * @crtc: the CRTC
  * @encoder: the encoder of the virtual connector
  * @connector: the virtual connector
@@ -120,22 +129,24 @@ struct gembuf_crtc_state {
  * @primary: the primary plane
  * @overlays: the overlay planes
  * @cursor: the cursor plane
- * @colorkey_prop: the "COLORKEY" plane property
- * @colorkey_mask_prop: the "COLORKEY_MASK" plane property
  * @vblank_timer: emulated vblank
  * @period_ns: frame period of the current mode
  * @composer_wq: ordered queue of composition work
  * @composer_work: composes one frame
- * @lock: protects @composer_state, @crc_enabled and @frame
+ * @lock: protects @composer_state, @crc_enabled and the frame numbers
  * @composer_state: the CRTC state the next frame is composed from
  * @crc_enabled: a CRC source is set
- * @frame: vblank count of the frame being composed
+ * @frames_queued: vblanks passed since the composer took the last frame
+ * @frame_start: vblank count of the first of them
+ * @frame_end: vblank count of the last; a composer falling behind the
+ *	vblank timer gives each of those frames the CRC of the one it made
  * @frames_composed: frames the composer produced (debugfs)
  * @fb_flips: framebuffers latched onto a plane by a commit (debugfs)
  * @fb_flips_foreign: those of them over memory another driver allocated
  *	(a foreign dma-buf import), scanned out in place all the same
  */
 struct gembuf_output {
+	unsigned int index;
 	struct drm_crtc crtc;
 	struct drm_encoder encoder;
 	struct drm_connector connector;
@@ -143,8 +154,6 @@ struct gembuf_output {
 	struct drm_plane *primary;
 	struct drm_plane *overlays[GEMBUF_NUM_OVERLAYS];
 	struct drm_plane *cursor;
-	struct drm_property *colorkey_prop;
-	struct drm_property *colorkey_mask_prop;
 	struct hrtimer vblank_timer;
 	ktime_t period_ns;
 	struct workqueue_struct *composer_wq;
@@ -152,13 +161,27 @@ struct gembuf_output {
 	spinlock_t lock;	/* see the kernel-doc above */
 	struct gembuf_crtc_state *composer_state;
 	bool crc_enabled;
-	u64 frame;
+	bool frames_queued;
+	u64 frame_start;
+	u64 frame_end;
 	atomic64_t frames_composed;
 	atomic64_t fb_flips;
 	atomic64_t fb_flips_foreign;
 };
 
 #define crtc_to_output(c) container_of(c, struct gembuf_output, crtc)
+
+/**
+ * struct gembuf_kms - the display's KMS side
+ * @outputs: its pipelines
+ * @colorkey_prop: the "COLORKEY" plane property
+ * @colorkey_mask_prop: the "COLORKEY_MASK" plane property
+ */
+struct gembuf_kms {
+	struct gembuf_output outputs[GEMBUF_NUM_CRTCS];
+	struct drm_property *colorkey_prop;
+	struct drm_property *colorkey_mask_prop;
+};
 
 /* gembuf_kms.c */
 int gembuf_kms_init(struct gembuf_device *gdev);
@@ -184,6 +207,8 @@ int gembuf_writeback_init(struct gembuf_device *gdev, struct gembuf_output *out)
 /* gembuf_formats.c */
 extern const u32 gembuf_plane_formats[];
 extern const unsigned int gembuf_num_plane_formats;
+extern const u32 gembuf_cursor_formats[];
+extern const unsigned int gembuf_num_cursor_formats;
 extern const u32 gembuf_wb_formats[];
 extern const unsigned int gembuf_num_wb_formats;
 gembuf_read_fn gembuf_format_reader(u32 format);
@@ -192,5 +217,11 @@ void gembuf_write_line(const struct drm_framebuffer *fb, void *vaddr, int y,
 
 /* gembuf_composer.c */
 void gembuf_composer_work(struct work_struct *work);
+#if IS_ENABLED(CONFIG_KUNIT)
+void gembuf_source_point(const struct drm_plane_state *s, int x, int y,
+			 int *sx, int *sy);
+void gembuf_blend(struct gembuf_pixel *dst, const struct gembuf_pixel *src,
+		  u16 plane_alpha, u16 mode);
+#endif
 
 #endif /* _GEMBUF_KMS_H_ */

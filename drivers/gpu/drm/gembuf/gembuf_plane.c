@@ -104,23 +104,16 @@ static void gembuf_plane_reset(struct drm_plane *plane)
 		__drm_atomic_helper_plane_reset(plane, &state->base);
 }
 
-static struct gembuf_output *plane_output(struct drm_plane *plane)
-{
-	struct drm_crtc *crtc = drm_crtc_from_index(plane->dev, 0);
-
-	return crtc_to_output(crtc);
-}
-
 static int gembuf_plane_set_property(struct drm_plane *plane,
 				     struct drm_plane_state *state,
 				     struct drm_property *property, u64 val)
 {
 	struct gembuf_plane_state *s = to_gembuf_plane_state(state);
-	struct gembuf_output *out = plane_output(plane);
+	struct gembuf_kms *kms = to_gembuf_device(plane->dev)->kms;
 
-	if (property == out->colorkey_prop)
+	if (property == kms->colorkey_prop)
 		s->colorkey = val;
-	else if (property == out->colorkey_mask_prop)
+	else if (property == kms->colorkey_mask_prop)
 		s->colorkey_mask = val;
 	else
 		return -EINVAL;
@@ -133,11 +126,11 @@ static int gembuf_plane_get_property(struct drm_plane *plane,
 {
 	const struct gembuf_plane_state *s =
 		container_of(state, struct gembuf_plane_state, base);
-	struct gembuf_output *out = plane_output(plane);
+	struct gembuf_kms *kms = to_gembuf_device(plane->dev)->kms;
 
-	if (property == out->colorkey_prop)
+	if (property == kms->colorkey_prop)
 		*val = s->colorkey;
-	else if (property == out->colorkey_mask_prop)
+	else if (property == kms->colorkey_mask_prop)
 		*val = s->colorkey_mask;
 	else
 		return -EINVAL;
@@ -173,6 +166,11 @@ static int gembuf_plane_atomic_check(struct drm_plane *plane,
 	max_scale = scaling ? DRM_PLANE_NO_SCALING * 8 : DRM_PLANE_NO_SCALING;
 	ret = drm_atomic_helper_check_plane_state(new, crtc_state, min_scale,
 						  max_scale, true, true);
+	/* The cursor is at most the size DRM_CAP_CURSOR_WIDTH/HEIGHT tell. */
+	if (!ret && !scaling &&
+	    (new->crtc_w > plane->dev->mode_config.cursor_width ||
+	     new->crtc_h > plane->dev->mode_config.cursor_height))
+		ret = -EINVAL;
 	if (ret)
 		drm_dbg_kms(plane->dev, "[PLANE:%d] refused: %d\n", plane->base.id, ret);
 	return ret;
@@ -213,7 +211,7 @@ static void gembuf_plane_atomic_update(struct drm_plane *plane,
 {
 	struct drm_plane_state *old = drm_atomic_get_old_plane_state(state, plane);
 	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state, plane);
-	struct gembuf_output *out = plane_output(plane);
+	struct gembuf_output *out = to_gembuf_plane(plane)->out;
 
 	if (!new->fb || new->fb == old->fb)
 		return;
@@ -232,7 +230,7 @@ static const struct drm_plane_helper_funcs gembuf_plane_helper_funcs = {
 /**
  * gembuf_plane_create() - make one plane with all its properties
  * @gdev: the display
- * @out: its output
+ * @out: its output, the only one whose CRTC it may be put on
  * @type: primary, overlay or cursor
  * @zpos: the plane's default zpos
  *
@@ -242,17 +240,21 @@ struct drm_plane *gembuf_plane_create(struct gembuf_device *gdev,
 				      struct gembuf_output *out,
 				      enum drm_plane_type type, unsigned int zpos)
 {
+	bool cursor = type == DRM_PLANE_TYPE_CURSOR;
 	struct gembuf_plane *gplane;
 	struct drm_plane *plane;
 	int ret;
 
 	gplane = drmm_universal_plane_alloc(&gdev->drm, struct gembuf_plane, base,
-					    1, &gembuf_plane_funcs,
-					    gembuf_plane_formats,
-					    gembuf_num_plane_formats,
+					    BIT(out->index), &gembuf_plane_funcs,
+					    cursor ? gembuf_cursor_formats :
+						     gembuf_plane_formats,
+					    cursor ? gembuf_num_cursor_formats :
+						     gembuf_num_plane_formats,
 					    gembuf_modifiers, type, NULL);
 	if (IS_ERR(gplane))
 		return ERR_CAST(gplane);
+	gplane->out = out;
 	plane = &gplane->base;
 	drm_plane_helper_add(plane, &gembuf_plane_helper_funcs);
 
@@ -280,7 +282,7 @@ struct drm_plane *gembuf_plane_create(struct gembuf_device *gdev,
 					BIT(DRM_SCALING_FILTER_NEAREST_NEIGHBOR));
 	if (ret)
 		return ERR_PTR(ret);
-	drm_object_attach_property(&plane->base, out->colorkey_prop, 0);
-	drm_object_attach_property(&plane->base, out->colorkey_mask_prop, 0);
+	drm_object_attach_property(&plane->base, gdev->kms->colorkey_prop, 0);
+	drm_object_attach_property(&plane->base, gdev->kms->colorkey_mask_prop, 0);
 	return plane;
 }
