@@ -2,8 +2,10 @@
 /*
  * gembuf_overlay: the display's planes scan gembuf objects out in place.
  * Every frame is read back through the writeback connector and compared
- * pixel by pixel with what a CPU would compose; the CRC shows a change
- * made through mmap after the commit, with no new commit.
+ * pixel by pixel with what a CPU would compose (lib/gembuf_ref: noise in
+ * every buffer, so a wrong source pixel anywhere shows); the CRC shows a
+ * change made through mmap after the commit, with no new commit, and
+ * equals the CRC of the CPU's frame scanned out alone.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,12 +19,15 @@
 #include "igt.h"
 #include "gembuf.h"
 #include "gembuf_kms.h"
+#include "gembuf_ref.h"
+#include "igt_kms.h"
 #include "igt_pipe_crc.h"
 
 IGT_TEST_DESCRIPTION("Compose gembuf overlay planes and check the pixels.");
 
 static struct gk k;
 static struct gk_fb primary, wb;
+static uint32_t *ref;
 
 static uint32_t wb_px(int x, int y)
 {
@@ -56,6 +61,48 @@ static bool near(uint32_t a, uint32_t b, int tol)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * Commit @l with writeback and compare the whole written-back frame with
+ * the CPU reference: no channel of any pixel more than @tol apart.
+ */
+static void check_ref(const struct gk_layer *l, unsigned int n, int tol)
+{
+	igt_assert_eq(gk_commit(&k, l, n, &wb, 0), 0);
+	gk_ref_compose(&k, l, n, ref);
+	igt_assert_eq(gk_ref_compare(&wb, ref, tol), 0);
+}
+
+/* Largest channel difference the formats' conversions may add. */
+static int format_tol(uint32_t format)
+{
+	switch (format) {
+	case DRM_FORMAT_XRGB8888:
+	case DRM_FORMAT_XBGR8888:
+	case DRM_FORMAT_XRGB16161616:
+		return 0;
+	case DRM_FORMAT_YUYV:
+	case DRM_FORMAT_UYVY:
+	case DRM_FORMAT_NV12:
+		return 2;
+	}
+	return 1;	/* n-bit expansion, alpha blending: rounding */
+}
+
+static bool is_yuv(uint32_t format)
+{
+	return format == DRM_FORMAT_YUYV || format == DRM_FORMAT_UYVY ||
+	       format == DRM_FORMAT_NV12;
+}
+
+static int num_crtcs(int fd)
+{
+	drmModeResPtr res = drmModeGetResources(fd);
+	int n = res ? res->count_crtcs : 0;
+
+	drmModeFreeResources(res);
+	return n;
 }
 
 /* A 64x64 buffer of one color in @format; returns the expected XRGB. */
@@ -118,6 +165,10 @@ igt_main
 		fd = gembuf_open_display();
 		igt_require(drmSetMaster(fd) == 0);
 		gk_init(&k, fd);
+		/* A small mode keeps the many composed frames quick. */
+		igt_assert(gk_set_mode(&k, 640, 480));
+		ref = calloc(640 * 480, sizeof(*ref));
+		igt_assert(ref);
 		gk_fb_create(&k, &primary, k.mode.hdisplay, k.mode.vdisplay,
 			     DRM_FORMAT_XRGB8888);
 		gk_fb_create(&k, &wb, k.mode.hdisplay, k.mode.vdisplay,
@@ -275,10 +326,334 @@ igt_main
 		gk_fb_destroy(&k, &ov);
 	}
 
+	igt_describe("Every format, with noise in its buffer, on two overlays (one scaled, both partly off the screen) over a noise primary, equals the CPU reference; YCbCr in every encoding and range.");
+	igt_subtest_with_dynamic("reference-formats") {
+		static const char *const enc[] = { "bt601", "bt709" };
+		static const char *const range[] = { "limited", "full" };
+
+		gk_fb_noise(&primary, 1);
+		for (unsigned int i = 0; i < ARRAY_SIZE(formats); i++) {
+			uint32_t f = formats[i];
+
+			for (int e = 0; e < (is_yuv(f) ? 2 : 1); e++) {
+				for (int r = 0; r < (is_yuv(f) ? 2 : 1); r++) {
+					char name[32];
+
+					snprintf(name, sizeof(name), "%.4s%s%s%s%s",
+						 (const char *)&f, is_yuv(f) ? "-" : "",
+						 is_yuv(f) ? enc[e] : "",
+						 is_yuv(f) ? "-" : "",
+						 is_yuv(f) ? range[r] : "");
+					igt_dynamic(name) {
+						struct gk_layer l[3] = { base_layer() };
+						struct gk_fb ov;
+
+						gk_fb_create(&k, &ov, 96, 64, f);
+						gk_fb_noise(&ov, i * 4 + e * 2 + r + 2);
+						l[1] = layer(&ov, -20, 37, 1);
+						l[2] = layer(&ov, 560, 420, 2);
+						l[2].w = 192;
+						l[2].h = 128;
+						for (int j = 1; j < 3; j++) {
+							l[j].blend = 0;
+							l[j].encoding = e;
+							l[j].range = r;
+						}
+						check_ref(l, 3, format_tol(f));
+						gk_fb_destroy(&k, &ov);
+					}
+				}
+			}
+		}
+	}
+
+	igt_describe("Three overlapping translucent overlays and the cursor in all six zpos orders of the overlays equal the CPU reference.");
+	igt_subtest("reference-zpos") {
+		static const int orders[6][3] = {
+			{ 1, 2, 3 }, { 1, 3, 2 }, { 2, 1, 3 },
+			{ 2, 3, 1 }, { 3, 1, 2 }, { 3, 2, 1 },
+		};
+		struct gk_layer l[5] = { base_layer() };
+		struct gk_fb ov[3], cur;
+
+		gk_fb_noise(&primary, 3);
+		for (int i = 0; i < 3; i++) {
+			gk_fb_create(&k, &ov[i], 128, 96, DRM_FORMAT_XRGB8888);
+			gk_fb_noise(&ov[i], 10 + i);
+			l[i + 1] = layer(&ov[i], 40 + 50 * i, 30 + 40 * i, 1);
+			l[i + 1].alpha = 0xa000;
+			l[i + 1].blend = 2;
+		}
+		gk_fb_create(&k, &cur, 64, 64, DRM_FORMAT_ARGB8888);
+		gk_fb_noise(&cur, 20);
+		l[4] = layer(&cur, 120, 90, -1);
+		l[4].blend = 0;
+		for (int o = 0; o < 6; o++) {
+			for (int i = 0; i < 3; i++)
+				l[i + 1].zpos = orders[o][i];
+			check_ref(l, 5, 1);
+		}
+		gk_fb_destroy(&k, &cur);
+		for (int i = 0; i < 3; i++)
+			gk_fb_destroy(&k, &ov[i]);
+	}
+
+	igt_describe("An ARGB8888 overlay of random alpha over a noise primary, in each pixel blend mode with plane alpha 0, 20%, 50% and 100%, equals the CPU reference.");
+	igt_subtest("reference-blend") {
+		static const uint16_t alphas[] = { 0, 0x3333, 0x8000, 0xffff };
+		struct gk_layer l[2] = { base_layer() };
+		struct gk_fb ov;
+
+		gk_fb_noise(&primary, 4);
+		gk_fb_create(&k, &ov, 200, 150, DRM_FORMAT_ARGB8888);
+		gk_fb_noise(&ov, 5);
+		l[1] = layer(&ov, 100, 100, 1);
+		for (int mode = 0; mode < 3; mode++) {
+			for (unsigned int a = 0; a < ARRAY_SIZE(alphas); a++) {
+				l[1].blend = mode;
+				l[1].alpha = alphas[a];
+				check_ref(l, 2, 1);
+			}
+		}
+		gk_fb_destroy(&k, &ov);
+	}
+
+	igt_describe("A source rectangle of a non-square noise buffer, scaled, in every rotation and reflection, equals the CPU reference.");
+	igt_subtest_with_dynamic("reference-rotation") {
+		static const char *const rot_names[] = { "0", "90", "180", "270" };
+		static const char *const refl_names[] = { "", "-reflect-x",
+							  "-reflect-y", "-reflect-xy" };
+
+		gk_fb_noise(&primary, 6);
+		for (int r = 0; r < 4; r++) {
+			for (int f = 0; f < 4; f++) {
+				igt_dynamic_f("rotate-%s%s", rot_names[r], refl_names[f]) {
+					struct gk_layer l[2] = { base_layer() };
+					struct gk_fb ov;
+
+					gk_fb_create(&k, &ov, 64, 32, DRM_FORMAT_XRGB8888);
+					gk_fb_noise(&ov, 7 + r * 4 + f);
+					l[1] = layer(&ov, 50, 60, 1);
+					l[1].sx = 8;
+					l[1].sy = 4;
+					l[1].sw = 48;
+					l[1].sh = 24;
+					l[1].w = 128;
+					l[1].h = 64;
+					l[1].rotation = (DRM_MODE_ROTATE_0 << r) |
+							(uint64_t)f * DRM_MODE_REFLECT_X;
+					check_ref(l, 2, 0);
+					gk_fb_destroy(&k, &ov);
+				}
+			}
+		}
+	}
+
+	igt_describe("Source rectangles scaled up to 8 times and down to 1/8, at offsets inside their buffer, equal the CPU reference.");
+	igt_subtest("reference-scaling") {
+		static const struct { uint32_t sx, sy, sw, sh, w, h; } s[] = {
+			{ 0, 0, 64, 64, 128, 128 },	/* 2x */
+			{ 0, 0, 64, 64, 32, 32 },	/* 1/2 */
+			{ 16, 8, 48, 40, 64, 256 },	/* 4/3, 32/5 */
+			{ 3, 5, 40, 32, 256, 256 },	/* 32/5, 8 */
+			{ 1, 2, 100, 64, 16, 8 },	/* 4/25, 1/8 */
+		};
+		struct gk_layer l[2] = { base_layer() };
+		struct gk_fb ov;
+
+		gk_fb_noise(&primary, 8);
+		gk_fb_create(&k, &ov, 128, 96, DRM_FORMAT_XRGB8888);
+		gk_fb_noise(&ov, 9);
+		l[1] = layer(&ov, 30, 20, 1);
+		for (unsigned int i = 0; i < ARRAY_SIZE(s); i++) {
+			l[1].sx = s[i].sx;
+			l[1].sy = s[i].sy;
+			l[1].sw = s[i].sw;
+			l[1].sh = s[i].sh;
+			l[1].w = s[i].w;
+			l[1].h = s[i].h;
+			check_ref(l, 2, 0);
+		}
+		gk_fb_destroy(&k, &ov);
+	}
+
+	igt_describe("The color key with partial masks keys out exactly the matching pixels, as the CPU reference does.");
+	igt_subtest("reference-colorkey") {
+		static const uint32_t masks[] = { 0xffffff, 0x00ff00, 0xf0f0f0 };
+		struct gk_layer l[2] = { base_layer() };
+		struct gk_fb ov;
+
+		gk_fb_noise(&primary, 10);
+		gk_fb_create(&k, &ov, 128, 128, DRM_FORMAT_XRGB8888);
+		gk_fb_noise(&ov, 11);
+		/* Every third pixel the key color, whatever the mask. */
+		for (int i = 0; i < 128 * 128; i += 3)
+			((uint32_t *)ov.map)[i] = 0x20ff40;
+		l[1] = layer(&ov, 10, 10, 1);
+		l[1].colorkey = 0x20ff40;
+		for (unsigned int i = 0; i < ARRAY_SIZE(masks); i++) {
+			l[1].colorkey_mask = masks[i];
+			check_ref(l, 2, 0);
+		}
+		gk_fb_destroy(&k, &ov);
+	}
+
+	igt_describe("The CRTC's gamma LUT maps every composed channel as the CPU reference does; with it removed, frames are unmapped again.");
+	igt_subtest("reference-gamma") {
+		struct gk_layer l[2] = { base_layer() };
+		struct drm_color_lut lut[256];
+		struct gk_fb ov;
+
+		for (int i = 0; i < 256; i++)
+			lut[i] = (struct drm_color_lut){
+				.red = (255 - i) * 257,
+				.green = (uint16_t)(65535.0 * (i / 255.0) * (i / 255.0)),
+				.blue = (i / 32) * 32 * 257,
+			};
+		gk_fb_noise(&primary, 12);
+		gk_fb_create(&k, &ov, 64, 64, DRM_FORMAT_RGB565);
+		gk_fb_noise(&ov, 13);
+		l[1] = layer(&ov, 300, 200, 1);
+		gk_set_gamma(&k, lut);
+		check_ref(l, 2, format_tol(DRM_FORMAT_RGB565));
+		gk_set_gamma(&k, NULL);
+		check_ref(l, 2, format_tol(DRM_FORMAT_RGB565));
+		gk_fb_destroy(&k, &ov);
+	}
+
+	igt_describe("The CRC of a composed frame (three rotated and scaled overlays, a gamma LUT) equals the CRC of the CPU's reference frame on the primary plane alone, and differs from it when one pixel differs.");
+	igt_subtest("reference-crc") {
+		struct gk_layer l[4] = { base_layer() };
+		struct drm_color_lut lut[256];
+		igt_crc_t composed, alone, off;
+		igt_pipe_crc_t *pc;
+		struct gk_fb ov[3], flat;
+
+		for (int i = 0; i < 256; i++)
+			lut[i] = (struct drm_color_lut){ .red = (255 - i) * 257,
+							 .green = i * 257,
+							 .blue = (i ^ 0x55) * 257 };
+		gk_fb_noise(&primary, 14);
+		for (int i = 0; i < 3; i++) {
+			gk_fb_create(&k, &ov[i], 64, 64, DRM_FORMAT_XRGB8888);
+			gk_fb_noise(&ov[i], 15 + i);
+			l[i + 1] = layer(&ov[i], 100 * i + 20, 60 * i + 10, i + 1);
+			l[i + 1].w = 128;
+			l[i + 1].h = 64;
+			l[i + 1].rotation = DRM_MODE_ROTATE_90 << i;
+		}
+		gk_set_gamma(&k, lut);
+		gk_ref_compose(&k, l, 4, ref);
+		pc = igt_pipe_crc_new(fd, 0, IGT_PIPE_CRC_SOURCE_AUTO);
+		igt_assert_eq(gk_commit(&k, l, 4, NULL, 0), 0);
+		igt_pipe_crc_collect_crc(pc, &composed);
+
+		gk_set_gamma(&k, NULL);
+		gk_fb_create(&k, &flat, 640, 480, DRM_FORMAT_XRGB8888);
+		gk_ref_store(&flat, ref);
+		l[0].fb = &flat;
+		igt_assert_eq(gk_commit(&k, l, 1, NULL, 0), 0);
+		igt_pipe_crc_collect_crc(pc, &alone);
+		igt_assert_crc_equal(&composed, &alone);
+
+		((uint32_t *)flat.map)[640 * 240 + 320] ^= 1;
+		igt_pipe_crc_collect_crc(pc, &off);
+		igt_assert(!igt_check_crc_equal(&composed, &off));
+		igt_pipe_crc_free(pc);
+		gk_fb_destroy(&k, &flat);
+		for (int i = 0; i < 3; i++)
+			gk_fb_destroy(&k, &ov[i]);
+	}
+
+	igt_describe("Both CRTCs compose at once, each its own planes into its own writeback, each equal to the CPU reference.");
+	igt_subtest("two-pipes") {
+		struct gk_layer l0[2] = { base_layer() }, l1[2];
+		struct gk_fb ov0, p1, wb1, ov1;
+		struct gk k1;
+
+		igt_require(num_crtcs(fd) >= 2);
+		gk_init_pipe(&k1, fd, 1);
+		igt_assert(gk_set_mode(&k1, 640, 480));
+		igt_assert_neq(k1.crtc_id, k.crtc_id);
+		igt_assert_neq(k1.wb_id, k.wb_id);
+		gk_fb_create(&k1, &p1, 640, 480, DRM_FORMAT_XRGB8888);
+		gk_fb_create(&k1, &wb1, 640, 480, DRM_FORMAT_XRGB8888);
+		gk_fb_create(&k1, &ov1, 100, 80, DRM_FORMAT_UYVY);
+		gk_fb_create(&k, &ov0, 100, 80, DRM_FORMAT_ARGB8888);
+		gk_fb_noise(&primary, 30);
+		gk_fb_noise(&p1, 31);
+		gk_fb_noise(&ov0, 32);
+		gk_fb_noise(&ov1, 33);
+		l0[1] = layer(&ov0, 200, 100, 1);
+		l0[1].blend = 0;
+		l1[0] = (struct gk_layer){ .fb = &p1, .zpos = -1, .alpha = 0xffff, .blend = -1 };
+		l1[1] = layer(&ov1, 300, 200, 2);
+		l1[1].w = 200;
+		l1[1].h = 160;
+		igt_assert_eq(gk_commit(&k1, l1, 2, NULL, 0), 0);
+		check_ref(l0, 2, 1);		/* pipe A, while B runs */
+		igt_assert_eq(gk_commit(&k1, l1, 2, &wb1, 0), 0);
+		gk_ref_compose(&k1, l1, 2, ref);
+		igt_assert_eq(gk_ref_compare(&wb1, ref, format_tol(DRM_FORMAT_UYVY)), 0);
+
+		gk_disable(&k1);
+		gk_fb_destroy(&k1, &ov1);
+		gk_fb_destroy(&k1, &wb1);
+		gk_fb_destroy(&k1, &p1);
+		gk_fb_destroy(&k, &ov0);
+		drmModeDestroyPropertyBlob(fd, k1.mode_blob);
+	}
+
+	igt_describe("Planes of the second CRTC put on the first (not in their possible_crtcs) are refused with EINVAL by atomic commits, TEST_ONLY or not, and by SETPLANE; the first CRTC's frame is unchanged.");
+	igt_subtest("bad-possible-crtcs") {
+		struct gk_layer l[2] = { base_layer() };
+		struct gk_fb ov;
+		struct gk k1;
+
+		igt_require(num_crtcs(fd) >= 2);
+		gk_init_pipe(&k1, fd, 1);
+		gk_fb_noise(&primary, 40);
+		solid(&ov, DRM_FORMAT_XRGB8888);
+		l[1] = layer(&ov, 10, 10, 1);
+		check_ref(l, 2, 0);
+		for (int type = 0; type < 3; type++) {
+			const struct gk_plane *p = gk_plane(&k1, type == 0 ? DRM_PLANE_TYPE_OVERLAY :
+							    type == 1 ? DRM_PLANE_TYPE_PRIMARY :
+							    DRM_PLANE_TYPE_CURSOR, 0);
+			drmModePlanePtr info;
+
+			igt_assert(p);
+			info = drmModeGetPlane(fd, p->id);
+			igt_assert(info && !(info->possible_crtcs & 1));
+			drmModeFreePlane(info);
+			for (int test_only = 0; test_only < 2; test_only++) {
+				drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+
+				drmModeAtomicAddProperty(req, p->id, k.p_fb, ov.fb_id);
+				drmModeAtomicAddProperty(req, p->id, k.p_crtc, k.crtc_id);
+				drmModeAtomicAddProperty(req, p->id, k.p_sw, 64 << 16);
+				drmModeAtomicAddProperty(req, p->id, k.p_sh, 64 << 16);
+				drmModeAtomicAddProperty(req, p->id, k.p_cw, 64);
+				drmModeAtomicAddProperty(req, p->id, k.p_ch, 64);
+				igt_assert_eq(drmModeAtomicCommit(fd, req, test_only ?
+								  DRM_MODE_ATOMIC_TEST_ONLY : 0,
+								  NULL), -EINVAL);
+				drmModeAtomicFree(req);
+			}
+			igt_assert_eq(drmModeSetPlane(fd, p->id, k.crtc_id, ov.fb_id, 0,
+						      0, 0, 64, 64, 0, 0, 64 << 16,
+						      64 << 16), -EINVAL);
+		}
+		/* Nothing of it reached the first CRTC. */
+		check_ref(l, 2, 0);
+		gk_fb_destroy(&k, &ov);
+		drmModeDestroyPropertyBlob(fd, k1.mode_blob);
+	}
+
 	igt_describe("Planes read their objects in place: bytes written through mmap after the commit show in the next frames' CRC, with no new commit.");
 	igt_subtest("in-place") {
 		struct gk_layer l[2] = { base_layer() };
-		igt_crc_t c1, c2, c3 = {};
+		igt_crc_t c1, c2, c3;
 		igt_pipe_crc_t *pc;
 		struct gk_fb ov;
 
@@ -298,45 +673,139 @@ igt_main
 
 		((uint32_t *)ov.map)[64 * 10 + 10] = 0xffffff;
 		/* A frame composed after the write differs. */
-		for (int i = 0; i < 4 && (!c3.n_words || igt_check_crc_equal(&c3, &c1)); i++)
-			igt_pipe_crc_get_single(pc, &c3);
+		igt_pipe_crc_get_current(fd, pc, &c3);
 		igt_assert(!igt_check_crc_equal(&c3, &c1));
 		igt_pipe_crc_free(pc);
 		gk_fb_destroy(&k, &ov);
 	}
 
-	igt_describe("Formats a plane does not offer, zpos out of range and too small buffers are refused with EINVAL.");
-	igt_subtest("bad-input") {
-		struct gk_layer l[2] = { base_layer() };
-		uint32_t h = gembuf_create(fd, 64 * 64 * 3, 0, GEMBUF_CACHE_WB);
-		uint32_t handles[4] = { h }, pitches[4] = { 64 * 3 }, offsets[4] = {};
-		uint32_t fb_id;
-		struct gk_fb ov;
+	igt_describe("Bad framebuffers (formats no plane offers, modifiers, buffers too small, pitches and offsets that split a pixel) and bad plane states (a format or size the plane does not take, out-of-range properties, shared zpos, a wrong writeback size) are refused with EINVAL, leaving the frame as it was and nothing allocated.");
+	igt_subtest_with_dynamic("bad-input") {
+		static const struct {
+			const char *name;
+			uint32_t format, w, h, pitch[2], offset[2];
+			uint64_t size, modifier;
+		} fbs[] = {
+			/* BGR888 is no plane's format. */
+			{ "format-on-no-plane", DRM_FORMAT_BGR888, 64, 64, { 192 }, {}, 64 * 192, 0 },
+			{ "buffer-too-small", DRM_FORMAT_XRGB8888, 64, 64, { 256 }, {}, 64 * 192, 0 },
+			{ "offset-past-end", DRM_FORMAT_XRGB8888, 64, 64, { 256 }, { 4096 }, 64 * 256, 0 },
+			{ "pitch-too-small", DRM_FORMAT_XRGB8888, 64, 64, { 252 }, {}, 64 * 256, 0 },
+			{ "pitch-splits-pixel", DRM_FORMAT_XRGB8888, 64, 64, { 258 }, {}, 65 * 258, 0 },
+			{ "offset-splits-pixel", DRM_FORMAT_XRGB8888, 64, 64, { 256 }, { 2 }, 65 * 256, 0 },
+			{ "yuyv-odd-pitch", DRM_FORMAT_YUYV, 64, 64, { 129 }, {}, 65 * 129, 0 },
+			{ "nv12-odd-chroma-pitch", DRM_FORMAT_NV12, 64, 64, { 64, 129 },
+			  { 0, 4096 }, 4096 + 32 * 129, 0 },
+			{ "nv12-odd-chroma-offset", DRM_FORMAT_NV12, 64, 64, { 64, 64 },
+			  { 0, 4097 }, 8192, 0 },
+			/* Sizes are whole pages: the chroma runs 1 KiB past this one. */
+			{ "nv12-chroma-past-end", DRM_FORMAT_NV12, 64, 64, { 64, 64 },
+			  { 0, 7168 }, 8192, 0 },
+			{ "tiled-modifier", DRM_FORMAT_XRGB8888, 64, 64, { 256 }, {}, 64 * 256,
+			  fourcc_mod_code(INTEL, 1) },
+		};
 
-		/* BGR888 is no plane's format: ADDFB2 refuses it. */
-		igt_assert_neq(drmModeAddFB2(fd, 64, 64, DRM_FORMAT_BGR888, handles,
-					     pitches, offsets, &fb_id, 0), 0);
-		igt_assert_eq(errno, EINVAL);
-		/* Too small for XRGB8888 64x64. */
-		pitches[0] = 64 * 4;
-		igt_assert_neq(drmModeAddFB2(fd, 64, 64, DRM_FORMAT_XRGB8888, handles,
-					     pitches, offsets, &fb_id, 0), 0);
-		igt_assert_eq(errno, EINVAL);
-		gem_close(fd, h);
+		for (unsigned int i = 0; i < ARRAY_SIZE(fbs); i++) {
+			igt_dynamic(fbs[i].name) {
+				long objects = gembuf_state("objects");
+				uint32_t h = gembuf_create(fd, fbs[i].size, 0, GEMBUF_CACHE_WB);
+				uint32_t handles[4] = { h, fbs[i].pitch[1] ? h : 0 };
+				uint32_t pitches[4] = { fbs[i].pitch[0], fbs[i].pitch[1] };
+				uint32_t offsets[4] = { fbs[i].offset[0], fbs[i].offset[1] };
+				uint64_t mods[4] = { fbs[i].modifier, fbs[i].pitch[1] ? fbs[i].modifier : 0 };
+				uint32_t fb_id = 0;
+				int ret;
 
-		solid(&ov, DRM_FORMAT_XRGB8888);
-		l[1] = layer(&ov, 0, 0, 9);
-		igt_assert_eq(gk_commit(&k, l, 2, NULL, DRM_MODE_ATOMIC_TEST_ONLY), -EINVAL);
-		/* A writeback framebuffer of the wrong size. */
-		l[1].zpos = 1;
-		igt_assert_eq(gk_commit(&k, l, 2, &ov, DRM_MODE_ATOMIC_TEST_ONLY), -EINVAL);
-		gk_fb_destroy(&k, &ov);
+				ret = drmModeAddFB2WithModifiers(fd, fbs[i].w, fbs[i].h, fbs[i].format,
+								 handles, pitches, offsets,
+								 fbs[i].modifier ? mods : NULL,
+								 &fb_id, fbs[i].modifier ?
+								 DRM_MODE_FB_MODIFIERS : 0);
+				igt_assert_eq(ret, -EINVAL);
+				gem_close(fd, h);
+				igt_assert_eq(gembuf_state("objects"), objects);
+			}
+		}
+
+		igt_dynamic("plane-states") {
+			static const struct { const char *prop; uint64_t value; } props[] = {
+				{ "alpha", 0x10000 },
+				{ "pixel blend mode", 3 },
+				{ "rotation", 0 },
+				{ "rotation", DRM_MODE_ROTATE_0 | DRM_MODE_ROTATE_90 },
+				{ "rotation", 1 << 6 },
+				{ "COLORKEY", 0x1000000 },
+				{ "COLORKEY_MASK", 0x1000000 },
+				{ "COLOR_ENCODING", 2 },
+				{ "COLOR_RANGE", 2 },
+				{ "zpos", 9 },
+			};
+			struct gk_layer l[5] = { base_layer() };
+			const struct gk_plane *ov = gk_plane(&k, DRM_PLANE_TYPE_OVERLAY, 0);
+			long objects = gembuf_state("objects");
+			struct gk_fb fb, nv12, big;
+
+			igt_assert(k.num_planes == 5 && k.planes[4].type == DRM_PLANE_TYPE_CURSOR);
+			gk_fb_noise(&primary, 50);
+			solid(&fb, DRM_FORMAT_XRGB8888);
+			solid(&nv12, DRM_FORMAT_NV12);
+			gk_fb_create(&k, &big, 128, 128, DRM_FORMAT_ARGB8888);
+			l[1] = layer(&fb, 10, 10, 1);
+			check_ref(l, 2, 0);
+
+			for (unsigned int i = 0; i < ARRAY_SIZE(props); i++) {
+				drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+				uint32_t prop = gk_prop(fd, ov->id, DRM_MODE_OBJECT_PLANE,
+							props[i].prop, NULL);
+
+				igt_assert_f(prop, "no %s property\n", props[i].prop);
+				igt_assert(drmModeAtomicAddProperty(req, ov->id, prop,
+								    props[i].value) >= 0);
+				for (int test_only = 0; test_only < 2; test_only++)
+					igt_assert_f(drmModeAtomicCommit(fd, req, test_only ?
+									 DRM_MODE_ATOMIC_TEST_ONLY : 0,
+									 NULL) == -EINVAL,
+						     "%s = %#llx accepted\n", props[i].prop,
+						     (unsigned long long)props[i].value);
+				drmModeAtomicFree(req);
+			}
+
+			/* Two overlays on one zpos. */
+			l[2] = layer(&fb, 200, 10, 1);
+			igt_assert_eq(gk_commit(&k, l, 3, NULL, 0), -EINVAL);
+			/* The cursor takes neither YCbCr nor more than its size. */
+			l[2] = (struct gk_layer){};
+			l[3] = (struct gk_layer){};
+			l[4] = layer(&nv12, 100, 100, -1);
+			igt_assert_eq(gk_commit(&k, l, 5, NULL, 0), -EINVAL);
+			l[4] = layer(&big, 100, 100, -1);
+			igt_assert_eq(gk_commit(&k, l, 5, NULL, 0), -EINVAL);
+			/* An overlay takes both. */
+			l[1] = layer(&nv12, 10, 10, 1);
+			l[4] = (struct gk_layer){};
+			igt_assert_eq(gk_commit(&k, l, 2, NULL, DRM_MODE_ATOMIC_TEST_ONLY), 0);
+			l[1] = layer(&big, 10, 10, 1);
+			igt_assert_eq(gk_commit(&k, l, 2, NULL, DRM_MODE_ATOMIC_TEST_ONLY), 0);
+			/* A writeback framebuffer of the wrong size. */
+			l[1] = layer(&fb, 10, 10, 1);
+			igt_assert_eq(gk_commit(&k, l, 2, &fb, DRM_MODE_ATOMIC_TEST_ONLY), -EINVAL);
+
+			/* None of it reached the screen. */
+			gk_ref_compose(&k, l, 2, ref);
+			igt_assert_eq(gk_commit(&k, l, 2, &wb, 0), 0);
+			igt_assert_eq(gk_ref_compare(&wb, ref, 0), 0);
+			gk_fb_destroy(&k, &big);
+			gk_fb_destroy(&k, &nv12);
+			gk_fb_destroy(&k, &fb);
+			igt_assert_eq(gembuf_state("objects"), objects);
+		}
 	}
 
 	igt_fixture {
 		gk_disable(&k);
 		gk_fb_destroy(&k, &wb);
 		gk_fb_destroy(&k, &primary);
+		free(ref);
 		drm_close_driver(fd);
 	}
 }

@@ -36,24 +36,49 @@ static uint32_t prop_id(int fd, uint32_t obj, uint32_t type, const char *name)
 	return gk_prop(fd, obj, type, name, NULL);
 }
 
+/* Whether connector @c can be driven by the CRTC of index @pipe. */
+static bool on_pipe(int fd, drmModeConnectorPtr c, unsigned int pipe)
+{
+	bool ok = false;
+
+	for (int i = 0; i < c->count_encoders && !ok; i++) {
+		drmModeEncoderPtr e = drmModeGetEncoder(fd, c->encoders[i]);
+
+		ok = e && (e->possible_crtcs & (1u << pipe));
+		drmModeFreeEncoder(e);
+	}
+	return ok;
+}
+
 void gk_init(struct gk *k, int fd)
+{
+	gk_init_pipe(k, fd, 0);
+}
+
+void gk_init_pipe(struct gk *k, int fd, unsigned int pipe)
 {
 	drmModeResPtr res;
 	drmModePlaneResPtr pres;
 
 	memset(k, 0, sizeof(*k));
 	k->fd = fd;
+	k->pipe = pipe;
 	igt_assert_eq(drmSetClientCap(fd, DRM_CLIENT_CAP_UNIVERSAL_PLANES, 1), 0);
 	igt_assert_eq(drmSetClientCap(fd, DRM_CLIENT_CAP_ATOMIC, 1), 0);
 	igt_assert_eq(drmSetClientCap(fd, DRM_CLIENT_CAP_WRITEBACK_CONNECTORS, 1), 0);
 
 	res = drmModeGetResources(fd);
-	igt_assert(res && res->count_crtcs == 1);
-	k->crtc_id = res->crtcs[0];
+	igt_assert(res && (int)pipe < res->count_crtcs);
+	k->crtc_id = res->crtcs[pipe];
 	for (int i = 0; i < res->count_connectors; i++) {
 		drmModeConnectorPtr c = drmModeGetConnector(fd, res->connectors[i]);
 
 		igt_assert(c);
+		if (!on_pipe(fd, c, pipe) ||
+		    (c->connector_type == DRM_MODE_CONNECTOR_WRITEBACK ? k->wb_id : k->conn_id)) {
+			drmModeFreeConnector(c);
+			continue;
+		}
 		if (c->connector_type == DRM_MODE_CONNECTOR_WRITEBACK) {
 			k->wb_id = c->connector_id;
 		} else {
@@ -71,12 +96,20 @@ void gk_init(struct gk *k, int fd)
 
 	pres = drmModeGetPlaneResources(fd);
 	igt_assert(pres);
-	for (uint32_t i = 0; i < pres->count_planes && i < GK_MAX_PLANES; i++) {
-		struct gk_plane *p = &k->planes[k->num_planes++];
+	for (uint32_t i = 0; i < pres->count_planes && k->num_planes < GK_MAX_PLANES; i++) {
 		uint32_t id = pres->planes[i];
-		drmModeObjectPropertiesPtr props =
-			drmModeObjectGetProperties(fd, id, DRM_MODE_OBJECT_PLANE);
+		drmModePlanePtr pl = drmModeGetPlane(fd, id);
+		drmModeObjectPropertiesPtr props;
+		struct gk_plane *p;
 
+		igt_assert(pl);
+		if (!(pl->possible_crtcs & (1u << pipe))) {
+			drmModeFreePlane(pl);
+			continue;
+		}
+		drmModeFreePlane(pl);
+		p = &k->planes[k->num_planes++];
+		props = drmModeObjectGetProperties(fd, id, DRM_MODE_OBJECT_PLANE);
 		p->id = id;
 		for (uint32_t j = 0; j < props->count_props; j++) {
 			drmModePropertyPtr pr = drmModeGetProperty(fd, props->props[j]);
@@ -94,7 +127,7 @@ void gk_init(struct gk *k, int fd)
 		p->colorkey_mask_prop = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "COLORKEY_MASK");
 		p->encoding_prop = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "COLOR_ENCODING");
 		p->range_prop = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "COLOR_RANGE");
-		if (i == 0) {
+		if (k->num_planes == 1) {
 			k->p_fb = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "FB_ID");
 			k->p_crtc = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "CRTC_ID");
 			k->p_sx = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "SRC_X");
@@ -111,6 +144,7 @@ void gk_init(struct gk *k, int fd)
 
 	k->crtc_active = prop_id(fd, k->crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE");
 	k->crtc_mode_id = prop_id(fd, k->crtc_id, DRM_MODE_OBJECT_CRTC, "MODE_ID");
+	k->crtc_gamma_prop = prop_id(fd, k->crtc_id, DRM_MODE_OBJECT_CRTC, "GAMMA_LUT");
 	k->conn_crtc_id = prop_id(fd, k->conn_id, DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID");
 	k->wb_crtc_id = prop_id(fd, k->wb_id, DRM_MODE_OBJECT_CONNECTOR, "CRTC_ID");
 	k->wb_fb_prop = prop_id(fd, k->wb_id, DRM_MODE_OBJECT_CONNECTOR, "WRITEBACK_FB_ID");
@@ -277,7 +311,10 @@ int gk_commit(struct gk *k, const struct gk_layer *layers, unsigned int n,
 		add(req, p->id, p->rotation_prop, l->rotation ?: DRM_MODE_ROTATE_0);
 		add(req, p->id, p->colorkey_prop, l->colorkey);
 		add(req, p->id, p->colorkey_mask_prop, l->colorkey_mask);
+		add(req, p->id, p->encoding_prop, l->encoding);
+		add(req, p->id, p->range_prop, l->range);
 	}
+	add(req, k->crtc_id, k->crtc_gamma_prop, k->gamma_blob);
 	if (wb) {
 		add(req, k->wb_id, k->wb_crtc_id, k->crtc_id);
 		add(req, k->wb_id, k->wb_fb_prop, wb->fb_id);
@@ -297,12 +334,25 @@ int gk_commit(struct gk *k, const struct gk_layer *layers, unsigned int n,
 	return 0;
 }
 
+void gk_set_gamma(struct gk *k, const struct drm_color_lut *lut)
+{
+	if (k->gamma_blob)
+		drmModeDestroyPropertyBlob(k->fd, k->gamma_blob);
+	k->gamma_blob = 0;
+	if (!lut)
+		return;
+	memcpy(k->gamma, lut, sizeof(k->gamma));
+	igt_assert_eq(drmModeCreatePropertyBlob(k->fd, k->gamma, sizeof(k->gamma),
+						&k->gamma_blob), 0);
+}
+
 void gk_disable(struct gk *k)
 {
 	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
 
 	add(req, k->crtc_id, k->crtc_active, 0);
 	add(req, k->crtc_id, k->crtc_mode_id, 0);
+	add(req, k->crtc_id, k->crtc_gamma_prop, 0);
 	add(req, k->conn_id, k->conn_crtc_id, 0);
 	add(req, k->wb_id, k->wb_crtc_id, 0);
 	for (unsigned int i = 0; i < k->num_planes; i++) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A small atomic KMS client for gembuf's display: one CRTC, its planes,
- * the virtual connector and the writeback connector.  Tests and the demo
+ * A small atomic KMS client for gembuf's display: one CRTC (a pipe), the
+ * planes that may go on it, its virtual connector and its writeback
+ * connector.  Tests and the demo
  * build a frame from plane descriptions, commit it with a writeback
  * framebuffer and read the composed pixels back.  It drives other KMS
  * drivers with one CRTC and writeback too (vkms, for the benchmark):
@@ -41,10 +42,12 @@ struct gk_layer {
 	int blend;			/* -1: default; 0 premulti, 1 coverage, 2 none */
 	uint64_t rotation;		/* 0: DRM_MODE_ROTATE_0 */
 	uint32_t colorkey, colorkey_mask;
+	int encoding, range;		/* DRM_COLOR_YCBCR_*; 0: BT.601, limited */
 };
 
 struct gk {
 	int fd;
+	unsigned int pipe;		/* index of the CRTC */
 	uint32_t crtc_id, conn_id, wb_id, mode_blob;
 	drmModeModeInfo mode;
 	struct gk_plane planes[GK_MAX_PLANES];
@@ -53,12 +56,17 @@ struct gk {
 	uint32_t wb_fb_prop, wb_fence_prop;
 	uint32_t p_fb, p_crtc, p_sx, p_sy, p_sw, p_sh, p_cx, p_cy, p_cw, p_ch;
 	bool wb_only;		/* drive the CRTC with the writeback connector alone */
+	uint32_t crtc_gamma_prop, gamma_blob;	/* GAMMA_LUT; blob 0: none */
+	struct drm_color_lut gamma[256];	/* the LUT of gamma_blob */
 };
 
 /* Id of property @name of @obj (0 if it has none), its value in *@val. */
 uint32_t gk_prop(int fd, uint32_t obj, uint32_t type, const char *name,
 		 uint64_t *val);
+/* gk_init_pipe() on pipe 0. */
 void gk_init(struct gk *k, int fd);
+/* Drive the CRTC of index @pipe, with the planes and connectors it may use. */
+void gk_init_pipe(struct gk *k, int fd, unsigned int pipe);
 bool gk_set_mode(struct gk *k, uint16_t width, uint16_t height);
 void gk_fb_create(struct gk *k, struct gk_fb *fb, uint32_t width, uint32_t height,
 		  uint32_t format);
@@ -71,6 +79,8 @@ void gk_fb_destroy(struct gk *k, struct gk_fb *fb);
 int gk_commit(struct gk *k, const struct gk_layer *layers, unsigned int n,
 	      const struct gk_fb *wb, uint32_t flags);
 void gk_disable(struct gk *k);
+/* Commit @lut (256 entries) as the CRTC's GAMMA_LUT from now on; NULL: none. */
+void gk_set_gamma(struct gk *k, const struct drm_color_lut *lut);
 const struct gk_plane *gk_plane(const struct gk *k, uint32_t type, unsigned int idx);
 
 #endif /* GEMBUF_KMS_H */

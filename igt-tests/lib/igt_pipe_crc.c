@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "igt.h"
+#include "igt_kms.h"
 #include "igt_pipe_crc.h"
 
 struct _igt_pipe_crc {
@@ -183,6 +184,24 @@ void igt_pipe_crc_get_single(igt_pipe_crc_t *pipe_crc, igt_crc_t *crc)
 }
 
 /**
+ * igt_pipe_crc_get_current() - the CRC of a frame begun after this call
+ * @drm_fd: the DRM fd
+ * @pipe_crc: the collector, started
+ * @crc: receives it
+ *
+ * CRCs already queued for earlier frames are skipped: what was written
+ * to a buffer before the call is in the frame this returns.
+ */
+void igt_pipe_crc_get_current(int drm_fd, igt_pipe_crc_t *pipe_crc, igt_crc_t *crc)
+{
+	uint32_t frame = kmstest_get_vblank(drm_fd, pipe_crc->pipe, 0) + 1;
+
+	do {
+		igt_pipe_crc_get_single(pipe_crc, crc);
+	} while (!crc->has_valid_frame || (int32_t)(crc->frame - frame) < 0);
+}
+
+/**
  * igt_pipe_crc_collect_crc() - start, take one CRC, stop
  * @pipe_crc: the collector, stopped
  * @out_crc: receives the CRC
@@ -220,4 +239,27 @@ char *igt_crc_to_string(const igt_crc_t *crc)
 	for (int i = 0; i < crc->n_words; i++)
 		len += snprintf(buf + len, 10, "%s%08x", i ? " " : "", crc->crc[i]);
 	return buf;
+}
+
+int igt_debugfs_dir(int device)
+{
+	char dir[96];
+
+	debugfs_dir(device, dir, sizeof(dir));
+	return open(dir, O_RDONLY | O_DIRECTORY);
+}
+
+bool igt_sysfs_set(int dir, const char *attr, const char *value)
+{
+	int fd = openat(dir, attr, O_WRONLY);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return false;
+	n = write(fd, value, strlen(value));
+	err = errno;
+	close(fd);
+	errno = err;
+	return n == (ssize_t)strlen(value);
 }

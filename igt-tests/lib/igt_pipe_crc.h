@@ -29,9 +29,16 @@ void igt_pipe_crc_start(igt_pipe_crc_t *pipe_crc);
 void igt_pipe_crc_stop(igt_pipe_crc_t *pipe_crc);
 int igt_pipe_crc_get_crcs(igt_pipe_crc_t *pipe_crc, int n, igt_crc_t **out_crcs);
 void igt_pipe_crc_get_single(igt_pipe_crc_t *pipe_crc, igt_crc_t *crc);
+/* The first CRC of a frame after the current one (started collector). */
+void igt_pipe_crc_get_current(int drm_fd, igt_pipe_crc_t *pipe_crc, igt_crc_t *crc);
 void igt_pipe_crc_collect_crc(igt_pipe_crc_t *pipe_crc, igt_crc_t *out_crc);
 bool igt_check_crc_equal(const igt_crc_t *a, const igt_crc_t *b);
 void igt_assert_crc_equal(const igt_crc_t *a, const igt_crc_t *b);
 char *igt_crc_to_string(const igt_crc_t *crc);
+
+/* The debugfs directory of DRM fd @device, opened (igt_debugfs.h). */
+int igt_debugfs_dir(int device);
+/* Write @value to @attr under directory fd @dir; false on error (igt_sysfs.h). */
+bool igt_sysfs_set(int dir, const char *attr, const char *value);
 
 #endif /* IGT_PIPE_CRC_H */
