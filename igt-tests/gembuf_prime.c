@@ -11,7 +11,6 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <linux/dma-heap.h>
 #include <linux/udmabuf.h>
 
 #include "igt.h"
@@ -33,22 +32,6 @@ static void check_words(const uint32_t *p, size_t n, uint32_t base)
 {
 	for (size_t i = 0; i < n; i++)
 		igt_assert_f(p[i] == base + i, "word %zu: %08x\n", i, p[i]);
-}
-
-static int heap_alloc(const char *name, size_t size)
-{
-	struct dma_heap_allocation_data a = {
-		.len = size, .fd_flags = O_RDWR | O_CLOEXEC,
-	};
-	char path[64];
-	int heap;
-
-	snprintf(path, sizeof(path), "/dev/dma_heap/%s", name);
-	heap = open(path, O_RDWR);
-	igt_require_f(heap >= 0, "no dma-heaps %s heap\n", name);
-	igt_assert_eq(ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a), 0);
-	close(heap);
-	return a.fd;
 }
 
 igt_main
@@ -169,7 +152,7 @@ igt_main
 
 		for (unsigned int i = 0; i < ARRAY_SIZE(heaps); i++) {
 			igt_dynamic(heaps[i]) {
-				int fd = heap_alloc(heaps[i], 1 << 20);
+				int fd = gembuf_heap_alloc(heaps[i], 1 << 20);
 				uint32_t *v = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
 						   MAP_SHARED, fd, 0);
 				uint32_t h;

@@ -21,7 +21,6 @@
 #include <unistd.h>
 #include <drm_fourcc.h>
 #include <linux/dma-buf.h>
-#include <linux/dma-heap.h>
 
 #include "igt.h"
 #include "gembuf.h"
@@ -111,22 +110,6 @@ static void prime_sync(int dmabuf, uint64_t flags)
 	igt_assert_eq(ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync), 0);
 }
 
-static int heap_alloc(const char *name, size_t size)
-{
-	struct dma_heap_allocation_data a = {
-		.len = size, .fd_flags = O_RDWR | O_CLOEXEC,
-	};
-	char path[64];
-	int heap;
-
-	snprintf(path, sizeof(path), "/dev/dma_heap/%s", name);
-	heap = open(path, O_RDWR);
-	igt_require_f(heap >= 0, "no dma-heaps %s heap\n", name);
-	igt_assert_eq(ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a), 0);
-	close(heap);
-	return a.fd;
-}
-
 igt_main
 {
 	igt_fixture {
@@ -153,7 +136,7 @@ igt_main
 			drm_close_driver(engine);
 		}
 		igt_dynamic("system-heap-to-display") {
-			int fd = heap_alloc("system", SIZE);
+			int fd = gembuf_heap_alloc("system", SIZE);
 			uint32_t *p = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 
 			igt_assert(p != MAP_FAILED);

@@ -6,8 +6,11 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <linux/dma-heap.h>
 
 #include "gembuf.h"
 
@@ -207,4 +210,20 @@ long gembuf_state(const char *key)
 	}
 	closedir(dir);
 	return value;
+}
+
+int gembuf_heap_alloc(const char *name, size_t size)
+{
+	struct dma_heap_allocation_data a = {
+		.len = size, .fd_flags = O_RDWR | O_CLOEXEC,
+	};
+	char path[64];
+	int heap;
+
+	snprintf(path, sizeof(path), "/dev/dma_heap/%s", name);
+	heap = open(path, O_RDWR);
+	igt_require_f(heap >= 0, "no dma-heaps %s heap\n", name);
+	igt_assert_eq(ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a), 0);
+	close(heap);
+	return a.fd;
 }

@@ -8,6 +8,7 @@
 #ifndef GEMBUF_H
 #define GEMBUF_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <drm/gembuf_drm.h>
@@ -35,5 +36,7 @@ int __gembuf_copy(int fd, uint32_t dst, uint64_t dst_offset, uint32_t src,
 int __gembuf_wait(int fd, uint32_t handle, uint32_t flags, int64_t timeout_ns);
 void gembuf_wait(int fd, uint32_t handle);
 long gembuf_state(const char *key);
+/* A dma-buf of @size from dma-heaps heap @name; skips if there is none. */
+int gembuf_heap_alloc(const char *name, size_t size);
 
 #endif /* GEMBUF_H */
