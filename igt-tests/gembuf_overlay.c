@@ -367,6 +367,35 @@ igt_main
 		}
 	}
 
+	igt_describe("A scaled source rectangle of a noise overlay at positions partly and fully off each edge of the screen, and far away, equals the CPU reference; fully off-screen planes are accepted and show nothing.");
+	igt_subtest("reference-positions") {
+		static const int pos[][2] = {
+			{ -139, 10 }, { -140, 10 }, { 639, 470 }, { 640, 0 },
+			{ 0, 480 }, { 0, -100 }, { 300, -99 }, { 500, 379 },
+			{ -5000, -5000 }, { 100000, 100000 },
+		};
+		struct gk_layer l[2] = { base_layer() };
+		struct gk_fb ov;
+
+		gk_fb_noise(&primary, 60);
+		gk_fb_create(&k, &ov, 80, 60, DRM_FORMAT_XRGB8888);
+		gk_fb_noise(&ov, 61);
+		l[1] = layer(&ov, 0, 0, 1);
+		l[1].sx = 5;
+		l[1].sy = 3;
+		l[1].sw = 70;
+		l[1].sh = 50;
+		l[1].w = 140;
+		l[1].h = 100;
+		for (unsigned int i = 0; i < ARRAY_SIZE(pos); i++) {
+			l[1].x = pos[i][0];
+			l[1].y = pos[i][1];
+			igt_debug("overlay at %d,%d\n", l[1].x, l[1].y);
+			check_ref(l, 2, 0);
+		}
+		gk_fb_destroy(&k, &ov);
+	}
+
 	igt_describe("Three overlapping translucent overlays and the cursor in all six zpos orders of the overlays equal the CPU reference.");
 	igt_subtest("reference-zpos") {
 		static const int orders[6][3] = {
