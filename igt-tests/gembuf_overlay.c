@@ -447,6 +447,44 @@ igt_main
 		gk_fb_destroy(&k, &ov);
 	}
 
+	igt_describe("A full-screen overlay over a noise primary equals the CPU reference whether it hides the primary (opaque format, or pixel alpha ignored) or lets it through (pixel alpha, plane alpha, a color key, a pixel short of the screen).");
+	igt_subtest("reference-full-screen") {
+		static const struct {
+			uint32_t format;
+			int blend, x;
+			uint16_t alpha;
+			uint32_t key_mask;
+		} cases[] = {
+			{ DRM_FORMAT_XRGB8888, -1, 0, 0xffff, 0 },
+			{ DRM_FORMAT_ARGB8888, 0, 0, 0xffff, 0 },
+			{ DRM_FORMAT_ARGB8888, 1, 0, 0xffff, 0 },
+			{ DRM_FORMAT_ARGB8888, 2, 0, 0xffff, 0 },
+			{ DRM_FORMAT_XRGB8888, -1, 0, 0x8000, 0 },
+			{ DRM_FORMAT_XRGB8888, -1, 0, 0xffff, 0x00000f },
+			{ DRM_FORMAT_XRGB8888, -1, 1, 0xffff, 0 },
+		};
+		struct gk_layer l[3] = { base_layer() };
+		struct gk_fb ov[2];
+
+		gk_fb_noise(&primary, 70);
+		for (int i = 0; i < 2; i++) {
+			gk_fb_create(&k, &ov[i], 640, 480,
+				     i ? DRM_FORMAT_ARGB8888 : DRM_FORMAT_XRGB8888);
+			gk_fb_noise(&ov[i], 71 + i);
+		}
+		for (unsigned int i = 0; i < ARRAY_SIZE(cases); i++) {
+			l[1] = layer(&ov[cases[i].format == DRM_FORMAT_ARGB8888],
+				     cases[i].x, 0, 1);
+			l[1].blend = cases[i].blend;
+			l[1].alpha = cases[i].alpha;
+			l[1].colorkey = 0x000005;
+			l[1].colorkey_mask = cases[i].key_mask;
+			check_ref(l, 2, 1);
+		}
+		gk_fb_destroy(&k, &ov[1]);
+		gk_fb_destroy(&k, &ov[0]);
+	}
+
 	igt_describe("A source rectangle of a non-square noise buffer, scaled, in every rotation and reflection, equals the CPU reference.");
 	igt_subtest_with_dynamic("reference-rotation") {
 		static const char *const rot_names[] = { "0", "90", "180", "270" };
