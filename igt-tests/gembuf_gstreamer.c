@@ -164,8 +164,7 @@ igt_main
 	char vivid[32] = "";
 
 	igt_fixture {
-		struct gk_layer l = { .fb = &primary, .zpos = -1, .alpha = 0xffff,
-				      .blend = -1 };
+		struct gk_layer l = gk_layer_of(&primary);
 		int v;
 
 		fd = gembuf_open_display();

@@ -19,11 +19,6 @@ IGT_TEST_DESCRIPTION("Check vblank, flip events and TEST_ONLY on gembuf.");
 static struct gk k;
 static struct gk_fb a, b, wb;
 
-static struct gk_layer primary(struct gk_fb *fb)
-{
-	return (struct gk_layer){ .fb = fb, .zpos = -1, .alpha = 0xffff, .blend = -1 };
-}
-
 struct flip {
 	unsigned int count, sequence;
 };
@@ -84,7 +79,7 @@ igt_main
 
 	igt_describe("With the CRTC on, vblank waits return and the counter advances.");
 	igt_subtest("vblank-wait") {
-		struct gk_layer l[1] = { primary(&a) };
+		struct gk_layer l[1] = { gk_layer_of(&a) };
 		drmVBlank v = { .request.type = DRM_VBLANK_RELATIVE, .request.sequence = 1 };
 		unsigned int first;
 
@@ -99,7 +94,7 @@ igt_main
 
 	igt_describe("A nonblocking commit with DRM_MODE_PAGE_FLIP_EVENT delivers one event per commit, in order.");
 	igt_subtest("flip-events") {
-		struct gk_layer l[1] = { primary(&a) };
+		struct gk_layer l[1] = { gk_layer_of(&a) };
 		struct flip f = {};
 		drmEventContext ev = { .version = 3, .page_flip_handler2 = flip_handler };
 		struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -136,7 +131,7 @@ igt_main
 
 	igt_describe("A TEST_ONLY commit is checked but changes nothing; the writeback shows the committed plane.");
 	igt_subtest("test-only") {
-		struct gk_layer l[1] = { primary(&a) };
+		struct gk_layer l[1] = { gk_layer_of(&a) };
 
 		igt_assert_eq(gk_commit(&k, l, 1, &wb, 0), 0);
 		igt_assert_eq_u32(((uint32_t *)wb.map)[100] & 0xffffff, 0x0000ff);

@@ -36,14 +36,17 @@ static uint32_t wb_px(int x, int y)
 
 static struct gk_layer base_layer(void)
 {
-	return (struct gk_layer){ .fb = &primary, .zpos = -1, .alpha = 0xffff,
-				  .blend = -1 };
+	return gk_layer_of(&primary);
 }
 
 static struct gk_layer layer(struct gk_fb *fb, int x, int y, int zpos)
 {
-	return (struct gk_layer){ .fb = fb, .x = x, .y = y, .zpos = zpos,
-				  .alpha = 0xffff, .blend = -1 };
+	struct gk_layer l = gk_layer_of(fb);
+
+	l.x = x;
+	l.y = y;
+	l.zpos = zpos;
+	return l;
 }
 
 static void assert_px(int x, int y, uint32_t want)
@@ -88,21 +91,6 @@ static int format_tol(uint32_t format)
 		return 2;
 	}
 	return 1;	/* n-bit expansion, alpha blending: rounding */
-}
-
-static bool is_yuv(uint32_t format)
-{
-	return format == DRM_FORMAT_YUYV || format == DRM_FORMAT_UYVY ||
-	       format == DRM_FORMAT_NV12;
-}
-
-static int num_crtcs(int fd)
-{
-	drmModeResPtr res = drmModeGetResources(fd);
-	int n = res ? res->count_crtcs : 0;
-
-	drmModeFreeResources(res);
-	return n;
 }
 
 /* A 64x64 buffer of one color in @format; returns the expected XRGB. */
@@ -335,15 +323,15 @@ igt_main
 		for (unsigned int i = 0; i < ARRAY_SIZE(formats); i++) {
 			uint32_t f = formats[i];
 
-			for (int e = 0; e < (is_yuv(f) ? 2 : 1); e++) {
-				for (int r = 0; r < (is_yuv(f) ? 2 : 1); r++) {
+			for (int e = 0; e < (gk_format_is_yuv(f) ? 2 : 1); e++) {
+				for (int r = 0; r < (gk_format_is_yuv(f) ? 2 : 1); r++) {
 					char name[32];
 
 					snprintf(name, sizeof(name), "%.4s%s%s%s%s",
-						 (const char *)&f, is_yuv(f) ? "-" : "",
-						 is_yuv(f) ? enc[e] : "",
-						 is_yuv(f) ? "-" : "",
-						 is_yuv(f) ? range[r] : "");
+						 (const char *)&f, gk_format_is_yuv(f) ? "-" : "",
+						 gk_format_is_yuv(f) ? enc[e] : "",
+						 gk_format_is_yuv(f) ? "-" : "",
+						 gk_format_is_yuv(f) ? range[r] : "");
 					igt_dynamic(name) {
 						struct gk_layer l[3] = { base_layer() };
 						struct gk_fb ov;
@@ -638,7 +626,7 @@ igt_main
 		struct gk_fb ov0, p1, wb1, ov1;
 		struct gk k1;
 
-		igt_require(num_crtcs(fd) >= 2);
+		igt_require(gk_num_pipes(fd) >= 2);
 		gk_init_pipe(&k1, fd, 1);
 		igt_assert(gk_set_mode(&k1, 640, 480));
 		igt_assert_neq(k1.crtc_id, k.crtc_id);
@@ -653,7 +641,7 @@ igt_main
 		gk_fb_noise(&ov1, 33);
 		l0[1] = layer(&ov0, 200, 100, 1);
 		l0[1].blend = 0;
-		l1[0] = (struct gk_layer){ .fb = &p1, .zpos = -1, .alpha = 0xffff, .blend = -1 };
+		l1[0] = gk_layer_of(&p1);
 		l1[1] = layer(&ov1, 300, 200, 2);
 		l1[1].w = 200;
 		l1[1].h = 160;
@@ -677,7 +665,7 @@ igt_main
 		struct gk_fb ov;
 		struct gk k1;
 
-		igt_require(num_crtcs(fd) >= 2);
+		igt_require(gk_num_pipes(fd) >= 2);
 		gk_init_pipe(&k1, fd, 1);
 		gk_fb_noise(&primary, 40);
 		solid(&ov, DRM_FORMAT_XRGB8888);

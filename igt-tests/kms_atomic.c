@@ -96,14 +96,9 @@ static void frame_crc(igt_crc_t *crc)
 	igt_pipe_crc_free(pc);
 }
 
-static struct gk_layer full(const struct gk_fb *fb)
-{
-	return (struct gk_layer){ .fb = fb, .zpos = -1, .alpha = 0xffff, .blend = -1 };
-}
-
 static void base_commit(void)
 {
-	struct gk_layer l = full(&primary);
+	struct gk_layer l = gk_layer_of(&primary);
 
 	igt_assert_eq(gk_commit(&k, &l, 1, NULL, 0), 0);
 }
@@ -139,7 +134,7 @@ igt_main
 	igt_describe("An overlay enabled and disabled through atomic and through legacy SETPLANE reads back the same through atomic properties and GETPLANE, and shows the same frame.");
 	igt_subtest("plane-overlay-legacy") {
 		const struct gk_plane *p = gk_plane(&k, DRM_PLANE_TYPE_OVERLAY, 0);
-		struct gk_layer l[2] = { full(&primary), full(&ov) };
+		struct gk_layer l[2] = { gk_layer_of(&primary), gk_layer_of(&ov) };
 		uint32_t w = ov.width, h = ov.height;
 		igt_crc_t atomic_crc, legacy_crc, off_crc, legacy_off_crc;
 
@@ -179,7 +174,7 @@ igt_main
 
 		gk_fb_create(&k, &fb2, w, h, DRM_FORMAT_XRGB8888);
 		fill(&fb2, 0x333333);
-		l = full(&fb2);
+		l = gk_layer_of(&fb2);
 		igt_assert_eq(gk_commit(&k, &l, 1, NULL, 0), 0);
 		assert_plane(p->id, fb2.fb_id, k.crtc_id, 0, 0, w, h);
 		frame_crc(&atomic_crc);
@@ -248,7 +243,7 @@ igt_main
 		const struct gk_plane *pri = gk_plane(&k, DRM_PLANE_TYPE_PRIMARY, 0);
 		const struct gk_plane *cur = gk_plane(&k, DRM_PLANE_TYPE_CURSOR, 0);
 		const struct gk_plane *o1 = gk_plane(&k, DRM_PLANE_TYPE_OVERLAY, 0);
-		struct gk_layer l[3] = { full(&primary), full(&ov), full(&ov) };
+		struct gk_layer l[3] = { gk_layer_of(&primary), gk_layer_of(&ov), gk_layer_of(&ov) };
 
 		for (int i = 0; i < 2; i++) {
 			uint32_t id = i ? cur->id : pri->id;

@@ -48,7 +48,7 @@ static void output_name(struct gk *k, char *name, size_t len)
 /* Light pipe @k with a full-screen primary of @fb. */
 static void show(struct gk *k, struct gk_fb *fb)
 {
-	struct gk_layer l = { .fb = fb, .zpos = -1, .alpha = 0xffff, .blend = -1 };
+	struct gk_layer l = gk_layer_of(fb);
 
 	igt_assert_eq(gk_commit(k, &l, 1, NULL, 0), 0);
 }
@@ -219,13 +219,9 @@ igt_main
 	};
 
 	igt_fixture {
-		drmModeResPtr res;
-
 		fd = drm_open_driver_master(DRIVER_ANY);
-		res = drmModeGetResources(fd);
-		igt_require(res && res->count_crtcs > 0);
-		num_pipes = res->count_crtcs;
-		drmModeFreeResources(res);
+		num_pipes = gk_num_pipes(fd);
+		igt_require(num_pipes > 0);
 	}
 
 	igt_describe("Tests error handling when the bad source is set.");

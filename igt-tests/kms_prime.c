@@ -55,13 +55,13 @@ static void paint(uint32_t *p)
  */
 static igt_pipe_crc_t *native_crc(void)
 {
-	struct gk_layer l = { .zpos = -1, .alpha = 0xffff, .blend = -1 };
 	igt_pipe_crc_t *pc;
+	struct gk_layer l;
 	struct gk_fb fb;
 
 	gk_fb_create(&k, &fb, WIDTH, HEIGHT, DRM_FORMAT_XRGB8888);
 	paint(fb.map);
-	l.fb = &fb;
+	l = gk_layer_of(&fb);
 	igt_assert_eq(gk_commit(&k, &l, 1, NULL, 0), 0);
 	pc = igt_pipe_crc_new(display, k.pipe, IGT_PIPE_CRC_SOURCE_AUTO);
 	igt_pipe_crc_start(pc);
@@ -77,7 +77,7 @@ static igt_pipe_crc_t *native_crc(void)
  */
 static void scan_out(int dmabuf, bool foreign)
 {
-	struct gk_layer l = { .zpos = -1, .alpha = 0xffff, .blend = -1 };
+	struct gk_layer l;
 	long objects = gembuf_state("objects");
 	long flips = gembuf_state("fb_flips_foreign");
 	igt_pipe_crc_t *pc;
@@ -89,7 +89,7 @@ static void scan_out(int dmabuf, bool foreign)
 
 	h = prime_fd_to_handle(display, dmabuf);
 	gk_fb_from_handle(&k, &fb, h, WIDTH, HEIGHT, DRM_FORMAT_XRGB8888, PITCH, 0, 0);
-	l.fb = &fb;
+	l = gk_layer_of(&fb);
 	igt_assert_eq(gk_commit(&k, &l, 1, NULL, 0), 0);
 	igt_pipe_crc_get_current(display, pc, &crc);
 	igt_assert_crc_equal(&native, &crc);
@@ -153,14 +153,14 @@ igt_main
 	igt_subtest("basic-modeset-hybrid") {
 		int engine = gembuf_open_engine();
 		uint32_t h = gembuf_create(engine, SIZE, 0, GEMBUF_CACHE_WB);
-		struct gk_layer l = { .zpos = -1, .alpha = 0xffff, .blend = -1 };
+		struct gk_layer l;
 		uint64_t active = 0, fb_id = 0;
 		struct gk_fb fb = {};
 		int fd = prime_handle_to_fd(engine, h);
 
 		gk_fb_from_handle(&k, &fb, prime_fd_to_handle(display, fd), WIDTH, HEIGHT,
 				  DRM_FORMAT_XRGB8888, PITCH, 0, 0);
-		l.fb = &fb;
+		l = gk_layer_of(&fb);
 		igt_assert_eq(gk_commit(&k, &l, 1, NULL, 0), 0);
 		gk_prop(display, k.crtc_id, DRM_MODE_OBJECT_CRTC, "ACTIVE", &active);
 		gk_prop(display, k.planes[0].id, DRM_MODE_OBJECT_PLANE, "FB_ID", &fb_id);

@@ -85,8 +85,7 @@ static void set_current_values(uint32_t type, uint32_t id, bool atomic)
 static void light_pipes(void)
 {
 	for (int p = 0; p < num_pipes; p++) {
-		struct gk_layer l = { .fb = &fbs[p], .zpos = -1, .alpha = 0xffff,
-				      .blend = -1 };
+		struct gk_layer l = gk_layer_of(&fbs[p]);
 
 		gk_fb_fill(&fbs[p], 0x00336699 + p);
 		igt_assert_eq(gk_commit(&pipes[p], &l, 1, NULL, 0), 0);

@@ -72,12 +72,13 @@ static double compose_fps(int fd, const char *name, int frames)
 	gk_fb_create(&k, &primary, W, H, DRM_FORMAT_XRGB8888);
 	gk_fb_create(&k, &wb, W, H, DRM_FORMAT_XRGB8888);
 	fill(&primary, 0x404040);
-	l[0] = (struct gk_layer){ .fb = &primary, .zpos = -1, .alpha = 0xffff, .blend = -1 };
+	l[0] = gk_layer_of(&primary);
 	for (int i = 0; i < OVERLAYS; i++) {
 		gk_fb_create(&k, &ov[i], OW, OH, DRM_FORMAT_XRGB8888);
 		fill(&ov[i], colors[i]);
-		l[1 + i] = (struct gk_layer){ .fb = &ov[i], .x = pos[i][0], .y = pos[i][1],
-					      .zpos = -1, .alpha = 0xffff, .blend = -1 };
+		l[1 + i] = gk_layer_of(&ov[i]);
+		l[1 + i].x = pos[i][0];
+		l[1 + i].y = pos[i][1];
 	}
 
 	/* The first commit sets the mode; the second one warms up. */

@@ -174,12 +174,32 @@ bool gk_set_mode(struct gk *k, uint16_t width, uint16_t height)
 	return true;
 }
 
+struct gk_layer gk_layer_of(const struct gk_fb *fb)
+{
+	return (struct gk_layer){ .fb = fb, .zpos = -1, .alpha = 0xffff, .blend = -1 };
+}
+
+int gk_num_pipes(int fd)
+{
+	drmModeResPtr res = drmModeGetResources(fd);
+	int n = res ? res->count_crtcs : 0;
+
+	drmModeFreeResources(res);
+	return n;
+}
+
 const struct gk_plane *gk_plane(const struct gk *k, uint32_t type, unsigned int idx)
 {
 	for (unsigned int i = 0; i < k->num_planes; i++)
 		if (k->planes[i].type == type && idx-- == 0)
 			return &k->planes[i];
 	return NULL;
+}
+
+bool gk_format_is_yuv(uint32_t format)
+{
+	return format == DRM_FORMAT_YUYV || format == DRM_FORMAT_UYVY ||
+	       format == DRM_FORMAT_NV12;
 }
 
 static uint32_t bpp_of(uint32_t format)

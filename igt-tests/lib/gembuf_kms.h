@@ -73,6 +73,8 @@ void gk_fb_create(struct gk *k, struct gk_fb *fb, uint32_t width, uint32_t heigh
 void gk_fb_from_handle(struct gk *k, struct gk_fb *fb, uint32_t handle,
 		       uint32_t width, uint32_t height, uint32_t format,
 		       uint32_t pitch, uint32_t offset1, uint32_t pitch1);
+/* Whether @format is one of the YCbCr formats gk_fb_create() lays out. */
+bool gk_format_is_yuv(uint32_t format);
 /* Every 32-bit word of @fb's buffer set to @v. */
 void gk_fb_fill(const struct gk_fb *fb, uint32_t v);
 void gk_fb_destroy(struct gk *k, struct gk_fb *fb);
@@ -81,6 +83,13 @@ int gk_commit(struct gk *k, const struct gk_layer *layers, unsigned int n,
 void gk_disable(struct gk *k);
 /* Commit @lut (256 entries) as the CRTC's GAMMA_LUT from now on; NULL: none. */
 void gk_set_gamma(struct gk *k, const struct drm_color_lut *lut);
+/*
+ * A layer of all of @fb at 0,0, its own size, opaque, with zpos and blend
+ * mode left as they are: what most commits put on a plane.
+ */
+struct gk_layer gk_layer_of(const struct gk_fb *fb);
+/* The number of CRTCs of @fd; 0 without KMS. */
+int gk_num_pipes(int fd);
 const struct gk_plane *gk_plane(const struct gk *k, uint32_t type, unsigned int idx);
 
 #endif /* GEMBUF_KMS_H */

@@ -246,11 +246,10 @@ void gembuf_composer_work(struct work_struct *work)
 		ret = -ENOMEM;
 		goto out;
 	}
-	/* Planes under a full-frame opaque one are not read at all. */
-	for (first = state->num_planes; first > 0; first--)
-		if (hides_below(state->planes[first - 1], width, height))
-			break;
-	first = first ? first - 1 : 0;
+	/* Planes under the topmost full-frame opaque one are not read at all. */
+	for (first = 0, i = 0; i < state->num_planes; i++)
+		if (hides_below(state->planes[i], width, height))
+			first = i;
 	for (i = first; i < state->num_planes; i++)
 		if (!transposed(&state->planes[i]->base))
 			source_columns(&state->planes[i]->base, xs + i * width);

@@ -4,10 +4,11 @@
  *
  * The display has GEMBUF_NUM_CRTCS outputs, each a CRTC with its own
  * primary plane, GEMBUF_NUM_OVERLAYS overlay planes and cursor, a
- * virtual connector and a writeback connector.  Planes read their framebuffers in place,
- * through the display's VCM mapping of the objects; the composer blends
- * them into an ARGB16161616 line buffer per output line and writes the
- * frame to the writeback framebuffer and to the CRC.
+ * virtual connector and a writeback connector.  Planes read their
+ * framebuffers in place, through the display's VCM mapping of the
+ * objects; the composer blends them into an ARGB16161616 line buffer per
+ * output line and writes the frame to the writeback framebuffer and to
+ * the CRC.
  */
 #ifndef _GEMBUF_KMS_H_
 #define _GEMBUF_KMS_H_
