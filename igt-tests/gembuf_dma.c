@@ -102,6 +102,17 @@ igt_main
 		igt_assert_eq(__gembuf_copy(engine, h, 0, 0xbad, 0, 4), -ENOENT);
 		igt_assert_eq(__gembuf_copy(engine, h, 0, h, 4096, 8192), -EINVAL);
 		igt_assert_eq(__gembuf_fill(display, dh, 0, 4, 0), -EOPNOTSUPP);
+		/* Longer than a job may take: in range, but refused. */
+		{
+			uint32_t big = gembuf_create(engine, 2 * GEMBUF_DMA_MAX_SIZE, 0,
+						     GEMBUF_CACHE_WB);
+
+			igt_assert_eq(__gembuf_fill(engine, big, 0, GEMBUF_DMA_MAX_SIZE + 4, 0),
+				      -EINVAL);
+			igt_assert_eq(__gembuf_copy(engine, big, GEMBUF_DMA_MAX_SIZE, big, 0,
+						    GEMBUF_DMA_MAX_SIZE + 4), -EINVAL);
+			gem_close(engine, big);
+		}
 		igt_assert_eq(__gembuf_wait(engine, h, 1 << 4, 0), -EINVAL);
 		igt_assert_eq(__gembuf_wait(engine, 0xbad, 0, 0), -ENOENT);
 		/* Nothing ran: the object is idle at once. */

@@ -3,9 +3,11 @@
  * gembuf_mmap: CPU mappings through the user VCM, for every cache policy,
  * and the mappings that must be refused.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "igt.h"
 #include "gembuf.h"
@@ -113,6 +115,59 @@ igt_main
 		igt_assert_eq(gembuf_state("objects"), before + 1);
 		munmap(p, 65536);
 		igt_assert_eq(gembuf_state("objects"), before);
+	}
+
+	igt_describe("A dma-buf mapping at a page offset shows the object from that page on; the GEM fake offset maps from its start only (DRM looks it up exactly).");
+	igt_subtest("offset") {
+		uint32_t handle = gembuf_create(fd, 4 * 4096, 0, GEMBUF_CACHE_WB);
+		uint32_t *full = gembuf_mmap(fd, handle, 4 * 4096);
+		int dmabuf = prime_handle_to_fd(fd, handle);
+		uint64_t offset;
+
+		igt_assert_eq(__gembuf_mmap_offset(fd, handle, &offset), 0);
+		for (int i = 0; i < 4; i++)
+			full[i * 1024] = 0x100 + i;
+		for (int i = 1; i < 4; i++) {
+			size_t len = (4 - i) * 4096;
+			uint32_t *buf = mmap(NULL, len, PROT_READ, MAP_SHARED,
+					     dmabuf, i * 4096);
+
+			igt_assert_f(buf != MAP_FAILED, "dma-buf mmap at page %d\n", i);
+			for (int j = 0; j < 4 - i; j++)
+				igt_assert_eq_u32(buf[j * 1024], 0x100 + i + j);
+			munmap(buf, len);
+			igt_assert(mmap(NULL, len, PROT_READ, MAP_SHARED, fd,
+					offset + i * 4096) == MAP_FAILED);
+			igt_assert_eq(errno, EINVAL);
+		}
+		/* Past the end. */
+		igt_assert(mmap(NULL, 2 * 4096, PROT_READ, MAP_SHARED, dmabuf,
+				3 * 4096) == MAP_FAILED);
+		igt_assert_eq(gembuf_find_mapping(fd, handle, GEMBUF_MAPPING_USER, NULL), 1);
+		munmap(full, 4 * 4096);
+		close(dmabuf);
+		gem_close(fd, handle);
+	}
+
+	igt_describe("Moving a mapping with mremap() is refused and leaves it mapped and counted; shrinking or growing it too.");
+	igt_subtest("mremap") {
+		uint32_t handle = gembuf_create(fd, 4 * 4096, 0, GEMBUF_CACHE_WB);
+		uint32_t *p = gembuf_mmap(fd, handle, 4 * 4096);
+		void *spot = mmap(NULL, 4 * 4096, PROT_NONE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		igt_assert(spot != MAP_FAILED);
+		pattern(p, 4096, 3);
+		igt_assert(mremap(p, 4 * 4096, 4 * 4096,
+				  MREMAP_MAYMOVE | MREMAP_FIXED, spot) == MAP_FAILED);
+		igt_assert(mremap(p, 4 * 4096, 8 * 4096, MREMAP_MAYMOVE) == MAP_FAILED);
+		igt_assert(mremap(p, 4 * 4096, 4096, 0) == MAP_FAILED);
+		check_pattern(p, 4096, 3);
+		igt_assert_eq(gembuf_find_mapping(fd, handle, GEMBUF_MAPPING_USER, NULL), 1);
+		munmap(spot, 4 * 4096);
+		munmap(p, 4 * 4096);
+		igt_assert_eq(gembuf_find_mapping(fd, handle, GEMBUF_MAPPING_USER, NULL), 0);
+		gem_close(fd, handle);
 	}
 
 	igt_fixture

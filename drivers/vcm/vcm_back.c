@@ -86,10 +86,14 @@ int __vcm_back(struct vcm_res *res, struct vcm_physmem *pm)
 	enum vcm_cache_class cclass = vcm_cache_class(res->attr);
 	int ret;
 
-	/* A VMA may map the start of a buffer; every other kind all of it. */
-	if (res->len != pm->len &&
-	    !(res->vcm->type == VCM_EXT_USER && res->len < pm->len))
+	/* A VMA may map any whole pages of a buffer; every other kind all of it. */
+	if (res->vcm->type == VCM_EXT_USER) {
+		if (res->pgoff > pm->len >> PAGE_SHIFT ||
+		    res->len > pm->len - ((size_t)res->pgoff << PAGE_SHIFT))
+			return -EINVAL;
+	} else if (res->len != pm->len) {
 		return -EINVAL;
+	}
 
 	mutex_lock(&pm->lock);
 	if ((pm->cclass != VCM_CC_NONE && pm->cclass != cclass) ||
@@ -150,7 +154,8 @@ void __vcm_unback(struct vcm_res *res)
  * vcm_back() - back a reservation with physical memory
  * @res: an unbacked reservation
  * @physmem: the memory; its length must equal the reservation's (a user
- *	reservation may be shorter and maps the start of @physmem)
+ *	reservation may be shorter and maps the pages of @physmem from its
+ *	VMA's page offset on)
  *
  * Maps @physmem at the reservation's addresses for every device of the
  * VCM: in the IOMMU domain with the largest page sizes the chunks and the

@@ -122,6 +122,8 @@ struct vcm {
  * @num_ptes: leaf page-table entries the mapping uses (IOMMU kind)
  * @vaddr: kernel virtual address (kernel kind)
  * @vma: the user mapping (user kind)
+ * @pgoff: first page of the physmem the user mapping shows, the VMA's
+ *	vm_pgoff when it was reserved (user kind)
  * @vcm_node: link in &vcm.res_list
  * @phys_node: link in &vcm_physmem.res_list
  */
@@ -139,6 +141,7 @@ struct vcm_res {
 	size_t num_ptes;
 	void *vaddr;
 	struct vm_area_struct *vma;
+	pgoff_t pgoff;
 	struct list_head vcm_node;
 	struct list_head phys_node;
 };

@@ -272,9 +272,11 @@ EXPORT_SYMBOL_GPL(vcm_reserve_at);
  * @vma: the VMA, typically the one a ->mmap handler was given
  * @attr: reservation attributes; %VCM_WRITE is needed for a writable VMA
  *
- * The reservation covers the VMA exactly.  Back it from the ->mmap handler
- * and unback and unreserve it from the VMA's ->close; its ->may_split
- * should refuse splitting.
+ * The reservation covers the VMA exactly and shows the physmem it is
+ * backed with from page @vma->vm_pgoff on: a ->mmap handler sets vm_pgoff
+ * to the page offset into the buffer before reserving.  Back it from the
+ * ->mmap handler and unback and unreserve it from the VMA's ->close; its
+ * ->may_split should refuse splitting and its ->mremap moving.
  *
  * Context: Process context with the mmap lock of @vma's mm held; takes
  * the VCM's lock.
@@ -311,6 +313,7 @@ struct vcm_res *vcm_reserve_vma(struct vcm *vcm, struct vm_area_struct *vma,
 			res->dev_addr = vma->vm_start;
 			res->placed = true;
 			res->vma = vma;
+			res->pgoff = vma->vm_pgoff;
 		}
 	}
 	mutex_unlock(&vcm->lock);

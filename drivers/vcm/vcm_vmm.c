@@ -89,14 +89,15 @@ void vcm_kernel_unmap(struct vcm_res *res)
  * @res: the reservation, its VCM locked, @res->physmem set
  *
  * Every chunk is physically contiguous and goes in with one
- * remap_pfn_range(); the VMA becomes a PFN map with the memory type of
- * the cache policy.
+ * remap_pfn_range(), from the reservation's page offset on; the VMA
+ * becomes a PFN map with the memory type of the cache policy.
  *
  * Return: 0, or the error of remap_pfn_range() with the VMA emptied.
  */
 int vcm_user_map(struct vcm_res *res)
 {
 	struct vm_area_struct *vma = res->vma;
+	size_t skip = (size_t)res->pgoff << PAGE_SHIFT;
 	struct scatterlist *sg;
 	unsigned long addr = vma->vm_start;
 	unsigned int i;
@@ -106,10 +107,18 @@ int vcm_user_map(struct vcm_res *res)
 	vma->vm_page_prot = vcm_pgprot(res->attr,
 				       vm_get_page_prot(vma->vm_flags));
 	for_each_sgtable_sg(&res->physmem->sgt, sg, i) {
-		size_t len = min_t(size_t, sg->length, vma->vm_end - addr);
+		size_t len;
 
-		ret = remap_pfn_range(vma, addr, page_to_pfn(sg_page(sg)), len,
-				      vma->vm_page_prot);
+		/* Chunks before the VMA's page offset are not shown. */
+		if (skip >= sg->length) {
+			skip -= sg->length;
+			continue;
+		}
+		len = min_t(size_t, sg->length - skip, vma->vm_end - addr);
+		ret = remap_pfn_range(vma, addr,
+				      page_to_pfn(sg_page(sg)) + (skip >> PAGE_SHIFT),
+				      len, vma->vm_page_prot);
+		skip = 0;
 		if (ret) {
 			zap_vma_ptes(vma, vma->vm_start, addr - vma->vm_start);
 			return ret;

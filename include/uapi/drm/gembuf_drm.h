@@ -133,14 +133,48 @@ struct drm_gembuf_gem_info {
 	__u64 mappings_ptr;
 };
 
+/* The most in-syncobjs one job may wait for. */
+#define GEMBUF_MAX_IN_SYNCS		64
+
+/*
+ * The most bytes one fill or copy may move: the engine runs one job at
+ * a time, and a job that keeps it much longer than this takes is taken
+ * for a hang and stopped.
+ */
+#define GEMBUF_DMA_MAX_SIZE		(256 * 1024)
+
+/**
+ * struct drm_gembuf_sync - a syncobj a job waits for or signals
+ * @handle: the syncobj (DRM_IOCTL_SYNCOBJ_CREATE)
+ * @flags: must be zero
+ * @point: the timeline point; 0 for a binary syncobj
+ *
+ * A job waits for the fence of each of its in-syncobjs, as it is when
+ * the job is submitted (a timeline point must have been submitted:
+ * -EINVAL otherwise; an unknown handle is -ENOENT).  Its out-syncobj
+ * gets the job's fence: replaced in a binary syncobj (@point 0), added
+ * at @point on a timeline.  The kernel cannot tell the two kinds apart:
+ * a non-zero @point on a binary syncobj makes it a timeline.
+ */
+struct drm_gembuf_sync {
+	__u32 handle;
+	__u32 flags;
+	__u64 point;
+};
+
 /**
  * struct drm_gembuf_dma_fill - fill a range of an object by engine DMA
  * @handle: the object
  * @value: the 32-bit word to fill with
  * @offset: first byte, a multiple of 4
- * @size: bytes, a non-zero multiple of 4
+ * @size: bytes, a non-zero multiple of 4, at most %GEMBUF_DMA_MAX_SIZE
  * @flags: must be zero
  * @pad: must be zero
+ * @in_syncs: user pointer to @in_sync_count &struct drm_gembuf_sync the
+ *	job waits for, besides the fences on its objects
+ * @in_sync_count: at most %GEMBUF_MAX_IN_SYNCS
+ * @pad2: must be zero
+ * @out_sync: the syncobj that gets the job's fence; handle 0 for none
  *
  * Only on the DMA engine's render node.  The engine writes through its
  * IOMMU mapping of the object; the job's fence is added to the object's
@@ -153,6 +187,10 @@ struct drm_gembuf_dma_fill {
 	__u64 size;
 	__u32 flags;
 	__u32 pad;
+	__u64 in_syncs;
+	__u32 in_sync_count;
+	__u32 pad2;
+	struct drm_gembuf_sync out_sync;
 };
 
 /**
@@ -161,9 +199,13 @@ struct drm_gembuf_dma_fill {
  * @src_handle: the source object (may be @dst_handle, ranges apart)
  * @dst_offset: first destination byte, a multiple of 4
  * @src_offset: first source byte, a multiple of 4
- * @size: bytes, a non-zero multiple of 4
+ * @size: bytes, a non-zero multiple of 4, at most %GEMBUF_DMA_MAX_SIZE
  * @flags: must be zero
  * @pad: must be zero
+ * @in_syncs: as &drm_gembuf_dma_fill.in_syncs
+ * @in_sync_count: as &drm_gembuf_dma_fill.in_sync_count
+ * @pad2: must be zero
+ * @out_sync: as &drm_gembuf_dma_fill.out_sync
  */
 struct drm_gembuf_dma_copy {
 	__u32 dst_handle;
@@ -173,6 +215,10 @@ struct drm_gembuf_dma_copy {
 	__u64 size;
 	__u32 flags;
 	__u32 pad;
+	__u64 in_syncs;
+	__u32 in_sync_count;
+	__u32 pad2;
+	struct drm_gembuf_sync out_sync;
 };
 
 /* drm_gembuf_gem_wait.flags */

@@ -225,7 +225,8 @@ void gembuf_composer_work(struct work_struct *work)
 
 	spin_lock_irq(&out->lock);
 	state = out->composer_state;
-	crc_on = out->crc_enabled;
+	/* A run for a writeback job alone has no vblank to give a CRC to. */
+	crc_on = out->crc_enabled && out->frames_queued;
 	frame = out->frame_start;
 	frame_end = out->frame_end;
 	out->frames_queued = false;
@@ -242,7 +243,8 @@ void gembuf_composer_work(struct work_struct *work)
 	px = kvmalloc_array(width, sizeof(*px), GFP_KERNEL);
 	scratch = kvmalloc_array(width, sizeof(*scratch), GFP_KERNEL);
 	xs = kvmalloc_array(width * GEMBUF_MAX_PLANES, sizeof(*xs), GFP_KERNEL);
-	if (!line || !px || !scratch || !xs) {
+	if (!line || !px || !scratch || !xs ||
+	    should_fail(&gembuf_fail_compose, 1)) {
 		ret = -ENOMEM;
 		goto out;
 	}

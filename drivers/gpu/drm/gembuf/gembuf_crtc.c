@@ -208,6 +208,31 @@ static int gembuf_crtc_atomic_check(struct drm_crtc *crtc,
 	return 0;
 }
 
+/*
+ * A writeback job is composed from the CRTC state of its commit, on the
+ * next vblank.  A commit that follows quickly replaces that state (or
+ * switches the CRTC off) before the composer has run: compose the job's
+ * frame now, from its own state, which stays until this commit is done,
+ * so every queued job completes exactly once, with its own pixels.
+ */
+static void gembuf_composer_flush_wb(struct gembuf_output *out)
+{
+	unsigned long flags;
+	bool pending, queued;
+
+	spin_lock_irq(&out->lock);
+	pending = out->composer_state && out->composer_state->wb_pending;
+	spin_unlock_irq(&out->lock);
+	if (pending)
+		queue_work(out->composer_wq, &out->composer_work);
+	/* A composer run may have taken the job and not completed it yet. */
+	spin_lock_irqsave(&out->wb.job_lock, flags);
+	queued = !list_empty(&out->wb.job_queue);
+	spin_unlock_irqrestore(&out->wb.job_lock, flags);
+	if (queued)
+		flush_work(&out->composer_work);
+}
+
 static void gembuf_crtc_atomic_enable(struct drm_crtc *crtc,
 				      struct drm_atomic_state *state)
 {
@@ -219,6 +244,7 @@ static void gembuf_crtc_atomic_disable(struct drm_crtc *crtc,
 {
 	struct gembuf_output *out = crtc_to_output(crtc);
 
+	gembuf_composer_flush_wb(out);
 	drm_crtc_vblank_off(crtc);
 	spin_lock_irq(&out->lock);
 	out->composer_state = NULL;
@@ -238,6 +264,7 @@ static void gembuf_crtc_atomic_flush(struct drm_crtc *crtc,
 {
 	struct gembuf_output *out = crtc_to_output(crtc);
 
+	gembuf_composer_flush_wb(out);
 	spin_lock_irq(&out->lock);
 	out->composer_state = crtc->state->active ?
 			      to_gembuf_crtc_state(crtc->state) : NULL;

@@ -55,7 +55,10 @@ const struct drm_driver gembuf_display_driver = {
 };
 
 const struct drm_driver gembuf_engine_driver = {
-	.driver_features = DRIVER_GEM | DRIVER_RENDER,
+	.driver_features = DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
+			   DRIVER_SYNCOBJ_TIMELINE,
+	.open = gembuf_engine_open,
+	.postclose = gembuf_engine_postclose,
 	.fops = &gembuf_fops,
 	.ioctls = gembuf_ioctls,
 	.num_ioctls = ARRAY_SIZE(gembuf_ioctls),
@@ -213,6 +216,9 @@ static void __exit gembuf_exit(void)
 	gembuf_display_destroy();
 	gembuf_user_vcms_fini();
 	vcm_free(gembuf.kernel_vcm);
+	/* The last jobs' RCU callbacks are the module's code. */
+	rcu_barrier();
+	gembuf_engine_free_retired();
 }
 
 module_init(gembuf_init);

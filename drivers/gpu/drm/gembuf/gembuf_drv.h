@@ -19,6 +19,7 @@
 #include <drm/drm_gem.h>
 #include <drm/gembuf_drm.h>
 #include <linux/dma-fence.h>
+#include <linux/fault-inject.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/vcm.h>
@@ -129,6 +130,7 @@ struct gembuf_object {
  * @user_vcms: the user VCM of every process that maps objects
  * @objects: live objects (real ones), for debugfs and the tests
  * @mappings: live mappings
+ * @jobs: DMA engine jobs not yet freed; each holds the module
  */
 struct gembuf {
 	struct gembuf_device *display;
@@ -138,6 +140,7 @@ struct gembuf {
 	struct list_head user_vcms;
 	atomic_t objects;
 	atomic_t mappings;
+	atomic_t jobs;
 };
 
 extern struct gembuf gembuf;
@@ -187,12 +190,18 @@ struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
 /* gembuf_engine.c */
 int gembuf_engine_register(void);
 void gembuf_engine_unregister(void);
+void gembuf_engine_free_retired(void);
 int gembuf_dma_fill_ioctl(struct drm_device *dev, void *data,
 			  struct drm_file *file);
 int gembuf_dma_copy_ioctl(struct drm_device *dev, void *data,
 			  struct drm_file *file);
+int gembuf_engine_open(struct drm_device *dev, struct drm_file *file);
+void gembuf_engine_postclose(struct drm_device *dev, struct drm_file *file);
 
 /* gembuf_debugfs.c */
 void gembuf_debugfs_init(struct drm_minor *minor);
+extern struct fault_attr gembuf_fail_job;
+extern struct fault_attr gembuf_hang_job;
+extern struct fault_attr gembuf_fail_compose;
 
 #endif /* _GEMBUF_DRV_H_ */

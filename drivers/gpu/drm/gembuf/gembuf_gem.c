@@ -4,6 +4,7 @@
  * the kernel and user VCMs, and the object ioctls.
  */
 
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_prime.h>
@@ -12,6 +13,7 @@
 #include <linux/iosys-map.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -53,6 +55,7 @@ static void gembuf_gem_free(struct drm_gem_object *gem)
 		drm_prime_gem_destroy(gem, obj->sgt);
 	drm_gem_object_release(gem);
 	mutex_destroy(&obj->lock);
+	drm_dev_put(gem->dev);
 	kfree(obj);
 }
 
@@ -77,7 +80,12 @@ static int gembuf_gem_mmap(struct drm_gem_object *gem, struct vm_area_struct *vm
 	if (is_cow_mapping(vma->vm_flags))
 		return -EINVAL;
 
-	vma->vm_pgoff = 0;
+	/*
+	 * Both mmap paths hand over the fake offset plus the page offset
+	 * the client asked for (only a dma-buf can ask for one other than
+	 * 0: DRM looks the fake offset up exactly): keep the latter.
+	 */
+	vma->vm_pgoff -= drm_vma_node_start(&gem->vma_node);
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
 	return gembuf_mapping_user(to_gembuf_object(gem), vma);
 }
@@ -96,10 +104,22 @@ static int gembuf_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
 	return -EINVAL;
 }
 
+/*
+ * Nor moved: the reservation is placed at the VMA's address in the
+ * process's VCM, and the VMA being moved is closed once its page tables
+ * have been moved, which would drop the reservation of a mapping that is
+ * still there.  mremap() undoes the move on this error.
+ */
+static int gembuf_vm_mremap(struct vm_area_struct *vma)
+{
+	return -EINVAL;
+}
+
 static const struct vm_operations_struct gembuf_vm_ops = {
 	.open = drm_gem_vm_open,
 	.close = gembuf_vm_close,
 	.may_split = gembuf_vm_may_split,
+	.mremap = gembuf_vm_mremap,
 };
 
 static const struct drm_gem_object_funcs gembuf_gem_funcs = {
@@ -131,16 +151,22 @@ static struct gembuf_object *gembuf_object_alloc(struct drm_device *dev,
 		kfree(obj);
 		return ERR_PTR(ret);
 	}
+	/*
+	 * The object's mappings are in its device's VCM, which goes with
+	 * the device: keep it, even once its PCI device is unbound.
+	 */
+	drm_dev_get(dev);
 	return obj;
 }
 
 /* Chunk sizes every gembuf device can map with its largest entries. */
 static unsigned long gembuf_pgsizes(void)
 {
+	struct gembuf_device *engine = READ_ONCE(gembuf.engine);
 	unsigned long pgsizes = PAGE_SIZE;
 
-	if (gembuf.engine)
-		pgsizes |= vcm_get_pgsize_bitmap(gembuf.engine->vcm);
+	if (engine)
+		pgsizes |= vcm_get_pgsize_bitmap(engine->vcm);
 	return pgsizes;
 }
 
@@ -241,13 +267,25 @@ int gembuf_dumb_create(struct drm_file *file, struct drm_device *dev,
 		       struct drm_mode_create_dumb *args)
 {
 	struct gembuf_object *obj;
+	u32 bits, pitch;
+	u64 size;
 
-	/* drm_mode_create_dumb() has checked these products for overflow. */
-	args->pitch = DIV_ROUND_UP(args->width * args->bpp, 8);
-	args->size = (u64)args->pitch * args->height;
-	obj = gembuf_object_create(dev, args->size, 0, GEMBUF_CACHE_WB);
+	/*
+	 * drm_mode_create_dumb() bounds width * bytes per pixel, not
+	 * width * bits per pixel: a wide buffer of 32 bpp overflows the
+	 * latter in 32 bits.
+	 */
+	if (check_mul_overflow(args->width, args->bpp, &bits) ||
+	    check_add_overflow(bits, 7u, &bits))
+		return -EINVAL;
+	pitch = bits / 8;
+	size = (u64)pitch * args->height;
+	obj = gembuf_object_create(dev, size, 0, GEMBUF_CACHE_WB);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
+	args->pitch = pitch;
+	/* What the client may map: the whole object, in pages. */
+	args->size = obj->base.size;
 	return gembuf_create_handle(file, obj, &args->handle);
 }
 

@@ -236,7 +236,8 @@ void gembuf_user_vcms_fini(void)
 /**
  * gembuf_mapping_user() - map an object into a VMA, from ->mmap
  * @obj: the object
- * @vma: the VMA, with the mmap lock held
+ * @vma: the VMA, with the mmap lock held and its vm_pgoff the page of
+ *	the object it starts at
  *
  * Return: 0 or a negative errno.
  */
@@ -247,7 +248,8 @@ int gembuf_mapping_user(struct gembuf_object *obj, struct vm_area_struct *vma)
 	struct vcm_res *res;
 	int ret;
 
-	if (vma->vm_end - vma->vm_start > obj->base.size)
+	if (vma->vm_pgoff > obj->base.size >> PAGE_SHIFT ||
+	    vma_pages(vma) > (obj->base.size >> PAGE_SHIFT) - vma->vm_pgoff)
 		return -EINVAL;
 	obj = obj->real;
 	uvcm = gembuf_user_vcm_get(vma->vm_mm);

@@ -11,6 +11,7 @@
  * physmem, so every gembuf device maps them like its own memory.
  */
 
+#include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_prime.h>
 #include <linux/dma-buf.h>
@@ -22,9 +23,9 @@
 
 static struct gembuf_device *gembuf_device_of(struct device *dev)
 {
-	if (gembuf.engine && gembuf.engine->drm.dev == dev)
-		return gembuf.engine;
-	return NULL;
+	struct gembuf_device *engine = READ_ONCE(gembuf.engine);
+
+	return engine && engine->drm.dev == dev ? engine : NULL;
 }
 
 static struct sg_table *gembuf_map_vcm(struct gembuf_object *obj,
@@ -296,6 +297,7 @@ struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
 		kfree(obj);
 		return ERR_PTR(-ENOMEM);
 	}
+	drm_dev_get(dev);
 	drm_gem_object_get(&obj->real->base);
 	return &obj->base;
 }

@@ -113,9 +113,17 @@ static void gembuf_wb_atomic_commit(struct drm_connector *connector,
 	new_crtc_state = drm_atomic_get_new_crtc_state(state, conn_state->crtc);
 	crtc_state = to_gembuf_crtc_state(new_crtc_state);
 
-	/* The composer runs on vblank: keep it ticking until the job is done. */
-	if (drm_crtc_vblank_get(&out->crtc))
+	/*
+	 * The composer runs on vblank: keep it ticking until the job is
+	 * done.  Without vblank the job still completes, with an error (the
+	 * jobs before it were composed when this commit was flushed, so it
+	 * is the one the completion takes).
+	 */
+	if (drm_crtc_vblank_get(&out->crtc)) {
+		drm_writeback_queue_job(&out->wb, conn_state);
+		drm_writeback_signal_completion(&out->wb, -EIO);
 		return;
+	}
 	spin_lock_irq(&out->lock);
 	crtc_state->wb_fb = job->fb;
 	crtc_state->wb_vaddr = wj->vaddr[0] - job->fb->offsets[0];

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gembuf_race: what happens when a client does not wait.  A writeback
+ * job followed at once by another commit must still complete, exactly
+ * once, with the frame of its own commit; a fence kept in a sync_file
+ * after every other reference is gone must keep the module it points
+ * into.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <drm_fourcc.h>
+#include <linux/dma-buf.h>
+#include <linux/sync_file.h>
+
+#include "igt.h"
+#include "gembuf.h"
+#include "gembuf_kms.h"
+#include "sw_sync.h"
+
+IGT_TEST_DESCRIPTION("Commits racing writeback jobs; fences outliving every file.");
+
+#define ROUNDS 20
+
+static struct gk k;
+
+enum second {
+	MOVE_BLOCKING,
+	MOVE_NONBLOCKING,
+	CRTC_OFF,
+};
+
+static void add(drmModeAtomicReqPtr req, uint32_t obj, uint32_t prop, uint64_t v)
+{
+	igt_assert(drmModeAtomicAddProperty(req, obj, prop, v) >= 0);
+}
+
+/* Plane @p shows all of @in at @x, or is off for NULL. */
+static void add_plane(drmModeAtomicReqPtr req, const struct gk_plane *p,
+		      const struct gk_fb *in, int x)
+{
+	igt_assert(p);
+	add(req, p->id, k.p_fb, in ? in->fb_id : 0);
+	add(req, p->id, k.p_crtc, in ? k.crtc_id : 0);
+	if (!in)
+		return;
+	add(req, p->id, k.p_sx, 0);
+	add(req, p->id, k.p_sy, 0);
+	add(req, p->id, k.p_sw, (uint64_t)in->width << 16);
+	add(req, p->id, k.p_sh, (uint64_t)in->height << 16);
+	add(req, p->id, k.p_cx, x);
+	add(req, p->id, k.p_cy, 0);
+	add(req, p->id, k.p_cw, in->width);
+	add(req, p->id, k.p_ch, in->height);
+}
+
+static int commit(drmModeAtomicReqPtr req, uint32_t flags)
+{
+	int ret = drmModeAtomicCommit(k.fd, req, flags | DRM_MODE_ATOMIC_ALLOW_MODESET,
+				      NULL);
+
+	drmModeAtomicFree(req);
+	return ret ? -errno : 0;
+}
+
+/*
+ * Nonblocking: the CRTC shows @in and writes the frame back into @out
+ * (retried while the previous nonblocking commit is still busy).
+ */
+static int commit_writeback(const struct gk_fb *in, const struct gk_fb *out)
+{
+	for (int tries = 0; tries < 1000; tries++) {
+		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+		int32_t fence = -1;
+		int ret;
+
+		igt_assert(req);
+		add(req, k.crtc_id, k.crtc_active, 1);
+		add(req, k.crtc_id, k.crtc_mode_id, k.mode_blob);
+		add(req, k.conn_id, k.conn_crtc_id, k.crtc_id);
+		add(req, k.wb_id, k.wb_crtc_id, k.crtc_id);
+		add(req, k.wb_id, k.wb_fb_prop, out->fb_id);
+		add(req, k.wb_id, k.wb_fence_prop, (uint64_t)(uintptr_t)&fence);
+		add_plane(req, gk_plane(&k, DRM_PLANE_TYPE_PRIMARY, 0), in, 0);
+		add_plane(req, gk_plane(&k, DRM_PLANE_TYPE_OVERLAY, 0), NULL, 0);
+		ret = commit(req, DRM_MODE_ATOMIC_NONBLOCK);
+		if (ret == -EBUSY) {
+			usleep(1000);
+			continue;
+		}
+		igt_assert_eq(ret, 0);
+		igt_assert_fd(fence);
+		return fence;
+	}
+	igt_assert_f(false, "the writeback commit stayed busy\n");
+	return -1;
+}
+
+/* The commit that follows at once, before the writeback frame is composed. */
+static void commit_second(enum second what, const struct gk_fb *other, int round)
+{
+	for (int tries = 0; tries < 1000; tries++) {
+		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+		uint32_t flags = 0;
+		int ret;
+
+		igt_assert(req);
+		if (what == CRTC_OFF) {
+			add(req, k.crtc_id, k.crtc_active, 0);
+			add(req, k.crtc_id, k.crtc_mode_id, 0);
+			add(req, k.conn_id, k.conn_crtc_id, 0);
+			add(req, k.wb_id, k.wb_crtc_id, 0);
+			add_plane(req, gk_plane(&k, DRM_PLANE_TYPE_PRIMARY, 0), NULL, 0);
+		} else {
+			add_plane(req, gk_plane(&k, DRM_PLANE_TYPE_OVERLAY, 0), other,
+				  16 * round);
+			if (what == MOVE_NONBLOCKING)
+				flags = DRM_MODE_ATOMIC_NONBLOCK;
+		}
+		ret = commit(req, flags);
+		/* A nonblocking commit finds the writeback commit still busy. */
+		if (ret == -EBUSY) {
+			usleep(1000);
+			continue;
+		}
+		igt_assert_eq(ret, 0);
+		return;
+	}
+	igt_assert_f(false, "the second commit stayed busy\n");
+}
+
+static bool all_pixels(const struct gk_fb *fb, uint32_t v)
+{
+	for (uint32_t i = 0; i < fb->size / 4; i++)
+		if ((((uint32_t *)fb->map)[i] ^ v) & 0xffffff) {
+			igt_info("word %u: %08x, not %08x\n", i,
+				 ((uint32_t *)fb->map)[i], v);
+			return false;
+		}
+	return true;
+}
+
+static void writeback_vs_commit(enum second what)
+{
+	struct gk_fb in, other, out;
+	long objects = gembuf_state("objects");
+	long mappings = gembuf_state("mappings");
+	int lost = 0;
+
+	gk_fb_create(&k, &in, k.mode.hdisplay, k.mode.vdisplay, DRM_FORMAT_XRGB8888);
+	gk_fb_create(&k, &other, 64, 64, DRM_FORMAT_XRGB8888);
+	gk_fb_create(&k, &out, k.mode.hdisplay, k.mode.vdisplay, DRM_FORMAT_XRGB8888);
+	for (int round = 0; round < ROUNDS; round++) {
+		uint32_t color = 0x100 * round + 0x11;
+		struct pollfd pfd;
+
+		gk_fb_fill(&in, color);
+		gk_fb_fill(&other, ~color);
+		gk_fb_fill(&out, 0);
+		pfd.fd = commit_writeback(&in, &out);
+		pfd.events = POLLIN;
+		commit_second(what, &other, round);
+		if (poll(&pfd, 1, 5000) != 1) {
+			lost++;
+		} else {
+			/* The frame of the writeback's own commit, not the next one's. */
+			igt_assert_f(all_pixels(&out, color), "round %d\n", round);
+		}
+		close(pfd.fd);
+	}
+	igt_assert_f(!lost, "%d of %d writeback out-fences never signalled\n",
+		     lost, ROUNDS);
+	gk_disable(&k);
+	gk_fb_destroy(&k, &out);
+	gk_fb_destroy(&k, &other);
+	gk_fb_destroy(&k, &in);
+	igt_assert_eq(gembuf_state("objects"), objects);
+	igt_assert_eq(gembuf_state("mappings"), mappings);
+}
+
+static long module_refcnt(void)
+{
+	FILE *f = fopen("/sys/module/gembuf/refcnt", "r");
+	long n = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+/* Polls until gauge @key is at most @limit, for up to ten seconds. */
+static long settle(const char *key, long limit)
+{
+	long v = gembuf_state(key);
+
+	for (int i = 0; i < 100 && v > limit; i++) {
+		usleep(100 * 1000);
+		v = gembuf_state(key);
+	}
+	return v;
+}
+
+static void fence_outlives_files(void)
+{
+	struct dma_buf_export_sync_file exp = { .flags = DMA_BUF_SYNC_RW, .fd = -1 };
+	struct sync_fence_info fi = {};
+	struct sync_file_info info = {};
+	long jobs = gembuf_state("jobs");
+	int engine = gembuf_open_engine();
+	uint32_t h = gembuf_create(engine, 65536, 0, GEMBUF_CACHE_WB);
+	struct pollfd pfd = { .events = POLLIN };
+	long held, released;
+	int dmabuf;
+
+	igt_assert_lte(0, jobs);
+	igt_assert_eq(__gembuf_fill(engine, h, 0, 65536, 0xfeedface), 0);
+	dmabuf = prime_handle_to_fd(engine, h);
+	do_ioctl(dmabuf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &exp);
+	igt_assert_fd(exp.fd);
+	gem_close(engine, h);
+	close(dmabuf);
+	drm_close_driver(engine);
+
+	/* Only the sync_file is left, and it holds the module. */
+	held = module_refcnt();
+	if (system("rmmod gembuf 2>/dev/null") == 0) {
+		igt_assert(system("modprobe gembuf") == 0);
+		igt_assert_f(false, "gembuf was unloaded under a live fence\n");
+	}
+	info.num_fences = 1;
+	info.sync_fence_info = (uintptr_t)&fi;
+	do_ioctl(exp.fd, SYNC_IOC_FILE_INFO, &info);
+	igt_assert_eq(info.num_fences, 1);
+	/* The scheduler's fence of the job, on the engine's timeline. */
+	igt_assert_eq(strcmp(fi.obj_name, "gembuf-edu"), 0);
+	pfd.fd = exp.fd;
+	igt_assert_eq(poll(&pfd, 1, 30000), 1);
+	do_ioctl(exp.fd, SYNC_IOC_FILE_INFO, &info);
+	igt_assert_eq(info.status, 1);
+	close(exp.fd);
+
+	/* The last job is freed after a grace period; so is its hold. */
+	igt_assert_eq(settle("jobs", jobs), jobs);
+	released = module_refcnt();
+	igt_assert_f(held > released, "module refcount %ld with the fence, %ld without\n",
+		     held, released);
+}
+
+/*
+ * A fill of @h whose fence goes into syncobj @syncobj: a dma-buf keeps
+ * no signalled fence to ask, a syncobj keeps the job's own.
+ */
+static int fill_out(int fd, uint32_t h, uint32_t size, uint32_t value,
+		    uint32_t syncobj)
+{
+	struct drm_gembuf_dma_fill f = {
+		.handle = h, .value = value, .size = size,
+		.out_sync = { .handle = syncobj },
+	};
+
+	return igt_ioctl(fd, DRM_IOCTL_GEMBUF_DMA_FILL, &f) ? -errno : 0;
+}
+
+/* The status of the fence in @syncobj: 1 signalled, 0 not, or its error. */
+static int syncobj_status(int fd, uint32_t syncobj)
+{
+	struct sync_file_info info = {};
+	int sync_file = -1;
+
+	igt_assert_eq(drmSyncobjExportSyncFile(fd, syncobj, &sync_file), 0);
+	do_ioctl(sync_file, SYNC_IOC_FILE_INFO, &info);
+	close(sync_file);
+	return info.status;
+}
+
+static void check_words(int fd, uint32_t h, size_t size, uint32_t v)
+{
+	uint32_t *p = gembuf_mmap(fd, h, size);
+
+	for (size_t i = 0; i < size / 4; i++)
+		igt_assert_f(p[i] == v, "word %zu: %08x, not %08x\n", i, p[i], v);
+	munmap(p, size);
+}
+
+/*
+ * One client's job waits for a fence that never signals (a sw_sync
+ * fence it imported into its buffer); another client's jobs still run.
+ * Killing the first client cleans its job up.
+ */
+static void stalled_client(void)
+{
+	long objects = gembuf_state("objects"), jobs = gembuf_state("jobs");
+	int ready[2], engine;
+	uint32_t h;
+	pid_t pid;
+	char c;
+
+	igt_require(kernel_has_sw_sync());
+	igt_assert_eq(pipe(ready), 0);
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (!pid) {
+		struct dma_buf_import_sync_file imp = { .flags = DMA_BUF_SYNC_WRITE };
+		int fd = gembuf_open_engine(), timeline = sw_sync_timeline_create();
+		uint32_t x = gembuf_create(fd, 4096, 0, GEMBUF_CACHE_WB);
+		int dmabuf = prime_handle_to_fd(fd, x);
+
+		imp.fd = sw_sync_timeline_create_fence(timeline, 1);
+		do_ioctl(dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &imp);
+		close(imp.fd);
+		igt_assert_eq(__gembuf_fill(fd, x, 0, 4096, 0xdead), 0);
+		igt_assert_eq(write(ready[1], "r", 1), 1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	igt_assert_eq(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+
+	/* The stalled job is queued; this client's job runs regardless. */
+	engine = gembuf_open_engine();
+	h = gembuf_create(engine, 4096, 0, GEMBUF_CACHE_WB);
+	igt_assert_eq(__gembuf_fill(engine, h, 0, 4096, 0x600d), 0);
+	igt_assert_eq(__gembuf_wait(engine, h, 0, 20ll * 1000 * 1000 * 1000), 0);
+	check_words(engine, h, 4096, 0x600d);
+	gem_close(engine, h);
+	drm_close_driver(engine);
+
+	kill(pid, SIGKILL);
+	igt_assert_eq(waitpid(pid, NULL, 0), pid);
+	igt_assert_eq(settle("jobs", jobs), jobs);
+	igt_assert_eq(settle("objects", objects), objects);
+}
+
+/* The directory of gembuf's debugfs file @name, or NULL. */
+static const char *debugfs_knob(const char *name, char *path, size_t len)
+{
+	DIR *dir = opendir("/sys/kernel/debug/dri");
+	struct dirent *de;
+
+	while (dir && (de = readdir(dir))) {
+		snprintf(path, len, "/sys/kernel/debug/dri/%s/%s", de->d_name, name);
+		if (!access(path, F_OK)) {
+			closedir(dir);
+			return path;
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return NULL;
+}
+
+static void knob_write(const char *dir, const char *file, const char *v)
+{
+	char path[300];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY);
+	igt_assert_f(fd >= 0, "%s\n", path);
+	igt_assert_eq(write(fd, v, strlen(v)), (ssize_t)strlen(v));
+	close(fd);
+}
+
+/* Make the next engine job hit the fault attribute @name once. */
+static void inject_once(const char *name)
+{
+	char path[300];
+
+	igt_require_f(debugfs_knob(name, path, sizeof(path)),
+		      "no %s fault attribute\n", name);
+	knob_write(path, "verbose", "0");
+	knob_write(path, "interval", "1");
+	knob_write(path, "probability", "100");
+	knob_write(path, "times", "1");
+}
+
+/*
+ * A job that fails (@fault "fail_job") or hangs the engine ("hang_job")
+ * signals its fence with @err; the next job, queued behind it, runs.
+ */
+static void job_fault(const char *fault, int err)
+{
+	long objects = gembuf_state("objects"), jobs = gembuf_state("jobs");
+	int engine = gembuf_open_engine();
+	uint32_t a = gembuf_create(engine, 4096, 0, GEMBUF_CACHE_WB);
+	uint32_t b = gembuf_create(engine, 4096, 0, GEMBUF_CACHE_WB);
+	uint32_t sa, sb;
+
+	igt_assert_eq(drmSyncobjCreate(engine, 0, &sa), 0);
+	igt_assert_eq(drmSyncobjCreate(engine, 0, &sb), 0);
+	inject_once(fault);
+	igt_assert_eq(fill_out(engine, a, 4096, 0xbad, sa), 0);
+	igt_assert_eq(fill_out(engine, b, 4096, 0x600d, sb), 0);
+	igt_assert_eq(__gembuf_wait(engine, b, 0, 120ll * 1000 * 1000 * 1000), 0);
+	igt_assert_eq(syncobj_status(engine, sb), 1);
+	check_words(engine, b, 4096, 0x600d);
+	igt_assert_eq(__gembuf_wait(engine, a, 0, 0), 0);
+	igt_assert_eq(syncobj_status(engine, sa), err);
+	/* The engine works on. */
+	igt_assert_eq(fill_out(engine, a, 4096, 0x600d, sa), 0);
+	gembuf_wait(engine, a);
+	igt_assert_eq(syncobj_status(engine, sa), 1);
+	check_words(engine, a, 4096, 0x600d);
+	drmSyncobjDestroy(engine, sa);
+	drmSyncobjDestroy(engine, sb);
+	gem_close(engine, a);
+	gem_close(engine, b);
+	drm_close_driver(engine);
+	igt_assert_eq(settle("jobs", jobs), jobs);
+	igt_assert_eq(settle("objects", objects), objects);
+}
+
+/*
+ * A frame the composer fails to make completes its writeback job with
+ * -ENOMEM; the next one is composed.
+ */
+static void compose_fails(void)
+{
+	long objects = gembuf_state("objects"), mappings = gembuf_state("mappings");
+	struct gk_fb in, out;
+	struct sync_file_info info = {};
+	struct pollfd pfd = { .events = POLLIN };
+
+	gk_fb_create(&k, &in, k.mode.hdisplay, k.mode.vdisplay, DRM_FORMAT_XRGB8888);
+	gk_fb_create(&k, &out, k.mode.hdisplay, k.mode.vdisplay, DRM_FORMAT_XRGB8888);
+	gk_fb_fill(&in, 0x123456);
+	gk_fb_fill(&out, 0);
+	inject_once("fail_compose");
+	pfd.fd = commit_writeback(&in, &out);
+	igt_assert_eq(poll(&pfd, 1, 5000), 1);
+	do_ioctl(pfd.fd, SYNC_IOC_FILE_INFO, &info);
+	igt_assert_eq(info.status, -ENOMEM);
+	close(pfd.fd);
+	igt_assert(all_pixels(&out, 0));
+
+	pfd.fd = commit_writeback(&in, &out);
+	igt_assert_eq(poll(&pfd, 1, 5000), 1);
+	memset(&info, 0, sizeof(info));
+	do_ioctl(pfd.fd, SYNC_IOC_FILE_INFO, &info);
+	igt_assert_eq(info.status, 1);
+	close(pfd.fd);
+	igt_assert(all_pixels(&out, 0x123456));
+	gk_disable(&k);
+	gk_fb_destroy(&k, &out);
+	gk_fb_destroy(&k, &in);
+	igt_assert_eq(gembuf_state("objects"), objects);
+	igt_assert_eq(gembuf_state("mappings"), mappings);
+}
+
+igt_main
+{
+	igt_fixture {
+		k.fd = gembuf_open_display();
+		igt_require(drmSetMaster(k.fd) == 0);
+		gk_init(&k, k.fd);
+		igt_assert(gk_set_mode(&k, 640, 480));
+	}
+
+	igt_describe("A nonblocking writeback commit followed at once by another commit (a blocking or nonblocking plane move, or the CRTC switched off): every out-fence signals, and the frame written back is the one of its own commit.");
+	igt_subtest_with_dynamic("writeback-vs-commit") {
+		igt_dynamic("plane-move-blocking")
+			writeback_vs_commit(MOVE_BLOCKING);
+		igt_dynamic("plane-move-nonblocking")
+			writeback_vs_commit(MOVE_NONBLOCKING);
+		igt_dynamic("crtc-off")
+			writeback_vs_commit(CRTC_OFF);
+	}
+
+	igt_describe("A DMA engine fence kept in a sync_file after its object, dma-buf and every DRM file are closed holds the gembuf module: rmmod is refused, the fence still answers SYNC_IOC_FILE_INFO, and the hold goes with the fence.");
+	igt_subtest("fence-outlives-files")
+		fence_outlives_files();
+
+	igt_describe("A client whose job waits for a fence that never signals does not stall another client's jobs; killing it cleans its job up.");
+	igt_subtest("stalled-client")
+		stalled_client();
+
+	igt_describe("A job that fails in the engine's worker signals its fence with -EIO; the job after it runs.");
+	igt_subtest("job-fails")
+		job_fault("fail_job", -EIO);
+
+	igt_describe("A frame the composer fails to make completes its writeback job with -ENOMEM (out-fence status); the next frame is composed and written back.");
+	igt_subtest("compose-fails")
+		compose_fails();
+
+	igt_describe("A job that hangs the engine is stopped by the scheduler's timeout: its fence carries -ETIMEDOUT, the job after it runs, and the engine works on.");
+	igt_subtest("job-hangs")
+		job_fault("hang_job", -ETIMEDOUT);
+
+	igt_fixture
+		drm_close_driver(k.fd);
+}

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gembuf_sync: explicit synchronisation of the DMA engine's jobs with
+ * syncobjs, as v3d and panfrost take them: in-syncobjs (binary, or a
+ * timeline point) a job waits for besides the fences on its objects, and
+ * an out-syncobj that gets the job's fence.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/sync_file.h>
+
+#include "igt.h"
+#include "gembuf.h"
+#include "sw_sync.h"
+
+IGT_TEST_DESCRIPTION("DMA engine jobs ordered by syncobjs: binary, timelines, sync_files.");
+
+static int engine = -1;
+
+static int fill_sync(int fd, uint32_t h, uint32_t size, uint32_t value,
+		     const struct drm_gembuf_sync *in, uint32_t n_in,
+		     const struct drm_gembuf_sync *out)
+{
+	struct drm_gembuf_dma_fill f = {
+		.handle = h, .value = value, .size = size,
+		.in_syncs = (uintptr_t)in, .in_sync_count = n_in,
+	};
+
+	if (out)
+		f.out_sync = *out;
+	return igt_ioctl(fd, DRM_IOCTL_GEMBUF_DMA_FILL, &f) ? -errno : 0;
+}
+
+static int copy_sync(int fd, uint32_t dst, uint32_t src, uint32_t size,
+		     const struct drm_gembuf_sync *in, uint32_t n_in,
+		     const struct drm_gembuf_sync *out)
+{
+	struct drm_gembuf_dma_copy c = {
+		.dst_handle = dst, .src_handle = src, .size = size,
+		.in_syncs = (uintptr_t)in, .in_sync_count = n_in,
+	};
+
+	if (out)
+		c.out_sync = *out;
+	return igt_ioctl(fd, DRM_IOCTL_GEMBUF_DMA_COPY, &c) ? -errno : 0;
+}
+
+static uint32_t syncobj_create(int fd)
+{
+	uint32_t s;
+
+	igt_assert_eq(drmSyncobjCreate(fd, 0, &s), 0);
+	return s;
+}
+
+/* A syncobj holding a fence of a sw_sync timeline that @gate advances. */
+static uint32_t syncobj_gated(int fd, int gate)
+{
+	uint32_t s = syncobj_create(fd);
+	int fence = sw_sync_timeline_create_fence(gate, 1);
+
+	igt_assert_eq(drmSyncobjImportSyncFile(fd, s, fence), 0);
+	close(fence);
+	return s;
+}
+
+static int64_t abs_timeout(int64_t ns)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec + ns;
+}
+
+static void check_words(int fd, uint32_t h, size_t size, uint32_t v)
+{
+	uint32_t *p = gembuf_mmap(fd, h, size);
+
+	for (size_t i = 0; i < size / 4; i++)
+		igt_assert_f(p[i] == v, "word %zu: %08x, not %08x\n", i, p[i], v);
+	munmap(p, size);
+}
+
+/* @h is still busy half a second (of guest time) from now. */
+static void assert_blocked(int fd, uint32_t h)
+{
+	usleep(500 * 1000);
+	igt_assert_eq(__gembuf_wait(fd, h, 0, 0), -ETIME);
+}
+
+/* When the only fence of sync_file @fd signalled. */
+static uint64_t signalled_at(int fd)
+{
+	struct sync_fence_info fi = {};
+	struct sync_file_info info = {
+		.num_fences = 1, .sync_fence_info = (uintptr_t)&fi,
+	};
+
+	do_ioctl(fd, SYNC_IOC_FILE_INFO, &info);
+	igt_assert_eq(info.num_fences, 1);
+	igt_assert_eq(fi.status, 1);
+	return fi.timestamp_ns;
+}
+
+igt_main
+{
+	igt_fixture {
+		engine = gembuf_open_engine();
+		igt_require(kernel_has_sw_sync());
+	}
+
+	igt_describe("A job waits for its in-syncobj's fence, though nothing on its object says so.");
+	igt_subtest("in-syncobj") {
+		int gate = sw_sync_timeline_create();
+		struct drm_gembuf_sync in = { .handle = syncobj_gated(engine, gate) };
+		uint32_t h = gembuf_create(engine, 4096, 0, GEMBUF_CACHE_WB);
+
+		igt_assert_eq(fill_sync(engine, h, 4096, 0x1234, &in, 1, NULL), 0);
+		assert_blocked(engine, h);
+		sw_sync_timeline_inc(gate, 1);
+		gembuf_wait(engine, h);
+		check_words(engine, h, 4096, 0x1234);
+		gem_close(engine, h);
+		drmSyncobjDestroy(engine, in.handle);
+		close(gate);
+	}
+
+	igt_describe("A job's fence goes into its out-syncobj: a syncobj wait and a sync_file exported from it, polled by another process, see the job done.");
+	igt_subtest("out-syncobj") {
+		struct drm_gembuf_sync out = { .handle = syncobj_create(engine) };
+		uint32_t h = gembuf_create(engine, 8192, 0, GEMBUF_CACHE_WB);
+		int sync_file = -1;
+		pid_t pid;
+
+		igt_assert_eq(fill_sync(engine, h, 8192, 0xabcd, NULL, 0, &out), 0);
+		igt_assert_eq(drmSyncobjExportSyncFile(engine, out.handle, &sync_file), 0);
+		pid = fork();
+		igt_assert(pid >= 0);
+		if (!pid) {
+			struct pollfd pfd = { .fd = sync_file, .events = POLLIN };
+
+			_exit(poll(&pfd, 1, 30000) == 1 ? 0 : 1);
+		}
+		igt_assert_eq(drmSyncobjWait(engine, &out.handle, 1,
+					     abs_timeout(30000000000ll), 0, NULL), 0);
+		check_words(engine, h, 8192, 0xabcd);
+		igt_assert_eq(waitpid(pid, &(int){0}, 0), pid);
+		close(sync_file);
+		gem_close(engine, h);
+		drmSyncobjDestroy(engine, out.handle);
+	}
+
+	igt_describe("Jobs on separate files and objects, ordered only by syncobjs: the second waits for the first, which waits for a gate, and signals after it.");
+	igt_subtest("chain") {
+		int other = gembuf_open_engine(), gate = sw_sync_timeline_create();
+		struct drm_gembuf_sync g = { .handle = syncobj_gated(engine, gate) };
+		struct drm_gembuf_sync s1 = { .handle = syncobj_create(engine) };
+		struct drm_gembuf_sync s1_other = {}, s2 = { .handle = syncobj_create(other) };
+		uint32_t a = gembuf_create(engine, 4096, 0, GEMBUF_CACHE_WB);
+		uint32_t b = gembuf_create(other, 4096, 0, GEMBUF_CACHE_WB);
+		int fd_a = -1, fd_b = -1, shared;
+
+		/* The first job's syncobj, shared with the other file. */
+		igt_assert_eq(drmSyncobjHandleToFD(engine, s1.handle, &shared), 0);
+		igt_assert_eq(drmSyncobjFDToHandle(other, shared, &s1_other.handle), 0);
+		close(shared);
+
+		igt_assert_eq(fill_sync(engine, a, 4096, 0xaaaa, &g, 1, &s1), 0);
+		igt_assert_eq(fill_sync(other, b, 4096, 0xbbbb, &s1_other, 1, &s2), 0);
+		assert_blocked(other, b);
+		sw_sync_timeline_inc(gate, 1);
+		gembuf_wait(other, b);
+		gembuf_wait(engine, a);
+		check_words(engine, a, 4096, 0xaaaa);
+		check_words(other, b, 4096, 0xbbbb);
+		igt_assert_eq(drmSyncobjExportSyncFile(engine, s1.handle, &fd_a), 0);
+		igt_assert_eq(drmSyncobjExportSyncFile(other, s2.handle, &fd_b), 0);
+		igt_assert_lte_u64(signalled_at(fd_a), signalled_at(fd_b));
+		close(fd_a);
+		close(fd_b);
+		gem_close(engine, a);
+		gem_close(other, b);
+		drmSyncobjDestroy(engine, g.handle);
+		drmSyncobjDestroy(engine, s1.handle);
+		drmSyncobjDestroy(other, s1_other.handle);
+		drmSyncobjDestroy(other, s2.handle);
+		drm_close_driver(other);
+		close(gate);
+	}
+
+	igt_describe("Timeline points: a job signals point 1, the next waits for it and signals point 2, a copy waits for point 2; a point not submitted yet is EINVAL.");
+	igt_subtest("timeline") {
+		uint32_t t = syncobj_create(engine);
+		struct drm_gembuf_sync p1 = { .handle = t, .point = 1 };
+		struct drm_gembuf_sync p2 = { .handle = t, .point = 2 };
+		struct drm_gembuf_sync p5 = { .handle = t, .point = 5 };
+		uint32_t a = gembuf_create(engine, 4096, 0, GEMBUF_CACHE_WB);
+		uint32_t b = gembuf_create(engine, 4096, 0, GEMBUF_CACHE_WB);
+		uint32_t c = gembuf_create(engine, 4096, 0, GEMBUF_CACHE_WB);
+		uint64_t point = 2;
+
+		igt_assert_eq(fill_sync(engine, a, 4096, 0x1111, NULL, 0, &p1), 0);
+		igt_assert_eq(fill_sync(engine, b, 4096, 0x2222, &p1, 1, &p2), 0);
+		igt_assert_eq(copy_sync(engine, c, b, 4096, &p2, 1, NULL), 0);
+		igt_assert_eq(fill_sync(engine, c, 4096, 0, &p5, 1, NULL), -EINVAL);
+		igt_assert_eq(drmSyncobjTimelineWait(engine, &t, &point, 1,
+						     abs_timeout(30000000000ll),
+						     0, NULL), 0);
+		gembuf_wait(engine, c);
+		check_words(engine, a, 4096, 0x1111);
+		check_words(engine, c, 4096, 0x2222);
+		gem_close(engine, a);
+		gem_close(engine, b);
+		gem_close(engine, c);
+		drmSyncobjDestroy(engine, t);
+	}
+
+	igt_describe("Bad syncobj arguments fail with DRM's errnos and queue nothing.");
+	igt_subtest("bad-syncs") {
+		long jobs = gembuf_state("jobs");
+		uint32_t h = gembuf_create(engine, 4096, 0, GEMBUF_CACHE_WB);
+		struct drm_gembuf_sync ok = { .handle = syncobj_create(engine) };
+		struct drm_gembuf_sync bad = { .handle = 0xbad };
+		struct drm_gembuf_sync flagged = { .handle = ok.handle, .flags = 1 };
+		struct drm_gembuf_sync zero_point = { .point = 3 };
+		struct drm_gembuf_sync many[GEMBUF_MAX_IN_SYNCS + 1];
+		struct drm_gembuf_dma_fill f = { .handle = h, .size = 4, .pad2 = 1 };
+		int display = gembuf_open_display();
+
+		igt_assert_eq(fill_sync(engine, h, 4, 0, &bad, 1, NULL), -ENOENT);
+		igt_assert_eq(fill_sync(engine, h, 4, 0, NULL, 0, &bad), -ENOENT);
+		igt_assert_eq(fill_sync(engine, h, 4, 0, &flagged, 1, NULL), -EINVAL);
+		igt_assert_eq(fill_sync(engine, h, 4, 0, NULL, 0, &flagged), -EINVAL);
+		igt_assert_eq(fill_sync(engine, h, 4, 0, NULL, 0, &zero_point), -EINVAL);
+		/* A binary syncobj without a fence yet. */
+		igt_assert_eq(fill_sync(engine, h, 4, 0, &ok, 1, NULL), -EINVAL);
+		for (unsigned int i = 0; i < GEMBUF_MAX_IN_SYNCS + 1; i++)
+			many[i] = ok;
+		igt_assert_eq(fill_sync(engine, h, 4, 0, many, GEMBUF_MAX_IN_SYNCS + 1,
+					NULL), -EINVAL);
+		igt_assert_eq(fill_sync(engine, h, 4, 0, (void *)8, 1, NULL), -EFAULT);
+		do_ioctl_err(engine, DRM_IOCTL_GEMBUF_DMA_FILL, &f, EINVAL);
+		igt_assert_eq(fill_sync(display, h, 4, 0, NULL, 0, &ok), -EOPNOTSUPP);
+		gembuf_wait(engine, h);
+		/* Refused jobs are freed after a grace period. */
+		for (int i = 0; i < 100 && gembuf_state("jobs") > jobs; i++)
+			usleep(100 * 1000);
+		igt_assert_lte(gembuf_state("jobs"), jobs);
+		drm_close_driver(display);
+		gem_close(engine, h);
+		drmSyncobjDestroy(engine, ok.handle);
+	}
+
+	igt_fixture
+		drm_close_driver(engine);
+}
