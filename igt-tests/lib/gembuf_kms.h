@@ -80,6 +80,8 @@ void gk_fb_fill(const struct gk_fb *fb, uint32_t v);
 void gk_fb_destroy(struct gk *k, struct gk_fb *fb);
 int gk_commit(struct gk *k, const struct gk_layer *layers, unsigned int n,
 	      const struct gk_fb *wb, uint32_t flags);
+/* Every plane, the connectors and the CRTC off; __gk_disable() returns -errno. */
+int __gk_disable(struct gk *k);
 void gk_disable(struct gk *k);
 /* Commit @lut (256 entries) as the CRTC's GAMMA_LUT from now on; NULL: none. */
 void gk_set_gamma(struct gk *k, const struct drm_color_lut *lut);
