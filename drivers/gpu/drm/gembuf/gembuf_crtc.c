@@ -281,7 +281,27 @@ static void gembuf_crtc_atomic_flush(struct drm_crtc *crtc,
 	}
 }
 
+/*
+ * The composer is the CRTC's scan-out: a mode whose pixel clock it could
+ * never keep up with is not a mode of this CRTC, however virtual.  The
+ * connectors offer nothing near the limit (1920x1080 at 60 Hz is
+ * 148.5 MHz).  A frame whose length does not fit 32 bits gives
+ * drm_mode_vrefresh() and the vblank timer nonsense.
+ */
+static enum drm_mode_status gembuf_crtc_mode_valid(struct drm_crtc *crtc,
+						   const struct drm_display_mode *mode)
+{
+	u64 frame = (u64)mode->htotal * mode->vtotal * max_t(u16, mode->vscan, 1);
+
+	if (mode->clock > GEMBUF_MAX_DOTCLOCK)
+		return MODE_CLOCK_HIGH;
+	if (frame > U32_MAX)
+		return MODE_BAD;
+	return MODE_OK;
+}
+
 static const struct drm_crtc_helper_funcs gembuf_crtc_helper_funcs = {
+	.mode_valid = gembuf_crtc_mode_valid,
 	.atomic_check = gembuf_crtc_atomic_check,
 	.atomic_flush = gembuf_crtc_atomic_flush,
 	.atomic_enable = gembuf_crtc_atomic_enable,

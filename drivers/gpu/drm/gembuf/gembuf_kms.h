@@ -36,6 +36,8 @@
 #define GEMBUF_CURSOR_SIZE	64
 #define GEMBUF_MAX_PLANES	(GEMBUF_NUM_OVERLAYS + 2)
 #define GEMBUF_LUT_SIZE		256
+/* The highest pixel clock, in kHz, a CRTC accepts (mode_valid). */
+#define GEMBUF_MAX_DOTCLOCK	600000
 
 struct gembuf_object;
 struct gembuf_mapping;
