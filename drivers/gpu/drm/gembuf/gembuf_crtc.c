@@ -285,18 +285,29 @@ static void gembuf_crtc_atomic_flush(struct drm_crtc *crtc,
  * The composer is the CRTC's scan-out: a mode whose pixel clock it could
  * never keep up with is not a mode of this CRTC, however virtual.  The
  * connectors offer nothing near the limit (1920x1080 at 60 Hz is
- * 148.5 MHz).  A frame whose length does not fit 32 bits gives
- * drm_mode_vrefresh() and the vblank timer nonsense.
+ * 148.5 MHz).  The vblank timer runs at the mode's frame rate, which
+ * drm_calc_timestamping_constants() works out in int: frames must fit
+ * it and last between 1 ms and 1 s, and there is no line doubling.
  */
 static enum drm_mode_status gembuf_crtc_mode_valid(struct drm_crtc *crtc,
 						   const struct drm_display_mode *mode)
 {
-	u64 frame = (u64)mode->htotal * mode->vtotal * max_t(u16, mode->vscan, 1);
+	u64 frame = (u64)mode->htotal * mode->vtotal, frame_us;
 
 	if (mode->clock > GEMBUF_MAX_DOTCLOCK)
 		return MODE_CLOCK_HIGH;
-	if (frame > U32_MAX)
+	if (mode->flags & DRM_MODE_FLAG_DBLSCAN)
+		return MODE_NO_DBLESCAN;
+	if (mode->vscan > 1)
+		return MODE_NO_VSCAN;
+	if (!mode->clock || frame > INT_MAX)
 		return MODE_BAD;
+	/* kHz: a frame of @frame pixels lasts frame * 1000 / clock us. */
+	frame_us = div_u64(frame * 1000, mode->clock);
+	if (frame_us < USEC_PER_MSEC)
+		return MODE_CLOCK_HIGH;
+	if (frame_us > USEC_PER_SEC)
+		return MODE_CLOCK_LOW;
 	return MODE_OK;
 }
 

@@ -131,6 +131,7 @@ struct gembuf_object {
  * @objects: live objects (real ones), for debugfs and the tests
  * @mappings: live mappings
  * @jobs: DMA engine jobs not yet freed; each holds the module
+ * @engine_pgsizes: the page sizes of the engine's IOMMU, once it probed
  */
 struct gembuf {
 	struct gembuf_device *display;
@@ -141,6 +142,7 @@ struct gembuf {
 	atomic_t objects;
 	atomic_t mappings;
 	atomic_t jobs;
+	unsigned long engine_pgsizes;
 };
 
 extern struct gembuf gembuf;

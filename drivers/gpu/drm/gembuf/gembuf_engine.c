@@ -86,10 +86,14 @@ struct gembuf_engine {
  * An engine whose DRM device is released stays in memory until the
  * module goes: the scheduler fence of each of its jobs, the fence
  * clients see, reads the scheduler's name, and a sync_file can keep
- * such a fence after every file of the device is closed.
+ * such a fence after every file of the device is closed.  One engine
+ * is kept per unbind of the device until then.
  */
 static LIST_HEAD(gembuf_retired_engines);
 static DEFINE_MUTEX(gembuf_retired_lock);
+
+/* Where jobs are freed; see gembuf_sched_free_job(). */
+static struct workqueue_struct *gembuf_free_wq;
 
 /**
  * struct gembuf_file - an open file of the engine
@@ -277,13 +281,21 @@ static struct dma_fence *gembuf_sched_run_job(struct drm_sched_job *sched_job)
 	struct gembuf_job *job = to_gembuf_job(sched_job);
 	struct gembuf_engine *engine = job->engine;
 
-	/* As v3d and panfrost: a job already carrying an error does not run. */
-	if (unlikely(sched_job->s_fence->finished.error))
-		return NULL;
-
 	dma_fence_init(&job->hw_fence, &gembuf_fence_ops, &gembuf_fence_lock,
 		       engine->hw_context, ++engine->hw_seqno);
-	queue_work(engine->hw_wq, &job->work);
+	/*
+	 * A job already carrying an error does not run; its hardware fence
+	 * signals at once, so that its scheduler fence holds the module too
+	 * (a job cancelled before run_job, when its process is killed,
+	 * never gets one: drm_sched in 6.12 has no hook for that).
+	 */
+	if (unlikely(sched_job->s_fence->finished.error)) {
+		dma_fence_set_error(&job->hw_fence,
+				    sched_job->s_fence->finished.error);
+		dma_fence_signal(&job->hw_fence);
+	} else {
+		queue_work(engine->hw_wq, &job->work);
+	}
 	/* The job keeps its reference; the scheduler gets one of its own. */
 	return dma_fence_get(&job->hw_fence);
 }
@@ -354,9 +366,10 @@ static void gembuf_sched_free_job(struct drm_sched_job *sched_job)
 	/*
 	 * The job may hold the last references to its objects, and they
 	 * to the DRM device, whose release stops this scheduler: drop them
-	 * outside the scheduler's own workqueues.
+	 * outside the scheduler's own workqueues, on one the module drains
+	 * before it goes.
 	 */
-	queue_work(system_wq, &job->free_work);
+	queue_work(gembuf_free_wq, &job->free_work);
 }
 
 static const struct drm_sched_backend_ops gembuf_sched_ops = {
@@ -853,6 +866,7 @@ static int gembuf_engine_probe(struct pci_dev *pdev,
 	ret = drmm_add_action_or_reset(&gdev->drm, gembuf_engine_device_fini, gdev);
 	if (ret)
 		return ret;
+	gembuf.engine_pgsizes = vcm_get_pgsize_bitmap(gdev->vcm);
 	gembuf.engine = gdev;
 
 	ret = gembuf_engine_pattern_init(engine);
@@ -910,7 +924,15 @@ static struct pci_driver gembuf_engine_driver_pci = {
  */
 int gembuf_engine_register(void)
 {
-	return pci_register_driver(&gembuf_engine_driver_pci);
+	int ret;
+
+	gembuf_free_wq = alloc_workqueue("gembuf-free", 0, 0);
+	if (!gembuf_free_wq)
+		return -ENOMEM;
+	ret = pci_register_driver(&gembuf_engine_driver_pci);
+	if (ret)
+		destroy_workqueue(gembuf_free_wq);
+	return ret;
 }
 
 /**
@@ -919,6 +941,8 @@ int gembuf_engine_register(void)
 void gembuf_engine_unregister(void)
 {
 	pci_unregister_driver(&gembuf_engine_driver_pci);
+	/* Jobs still being freed run module code: wait for them. */
+	destroy_workqueue(gembuf_free_wq);
 }
 
 /**

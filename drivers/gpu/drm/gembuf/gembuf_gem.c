@@ -162,12 +162,8 @@ static struct gembuf_object *gembuf_object_alloc(struct drm_device *dev,
 /* Chunk sizes every gembuf device can map with its largest entries. */
 static unsigned long gembuf_pgsizes(void)
 {
-	struct gembuf_device *engine = READ_ONCE(gembuf.engine);
-	unsigned long pgsizes = PAGE_SIZE;
-
-	if (engine)
-		pgsizes |= vcm_get_pgsize_bitmap(engine->vcm);
-	return pgsizes;
+	/* Kept at probe: the engine may go while an object is made. */
+	return PAGE_SIZE | READ_ONCE(gembuf.engine_pgsizes);
 }
 
 /**

@@ -124,12 +124,13 @@ static void gembuf_wb_atomic_commit(struct drm_connector *connector,
 		drm_writeback_signal_completion(&out->wb, -EIO);
 		return;
 	}
+	/* Queued first: a composer run that sees it pending completes it. */
+	drm_writeback_queue_job(&out->wb, conn_state);
 	spin_lock_irq(&out->lock);
 	crtc_state->wb_fb = job->fb;
 	crtc_state->wb_vaddr = wj->vaddr[0] - job->fb->offsets[0];
 	crtc_state->wb_pending = true;
 	spin_unlock_irq(&out->lock);
-	drm_writeback_queue_job(&out->wb, conn_state);
 }
 
 static const struct drm_connector_helper_funcs gembuf_wb_connector_helper_funcs = {
