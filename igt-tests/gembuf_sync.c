@@ -108,6 +108,55 @@ static uint64_t signalled_at(int fd)
 	return fi.timestamp_ns;
 }
 
+#define ORDER_PROCS	4
+#define ORDER_JOBS	8
+
+struct order_rec {
+	uint32_t proc, job, value;
+	uint64_t at;
+};
+
+/*
+ * One of ORDER_PROCS processes: on a file of its own, ORDER_JOBS fills
+ * of the shared dma-buf @dmabuf, each with a syncobj of its own; writes
+ * when each signalled to @out.  It exits non-zero on any error (no igt
+ * assertion in a forked child: the parent judges).
+ */
+static void order_child(uint32_t proc, int dmabuf, int out)
+{
+	struct drm_prime_handle imp = { .fd = dmabuf };
+	struct drm_gembuf_sync s[ORDER_JOBS];
+	int fd = gembuf_open_engine();
+
+	if (igt_ioctl(fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &imp))
+		_exit(2);
+	for (uint32_t j = 0; j < ORDER_JOBS; j++) {
+		s[j] = (struct drm_gembuf_sync){};
+		if (drmSyncobjCreate(fd, 0, &s[j].handle) ||
+		    fill_sync(fd, imp.handle, 4096, proc << 8 | j, NULL, 0, &s[j]))
+			_exit(3);
+	}
+	for (uint32_t j = 0; j < ORDER_JOBS; j++) {
+		struct order_rec r = { .proc = proc, .job = j, .value = proc << 8 | j };
+		struct sync_fence_info fi = {};
+		struct sync_file_info info = {
+			.num_fences = 1, .sync_fence_info = (uintptr_t)&fi,
+		};
+		int sync_file = -1;
+
+		if (drmSyncobjWait(fd, &s[j].handle, 1, abs_timeout(60000000000ll),
+				   0, NULL) ||
+		    drmSyncobjExportSyncFile(fd, s[j].handle, &sync_file) ||
+		    igt_ioctl(sync_file, SYNC_IOC_FILE_INFO, &info) || fi.status != 1)
+			_exit(4);
+		close(sync_file);
+		r.at = fi.timestamp_ns;
+		if (write(out, &r, sizeof(r)) != (ssize_t)sizeof(r))
+			_exit(5);
+	}
+	_exit(0);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -255,6 +304,46 @@ igt_main
 		drm_close_driver(display);
 		gem_close(engine, h);
 		drmSyncobjDestroy(engine, ok.handle);
+	}
+
+	igt_describe("Processes submitting interleaved fills of one shared buffer: each file's fences signal in the order it submitted, and the buffer holds what the last job to signal wrote.");
+	igt_subtest("ordering") {
+		uint32_t h = gembuf_create(engine, 4096, 0, GEMBUF_CACHE_WB);
+		int dmabuf = prime_handle_to_fd(engine, h), p[2], status;
+		struct order_rec r, last = {}, prev[ORDER_PROCS];
+		unsigned int n = 0;
+
+		igt_assert_eq(pipe(p), 0);
+		for (uint32_t i = 0; i < ORDER_PROCS; i++) {
+			pid_t pid = fork();
+
+			igt_assert(pid >= 0);
+			if (!pid)
+				order_child(i, dmabuf, p[1]);
+		}
+		close(p[1]);
+		memset(prev, 0, sizeof(prev));
+		while (read(p[0], &r, sizeof(r)) == (ssize_t)sizeof(r)) {
+			igt_assert(r.proc < ORDER_PROCS);
+			/* In seqno order per context: a file's jobs in turn. */
+			igt_assert_f(!r.job || r.at >= prev[r.proc].at,
+				     "process %u: job %u signalled before job %u\n",
+				     r.proc, r.job, prev[r.proc].job);
+			prev[r.proc] = r;
+			if (r.at >= last.at)
+				last = r;
+			n++;
+		}
+		for (uint32_t i = 0; i < ORDER_PROCS; i++) {
+			igt_assert(wait(&status) > 0);
+			igt_assert(WIFEXITED(status) && !WEXITSTATUS(status));
+		}
+		igt_assert_eq(n, ORDER_PROCS * ORDER_JOBS);
+		gembuf_wait(engine, h);
+		check_words(engine, h, 4096, last.value);
+		close(p[0]);
+		close(dmabuf);
+		gem_close(engine, h);
 	}
 
 	igt_fixture
