@@ -84,7 +84,13 @@ igt_main
 		close(fd2);
 		close(fd);
 		gem_close(engine, he);
-		/* The engine's mapping went with its last user. */
+		/*
+		 * The engine's mapping goes with its last user: the finished
+		 * job drops its hold on the import from a worker, shortly
+		 * after the object went idle.
+		 */
+		for (int i = 0; i < 50 && gembuf_find_mapping(display, h, GEMBUF_MAPPING_IOMMU, NULL); i++)
+			usleep(100 * 1000);
 		igt_assert_eq(gembuf_find_mapping(display, h, GEMBUF_MAPPING_IOMMU, NULL), 0);
 		munmap(p, 65536);
 		gem_close(display, h);
@@ -263,11 +269,12 @@ igt_main
 		igt_assert_eq_u32(p[0], 42);
 		igt_assert_eq_u32(p[1], 43);
 		gem_close(engine, he);
+		gembuf_state_settle("objects", objects + 1);
 		/* Only the mapping holds it now. */
 		igt_assert_eq(gembuf_state("objects"), objects + 1);
 		munmap(p, 8192);
-		igt_assert_eq(gembuf_state("objects"), objects);
-		igt_assert_eq(gembuf_state("mappings"), mappings);
+		igt_assert_eq(gembuf_state_settle("objects", objects), objects);
+		igt_assert_eq(gembuf_state_settle("mappings", mappings), mappings);
 	}
 
 	igt_fixture {

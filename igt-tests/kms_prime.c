@@ -100,7 +100,7 @@ static void scan_out(int dmabuf, bool foreign)
 	gk_disable(&k);
 	gk_fb_destroy(&k, &fb);
 	/* Foreign memory is wrapped in an object only while imported. */
-	igt_assert_eq(gembuf_state("objects"), objects);
+	igt_assert_eq(gembuf_state_settle("objects", objects), objects);
 }
 
 static void prime_sync(int dmabuf, uint64_t flags)

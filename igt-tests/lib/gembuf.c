@@ -212,6 +212,17 @@ long gembuf_state(const char *key)
 	return value;
 }
 
+long gembuf_state_settle(const char *key, long want)
+{
+	long v = gembuf_state(key);
+
+	for (int i = 0; i < 50 && v != want; i++) {
+		usleep(100 * 1000);
+		v = gembuf_state(key);
+	}
+	return v;
+}
+
 int gembuf_heap_alloc(const char *name, size_t size)
 {
 	struct dma_heap_allocation_data a = {

@@ -36,6 +36,12 @@ int __gembuf_copy(int fd, uint32_t dst, uint64_t dst_offset, uint32_t src,
 int __gembuf_wait(int fd, uint32_t handle, uint32_t flags, int64_t timeout_ns);
 void gembuf_wait(int fd, uint32_t handle);
 long gembuf_state(const char *key);
+/*
+ * Counter @key once it reads @want, or after five seconds: finished
+ * engine jobs drop their objects from a worker, shortly after the
+ * objects went idle.
+ */
+long gembuf_state_settle(const char *key, long want);
 /* A dma-buf of @size from dma-heaps heap @name; skips if there is none. */
 int gembuf_heap_alloc(const char *name, size_t size);
 
