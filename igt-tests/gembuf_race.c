@@ -284,15 +284,6 @@ static int syncobj_status(int fd, uint32_t syncobj)
 	return info.status;
 }
 
-static void check_words(int fd, uint32_t h, size_t size, uint32_t v)
-{
-	uint32_t *p = gembuf_mmap(fd, h, size);
-
-	for (size_t i = 0; i < size / 4; i++)
-		igt_assert_f(p[i] == v, "word %zu: %08x, not %08x\n", i, p[i], v);
-	munmap(p, size);
-}
-
 /*
  * One client's job waits for a fence that never signals (a sw_sync
  * fence it imported into its buffer); another client's jobs still run.
@@ -333,7 +324,7 @@ static void stalled_client(void)
 	h = gembuf_create(engine, 4096, 0, GEMBUF_CACHE_WB);
 	igt_assert_eq(__gembuf_fill(engine, h, 0, 4096, 0x600d), 0);
 	igt_assert_eq(__gembuf_wait(engine, h, 0, 20ll * 1000 * 1000 * 1000), 0);
-	check_words(engine, h, 4096, 0x600d);
+	gembuf_check_words(engine, h, 4096, 0x600d);
 	gem_close(engine, h);
 	drm_close_driver(engine);
 
@@ -405,14 +396,14 @@ static void job_fault(const char *fault, int err)
 	igt_assert_eq(fill_out(engine, b, 4096, 0x600d, sb), 0);
 	igt_assert_eq(__gembuf_wait(engine, b, 0, 120ll * 1000 * 1000 * 1000), 0);
 	igt_assert_eq(syncobj_status(engine, sb), 1);
-	check_words(engine, b, 4096, 0x600d);
+	gembuf_check_words(engine, b, 4096, 0x600d);
 	igt_assert_eq(__gembuf_wait(engine, a, 0, 0), 0);
 	igt_assert_eq(syncobj_status(engine, sa), err);
 	/* The engine works on. */
 	igt_assert_eq(fill_out(engine, a, 4096, 0x600d, sa), 0);
 	gembuf_wait(engine, a);
 	igt_assert_eq(syncobj_status(engine, sa), 1);
-	check_words(engine, a, 4096, 0x600d);
+	gembuf_check_words(engine, a, 4096, 0x600d);
 	drmSyncobjDestroy(engine, sa);
 	drmSyncobjDestroy(engine, sb);
 	gem_close(engine, a);
@@ -532,7 +523,7 @@ static void unbind(void)
 	h = gembuf_create(engine, 4096, 0, GEMBUF_CACHE_WB);
 	igt_assert_eq(__gembuf_fill(engine, h, 0, 4096, 0x2222), 0);
 	gembuf_wait(engine, h);
-	check_words(engine, h, 4096, 0x2222);
+	gembuf_check_words(engine, h, 4096, 0x2222);
 	gem_close(engine, h);
 	drm_close_driver(engine);
 	igt_assert_lte(settle("objects", objects), objects);

@@ -78,15 +78,6 @@ static int64_t abs_timeout(int64_t ns)
 	return ts.tv_sec * 1000000000ll + ts.tv_nsec + ns;
 }
 
-static void check_words(int fd, uint32_t h, size_t size, uint32_t v)
-{
-	uint32_t *p = gembuf_mmap(fd, h, size);
-
-	for (size_t i = 0; i < size / 4; i++)
-		igt_assert_f(p[i] == v, "word %zu: %08x, not %08x\n", i, p[i], v);
-	munmap(p, size);
-}
-
 /* @h is still busy half a second (of guest time) from now. */
 static void assert_blocked(int fd, uint32_t h)
 {
@@ -174,7 +165,7 @@ igt_main
 		assert_blocked(engine, h);
 		sw_sync_timeline_inc(gate, 1);
 		gembuf_wait(engine, h);
-		check_words(engine, h, 4096, 0x1234);
+		gembuf_check_words(engine, h, 4096, 0x1234);
 		gem_close(engine, h);
 		drmSyncobjDestroy(engine, in.handle);
 		close(gate);
@@ -198,7 +189,7 @@ igt_main
 		}
 		igt_assert_eq(drmSyncobjWait(engine, &out.handle, 1,
 					     abs_timeout(30000000000ll), 0, NULL), 0);
-		check_words(engine, h, 8192, 0xabcd);
+		gembuf_check_words(engine, h, 8192, 0xabcd);
 		igt_assert_eq(waitpid(pid, &(int){0}, 0), pid);
 		close(sync_file);
 		gem_close(engine, h);
@@ -226,8 +217,8 @@ igt_main
 		sw_sync_timeline_inc(gate, 1);
 		gembuf_wait(other, b);
 		gembuf_wait(engine, a);
-		check_words(engine, a, 4096, 0xaaaa);
-		check_words(other, b, 4096, 0xbbbb);
+		gembuf_check_words(engine, a, 4096, 0xaaaa);
+		gembuf_check_words(other, b, 4096, 0xbbbb);
 		igt_assert_eq(drmSyncobjExportSyncFile(engine, s1.handle, &fd_a), 0);
 		igt_assert_eq(drmSyncobjExportSyncFile(other, s2.handle, &fd_b), 0);
 		igt_assert_lte_u64(signalled_at(fd_a), signalled_at(fd_b));
@@ -262,8 +253,8 @@ igt_main
 						     abs_timeout(30000000000ll),
 						     0, NULL), 0);
 		gembuf_wait(engine, c);
-		check_words(engine, a, 4096, 0x1111);
-		check_words(engine, c, 4096, 0x2222);
+		gembuf_check_words(engine, a, 4096, 0x1111);
+		gembuf_check_words(engine, c, 4096, 0x2222);
 		gem_close(engine, a);
 		gem_close(engine, b);
 		gem_close(engine, c);
@@ -340,7 +331,7 @@ igt_main
 		}
 		igt_assert_eq(n, ORDER_PROCS * ORDER_JOBS);
 		gembuf_wait(engine, h);
-		check_words(engine, h, 4096, last.value);
+		gembuf_check_words(engine, h, 4096, last.value);
 		close(p[0]);
 		close(dmabuf);
 		gem_close(engine, h);

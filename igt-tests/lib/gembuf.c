@@ -212,6 +212,15 @@ long gembuf_state(const char *key)
 	return value;
 }
 
+void gembuf_check_words(int fd, uint32_t h, size_t size, uint32_t v)
+{
+	uint32_t *p = gembuf_mmap(fd, h, size);
+
+	for (size_t i = 0; i < size / 4; i++)
+		igt_assert_f(p[i] == v, "word %zu: %08x, not %08x\n", i, p[i], v);
+	munmap(p, size);
+}
+
 long gembuf_state_settle(const char *key, long want)
 {
 	long v = gembuf_state(key);
