@@ -7,9 +7,13 @@
  * buffer inside the device (at 0x40000 in its own DMA window), so a test
  * moves bytes from one device address into the device and back out to
  * another, and compares what the CPU sees with what it wrote.  The
- * KUnit suite "vcm_edu" runs when the module binds to the device; the
- * benchmark is driven through debugfs (vcm_edu/bench) by a user program
- * that passes in a dma-buf to compare with.
+ * KUnit suite "vcm_edu" runs when the module loads; the benchmark is
+ * driven through debugfs (vcm_edu/bench) by a user program that passes in
+ * a dma-buf to compare with.
+ *
+ * One driver binds edu, gembuf's DMA engine: both borrow the device from
+ * it for as long as they use it (gembuf_engine_lend()), attach IOMMU
+ * domains of their own, and run commands through gembuf_edu_dma().
  */
 
 #include <kunit/test.h>
@@ -17,37 +21,19 @@
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/iommu.h>
-#include <linux/iopoll.h>
 #include <linux/module.h>
-#include <linux/pci.h>
 #include <linux/sizes.h>
 #include <linux/vcm.h>
 
 #include "../vcm_priv.h"
 #include "vcm_test_util.h"
+#include "gembuf_edu.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_IMPORT_NS(DMA_BUF);
 
-#define EDU_REG_IDENT		0x00
-#define EDU_REG_LIVENESS	0x04
-#define EDU_REG_DMA_SRC		0x80
-#define EDU_REG_DMA_DST		0x88
-#define EDU_REG_DMA_COUNT	0x90
-#define EDU_REG_DMA_CMD		0x98
-#define EDU_DMA_RUN		BIT(0)
-#define EDU_DMA_TO_RAM		BIT(1)
-#define EDU_IDENT_MAGIC		0xed
-#define EDU_BUF			0x40000
-#define EDU_BUF_SIZE		SZ_4K
-/*
- * QEMU 7.2 refuses (with a hardware error that stops the emulator) a
- * transfer that ends at the last byte of the buffer: stay below it.
- */
-#define EDU_XFER		SZ_2K
-/* Each command completes on a 100 ms timer of the emulator. */
-#define EDU_DMA_TIMEOUT_US	(2 * USEC_PER_SEC)
-#define EDU_DMA_BITS		40
+#define EDU_BUF_SIZE		GEMBUF_EDU_BUF_SIZE
+#define EDU_XFER		GEMBUF_EDU_XFER
 
 /* The test VCMs: inside the 40-bit mask the guest gives edu. */
 #define EDU_VCM_START		SZ_1G
@@ -56,50 +42,32 @@ MODULE_IMPORT_NS(DMA_BUF);
 #define RW_CACHED		(VCM_READ | VCM_WRITE | VCM_WB_WA)
 
 /**
- * struct vcm_edu - the bound edu device
- * @pdev: the PCI device
- * @regs: BAR 0
+ * struct vcm_edu - edu, borrowed from gembuf's DMA engine
+ * @lease: the device and its registers, while lent
  * @lock: serialises DMA commands and the benchmark
  * @dir: debugfs folder
  * @bench: text of the last benchmark
  */
 struct vcm_edu {
-	struct pci_dev *pdev;
-	void __iomem *regs;
+	struct gembuf_edu_lease lease;
 	struct mutex lock;	/* see the kernel-doc above */
 	struct dentry *dir;
 	char bench[512];
 };
 
-static struct vcm_edu *vcm_edu;
+static struct vcm_edu vcm_edu_dev = {
+	.lock = __MUTEX_INITIALIZER(vcm_edu_dev.lock),
+};
+static struct vcm_edu *vcm_edu = &vcm_edu_dev;
 
-/**
- * vcm_edu_dma() - run one edu DMA command
- * @edu: the device
- * @addr: the device address in RAM
- * @off: offset in edu's buffer
- * @len: bytes, 1 or more with @off + @len below the buffer's size
- * @to_ram: true to copy from edu's buffer to @addr, false for the reverse
- *
- * Return: 0, -EINVAL for a range edu does not have, -ETIMEDOUT.
- */
+/* One edu command: see gembuf_edu_dma(). */
 static int vcm_edu_dma(struct vcm_edu *edu, dma_addr_t addr, u32 off, u32 len,
 		       bool to_ram)
 {
-	u64 cmd;
 	int ret;
 
-	if (!len || off >= EDU_BUF_SIZE || len >= EDU_BUF_SIZE - off)
-		return -EINVAL;
-
 	mutex_lock(&edu->lock);
-	writeq(to_ram ? EDU_BUF + off : addr, edu->regs + EDU_REG_DMA_SRC);
-	writeq(to_ram ? addr : EDU_BUF + off, edu->regs + EDU_REG_DMA_DST);
-	writeq(len, edu->regs + EDU_REG_DMA_COUNT);
-	writeq(EDU_DMA_RUN | (to_ram ? EDU_DMA_TO_RAM : 0),
-	       edu->regs + EDU_REG_DMA_CMD);
-	ret = readq_poll_timeout(edu->regs + EDU_REG_DMA_CMD, cmd,
-				 !(cmd & EDU_DMA_RUN), 1000, EDU_DMA_TIMEOUT_US);
+	ret = gembuf_edu_dma(edu->lease.regs, addr, off, len, to_ram);
 	mutex_unlock(&edu->lock);
 	return ret;
 }
@@ -118,12 +86,13 @@ static int vcm_edu_test_init(struct kunit *test)
 	struct vcm_edu_ctx *ctx;
 	int i;
 
-	KUNIT_ASSERT_NOT_NULL_MSG(test, vcm_edu, "no edu device bound");
+	KUNIT_ASSERT_NOT_NULL_MSG(test, vcm_edu->lease.dev,
+				  "edu not lent by gembuf's engine");
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
 	for (i = 0; i < VCM_STAT_FIRST_EVENT; i++)
 		ctx->gauges[i] = vcm_stat_read(i);
-	ctx->dev = &vcm_edu->pdev->dev;
+	ctx->dev = vcm_edu->lease.dev;
 
 	ctx->vcm = vcm_create(EDU_VCM_START, EDU_VCM_LEN);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->vcm);
@@ -186,12 +155,9 @@ static void vcm_edu_test_identify(struct kunit *test)
 {
 	struct vcm_edu_ctx *ctx = test->priv;
 	const char *hw = vcm_hw_ver(ctx->dev);
-	u32 probe = 0x12345678;
 
-	KUNIT_EXPECT_EQ(test, readl(vcm_edu->regs + EDU_REG_IDENT) & 0xff,
-			EDU_IDENT_MAGIC);
-	writel(probe, vcm_edu->regs + EDU_REG_LIVENESS);
-	KUNIT_EXPECT_EQ(test, readl(vcm_edu->regs + EDU_REG_LIVENESS), ~probe);
+	KUNIT_EXPECT_TRUE(test, gembuf_edu_present(vcm_edu->lease.regs));
+	KUNIT_EXPECT_TRUE(test, gembuf_edu_alive(vcm_edu->lease.regs));
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, hw);
 	KUNIT_EXPECT_STREQ(test, hw, "arm-smmu-v3");
 
@@ -502,7 +468,7 @@ static void vcm_edu_test_domains(struct kunit *test)
 static void vcm_edu_test_range_errors(struct kunit *test)
 {
 	struct vcm_edu_ctx *ctx = test->priv;
-	struct vcm *far = vcm_create(1ULL << (EDU_DMA_BITS + 1), SZ_1M);
+	struct vcm *far = vcm_create(1ULL << (GEMBUF_EDU_DMA_BITS + 1), SZ_1M);
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, far);
 	/* Beyond edu's 40-bit DMA mask. */
@@ -527,8 +493,23 @@ static struct kunit_case vcm_edu_test_cases[] = {
 	{}
 };
 
+/* The suite borrows edu from gembuf's engine for as long as it runs. */
+static int vcm_edu_suite_init(struct kunit_suite *suite)
+{
+	return gembuf_engine_lend(&vcm_edu->lease);
+}
+
+static void vcm_edu_suite_exit(struct kunit_suite *suite)
+{
+	if (vcm_edu->lease.dev)
+		gembuf_engine_return(&vcm_edu->lease);
+	vcm_edu->lease.dev = NULL;
+}
+
 static struct kunit_suite vcm_edu_test_suite = {
 	.name = "vcm_edu",
+	.suite_init = vcm_edu_suite_init,
+	.suite_exit = vcm_edu_suite_exit,
 	.init = vcm_edu_test_init,
 	.exit = vcm_edu_test_exit,
 	.test_cases = vcm_edu_test_cases,
@@ -544,9 +525,9 @@ kunit_test_suite(vcm_edu_test_suite);
  * given (a dma-heaps system-heap buffer: dma_buf_map_attachment() there is
  * dma_map_sgtable()), and report both.
  */
-static int vcm_edu_bench(struct vcm_edu *edu, int fd, unsigned int iters)
+static int vcm_edu_bench(struct vcm_edu *edu, struct device *dev, int fd,
+			 unsigned int iters)
 {
-	struct device *dev = &edu->pdev->dev;
 	struct dma_buf_attachment *attach;
 	u64 t0, vcm_ns, dma_ns;
 	size_t vcm_ptes = 0, dma_ptes = 0;
@@ -651,6 +632,7 @@ static ssize_t vcm_edu_bench_write(struct file *file, const char __user *ubuf,
 				   size_t count, loff_t *ppos)
 {
 	struct vcm_edu *edu = file->private_data;
+	struct gembuf_edu_lease lease;
 	unsigned int iters;
 	char buf[32];
 	int fd, ret;
@@ -666,7 +648,11 @@ static ssize_t vcm_edu_bench_write(struct file *file, const char __user *ubuf,
 	mutex_lock(&edu->lock);
 	edu->bench[0] = '\0';
 	mutex_unlock(&edu->lock);
-	ret = vcm_edu_bench(edu, fd, iters);
+	ret = gembuf_engine_lend(&lease);
+	if (ret)
+		return ret;
+	ret = vcm_edu_bench(edu, lease.dev, fd, iters);
+	gembuf_engine_return(&lease);
 	return ret ?: count;
 }
 
@@ -687,64 +673,22 @@ static const struct file_operations vcm_edu_bench_fops = {
 	.llseek = default_llseek,
 };
 
-/* --- PCI driver -------------------------------------------------------- */
+/* --- module ----------------------------------------------------------- */
 
-static int vcm_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+static int __init vcm_edu_init(void)
 {
-	struct vcm_edu *edu;
-	int ret;
-
-	if (vcm_edu)
-		return -EBUSY;
-
-	edu = devm_kzalloc(&pdev->dev, sizeof(*edu), GFP_KERNEL);
-	if (!edu)
-		return -ENOMEM;
-	ret = pcim_enable_device(pdev);
-	if (ret)
-		return ret;
-	ret = pcim_iomap_regions(pdev, BIT(0), KBUILD_MODNAME);
-	if (ret)
-		return ret;
-	edu->regs = pcim_iomap_table(pdev)[0];
-	if ((readl(edu->regs + EDU_REG_IDENT) & 0xff) != EDU_IDENT_MAGIC)
-		return -ENODEV;
-	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(EDU_DMA_BITS));
-	if (ret)
-		return ret;
-	pci_set_master(pdev);
-
-	edu->pdev = pdev;
-	mutex_init(&edu->lock);
-	edu->dir = debugfs_create_dir("vcm_edu", NULL);
-	debugfs_create_file("bench", 0600, edu->dir, edu, &vcm_edu_bench_fops);
-	pci_set_drvdata(pdev, edu);
-	vcm_edu = edu;
+	vcm_edu->dir = debugfs_create_dir("vcm_edu", NULL);
+	debugfs_create_file("bench", 0600, vcm_edu->dir, vcm_edu,
+			    &vcm_edu_bench_fops);
 	return 0;
 }
+module_init(vcm_edu_init);
 
-static void vcm_edu_remove(struct pci_dev *pdev)
+static void __exit vcm_edu_exit(void)
 {
-	struct vcm_edu *edu = pci_get_drvdata(pdev);
-
-	debugfs_remove_recursive(edu->dir);
-	vcm_edu = NULL;
-	mutex_destroy(&edu->lock);
+	debugfs_remove_recursive(vcm_edu->dir);
 }
+module_exit(vcm_edu_exit);
 
-static const struct pci_device_id vcm_edu_ids[] = {
-	{ PCI_DEVICE(0x1234, 0x11e8) },
-	{}
-};
-MODULE_DEVICE_TABLE(pci, vcm_edu_ids);
-
-static struct pci_driver vcm_edu_driver = {
-	.name = "vcm_edu",
-	.id_table = vcm_edu_ids,
-	.probe = vcm_edu_probe,
-	.remove = vcm_edu_remove,
-};
-module_pci_driver(vcm_edu_driver);
-
-MODULE_DESCRIPTION("VCM test driver for QEMU's edu device");
+MODULE_DESCRIPTION("VCM's IOMMU kind tested on QEMU's edu device");
 MODULE_LICENSE("GPL");

@@ -18,6 +18,7 @@
 
 struct gembuf gembuf = {
 	.lock = __MUTEX_INITIALIZER(gembuf.lock),
+	.engine_lock = __MUTEX_INITIALIZER(gembuf.engine_lock),
 	.user_vcms = LIST_HEAD_INIT(gembuf.user_vcms),
 };
 

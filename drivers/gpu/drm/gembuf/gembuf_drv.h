@@ -124,7 +124,9 @@ struct gembuf_object {
 /**
  * struct gembuf - the module's state
  * @display: the display device
- * @engine: the engine device, once edu is bound
+ * @engine: the engine device, once edu is bound; gembuf_engine_get()
+ *	takes a reference to it
+ * @engine_lock: protects @engine
  * @kernel_vcm: the kernel VCM every kernel mapping comes from
  * @lock: protects @user_vcms
  * @user_vcms: the user VCM of every process that maps objects
@@ -136,6 +138,7 @@ struct gembuf_object {
 struct gembuf {
 	struct gembuf_device *display;
 	struct gembuf_device *engine;
+	struct mutex engine_lock;	/* see the kernel-doc above */
 	struct vcm *kernel_vcm;
 	struct mutex lock;	/* see the kernel-doc above */
 	struct list_head user_vcms;
@@ -198,6 +201,7 @@ int gembuf_dma_fill_ioctl(struct drm_device *dev, void *data,
 int gembuf_dma_copy_ioctl(struct drm_device *dev, void *data,
 			  struct drm_file *file);
 int gembuf_engine_open(struct drm_device *dev, struct drm_file *file);
+struct gembuf_device *gembuf_engine_get(struct device *dev);
 void gembuf_engine_postclose(struct drm_device *dev, struct drm_file *file);
 
 /* gembuf_debugfs.c */

@@ -27,6 +27,7 @@
 #include <drm/drm_syncobj.h>
 #include <drm/gembuf_drm.h>
 #include <drm/gpu_scheduler.h>
+#include <kunit/visibility.h>
 #include <linux/delay.h>
 #include <linux/dma-fence.h>
 #include <linux/dma-fence-chain.h>
@@ -37,20 +38,7 @@
 #include <linux/slab.h>
 
 #include "gembuf_drv.h"
-
-#define EDU_REG_IDENT		0x00
-#define EDU_REG_DMA_SRC		0x80
-#define EDU_REG_DMA_DST		0x88
-#define EDU_REG_DMA_COUNT	0x90
-#define EDU_REG_DMA_CMD		0x98
-#define EDU_DMA_RUN		BIT(0)
-#define EDU_DMA_TO_RAM		BIT(1)
-#define EDU_IDENT_MAGIC		0xed
-#define EDU_BUF			0x40000
-/* QEMU 7.2 stops on a transfer that ends at the buffer's last byte. */
-#define EDU_XFER		SZ_2K
-#define EDU_DMA_TIMEOUT_US	(2 * USEC_PER_SEC)
-#define EDU_DMA_BITS		40
+#include "gembuf_edu.h"
 
 /**
  * struct gembuf_engine - the DMA engine
@@ -67,6 +55,7 @@
  * @pattern_map: its mapping for the engine
  * @pattern_vaddr: its kernel address
  * @retired: link in the list of engines whose device is gone
+ * @lent: edu is lent to a test (gembuf_engine_lend()), no job runs
  */
 struct gembuf_engine {
 	struct gembuf_device *gdev;
@@ -80,6 +69,7 @@ struct gembuf_engine {
 	struct gembuf_mapping *pattern_map;
 	u32 *pattern_vaddr;
 	struct list_head retired;
+	atomic_t lent;
 };
 
 /*
@@ -205,15 +195,7 @@ static const struct dma_fence_ops gembuf_fence_ops = {
 static int edu_dma(struct gembuf_engine *engine, dma_addr_t addr, u32 len,
 		   bool to_ram)
 {
-	u64 cmd;
-
-	writeq(to_ram ? EDU_BUF : addr, engine->regs + EDU_REG_DMA_SRC);
-	writeq(to_ram ? addr : EDU_BUF, engine->regs + EDU_REG_DMA_DST);
-	writeq(len, engine->regs + EDU_REG_DMA_COUNT);
-	writeq(EDU_DMA_RUN | (to_ram ? EDU_DMA_TO_RAM : 0),
-	       engine->regs + EDU_REG_DMA_CMD);
-	return readq_poll_timeout(engine->regs + EDU_REG_DMA_CMD, cmd,
-				  !(cmd & EDU_DMA_RUN), 100, EDU_DMA_TIMEOUT_US);
+	return gembuf_edu_dma(engine->regs, addr, 0, len, to_ram);
 }
 
 /* A job that hangs the engine until it is reset (fault injection). */
@@ -238,13 +220,13 @@ static int gembuf_job_run(struct gembuf_job *job)
 	if (!job->src) {
 		unsigned int i;
 
-		for (i = 0; i < EDU_XFER / 4; i++)
+		for (i = 0; i < GEMBUF_EDU_XFER / 4; i++)
 			engine->pattern_vaddr[i] = job->value;
 		ret = edu_dma(engine, vcm_get_dev_addr(engine->pattern_map->res),
-			      EDU_XFER, false);
+			      GEMBUF_EDU_XFER, false);
 	}
 	while (!ret && done < job->size) {
-		u32 n = min_t(u64, job->size - done, EDU_XFER);
+		u32 n = min_t(u64, job->size - done, GEMBUF_EDU_XFER);
 
 		/* Reset or removal stop a job between transfers. */
 		if (READ_ONCE(engine->reset))
@@ -821,9 +803,10 @@ static int gembuf_engine_probe(struct pci_dev *pdev,
 	if (ret)
 		return ret;
 	regs = pcim_iomap_table(pdev)[0];
-	if ((readl(regs + EDU_REG_IDENT) & 0xff) != EDU_IDENT_MAGIC)
+	if (!gembuf_edu_present(regs))
 		return -ENODEV;
-	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(EDU_DMA_BITS));
+	ret = dma_set_mask_and_coherent(&pdev->dev,
+					DMA_BIT_MASK(GEMBUF_EDU_DMA_BITS));
 	if (ret)
 		return ret;
 	pci_set_master(pdev);
@@ -867,7 +850,9 @@ static int gembuf_engine_probe(struct pci_dev *pdev,
 	if (ret)
 		return ret;
 	gembuf.engine_pgsizes = vcm_get_pgsize_bitmap(gdev->vcm);
+	mutex_lock(&gembuf.engine_lock);
 	gembuf.engine = gdev;
+	mutex_unlock(&gembuf.engine_lock);
 
 	ret = gembuf_engine_pattern_init(engine);
 	if (ret)
@@ -881,7 +866,9 @@ static int gembuf_engine_probe(struct pci_dev *pdev,
 err_pattern:
 	gembuf_engine_pattern_fini(engine);
 err_engine:
+	mutex_lock(&gembuf.engine_lock);
 	gembuf.engine = NULL;
+	mutex_unlock(&gembuf.engine_lock);
 	return ret;
 }
 
@@ -898,11 +885,116 @@ static void gembuf_engine_remove(struct pci_dev *pdev)
 	 * the last of them goes.
 	 */
 	drm_dev_unplug(&gdev->drm);
-	WRITE_ONCE(gembuf.engine, NULL);
+	mutex_lock(&gembuf.engine_lock);
+	gembuf.engine = NULL;
+	mutex_unlock(&gembuf.engine_lock);
 	flush_workqueue(engine->hw_wq);
 	gembuf_engine_pattern_fini(engine);
 	vcm_deactivate(gdev->avcm);
 }
+
+/**
+ * gembuf_engine_get() - the engine device, with a reference
+ * @dev: the struct device it must be, or NULL for any
+ *
+ * Return: the engine's gembuf device with a DRM device reference the
+ * caller drops with drm_dev_put(), or NULL when edu is not bound (or is
+ * not @dev).
+ */
+struct gembuf_device *gembuf_engine_get(struct device *dev)
+{
+	struct gembuf_device *gdev;
+
+	mutex_lock(&gembuf.engine_lock);
+	gdev = gembuf.engine;
+	if (gdev && dev && gdev->drm.dev != dev)
+		gdev = NULL;
+	if (gdev)
+		drm_dev_get(&gdev->drm);
+	mutex_unlock(&gembuf.engine_lock);
+	return gdev;
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * gembuf_engine_lend() - lend edu to a test
+ * @lease: filled in with the device and its registers
+ *
+ * Only one driver binds edu: the VCM tests that need a DMA master behind
+ * an IOMMU (the vcm_edu suite) borrow the engine's.  While the device is
+ * lent no job starts (jobs submitted meanwhile wait in the scheduler),
+ * the device has left the engine's IOMMU domain so that the borrower can
+ * attach domains of its own, and the device stays bound: an unbind waits
+ * for gembuf_engine_return().  The borrower drives edu with
+ * gembuf_edu_dma() and runs one command at a time.
+ *
+ * Return: 0, -ENODEV without an engine, -EBUSY when edu is lent already,
+ * or the error of leaving the engine's domain.
+ */
+int gembuf_engine_lend(struct gembuf_edu_lease *lease)
+{
+	struct gembuf_engine *engine;
+	struct gembuf_device *gdev;
+	int idx, ret;
+
+	gdev = gembuf_engine_get(NULL);
+	if (!gdev)
+		return -ENODEV;
+	ret = -ENODEV;
+	if (!drm_dev_enter(&gdev->drm, &idx))
+		goto err_put;
+	engine = gdev->engine;
+	ret = -EBUSY;
+	if (atomic_cmpxchg(&engine->lent, 0, 1))
+		goto err_exit;
+	/* The job on edu, if any, finishes; no other starts. */
+	drm_sched_wqueue_stop(&engine->sched);
+	flush_workqueue(engine->hw_wq);
+	ret = vcm_deactivate(gdev->avcm);
+	if (ret)
+		goto err_start;
+	lease->gdev = gdev;
+	lease->dev = gdev->drm.dev;
+	lease->regs = engine->regs;
+	lease->idx = idx;
+	return 0;
+
+err_start:
+	drm_sched_wqueue_start(&engine->sched);
+	atomic_set(&engine->lent, 0);
+err_exit:
+	drm_dev_exit(idx);
+err_put:
+	drm_dev_put(&gdev->drm);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(gembuf_engine_lend);
+
+/**
+ * gembuf_engine_return() - give edu back to the engine
+ * @lease: the lease of gembuf_engine_lend()
+ *
+ * The borrower has detached its own domains; the device goes back to
+ * the engine's and jobs run again.
+ */
+void gembuf_engine_return(struct gembuf_edu_lease *lease)
+{
+	struct gembuf_device *gdev = lease->gdev;
+	struct gembuf_engine *engine = gdev->engine;
+	int ret;
+
+	ret = vcm_activate(gdev->avcm);
+	if (ret)
+		/* Jobs would then fault on the default domain, not corrupt. */
+		drm_err(&gdev->drm, "edu not back in the engine's domain: %d\n",
+			ret);
+	drm_sched_wqueue_start(&engine->sched);
+	atomic_set(&engine->lent, 0);
+	drm_dev_exit(lease->idx);
+	drm_dev_put(&gdev->drm);
+}
+EXPORT_SYMBOL_IF_KUNIT(gembuf_engine_return);
+#endif
 
 static const struct pci_device_id gembuf_engine_ids[] = {
 	{ PCI_DEVICE(0x1234, 0x11e8) },

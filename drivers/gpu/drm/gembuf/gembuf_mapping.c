@@ -5,6 +5,7 @@
  * users of that device and dropped with the last of them.
  */
 
+#include <drm/drm_drv.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 
@@ -108,6 +109,8 @@ struct gembuf_mapping *gembuf_mapping_get(struct gembuf_object *obj,
 				 gdev->role == GEMBUF_ENGINE ? GEMBUF_MAPPING_IOMMU :
 							       GEMBUF_MAPPING_KERNEL);
 	if (!IS_ERR(map)) {
+		/* Its reservation is in the device's VCM: keep that. */
+		drm_dev_get(&gdev->drm);
 		map->gdev = gdev;
 		map->dev = gdev->drm.dev;
 	}
@@ -123,11 +126,18 @@ out:
  */
 void gembuf_mapping_put(struct gembuf_object *obj, struct gembuf_mapping *map)
 {
+	struct gembuf_device *gdev = NULL;
+
 	obj = obj->real;
 	mutex_lock(&obj->lock);
-	if (!--map->users)
+	if (!--map->users) {
+		gdev = map->gdev;
 		gembuf_mapping_release(obj, map);
+	}
 	mutex_unlock(&obj->lock);
+	/* The last reference releases the device: not under the lock. */
+	if (gdev)
+		drm_dev_put(&gdev->drm);
 }
 
 /**

@@ -21,13 +21,6 @@
 
 #include "gembuf_drv.h"
 
-static struct gembuf_device *gembuf_device_of(struct device *dev)
-{
-	struct gembuf_device *engine = READ_ONCE(gembuf.engine);
-
-	return engine && engine->drm.dev == dev ? engine : NULL;
-}
-
 static struct sg_table *gembuf_map_vcm(struct gembuf_object *obj,
 				       struct gembuf_device *gdev,
 				       struct dma_buf_attachment *attach)
@@ -105,11 +98,15 @@ static struct sg_table *gembuf_map_dma_buf(struct dma_buf_attachment *attach,
 {
 	struct drm_gem_object *gem = attach->dmabuf->priv;
 	struct gembuf_object *obj = to_gembuf_object(gem)->real;
-	struct gembuf_device *gdev = gembuf_device_of(attach->dev);
+	struct gembuf_device *gdev = gembuf_engine_get(attach->dev);
+	struct sg_table *sgt;
 
-	if (gdev)
-		return gembuf_map_vcm(obj, gdev, attach);
-	return gembuf_map_dma_api(obj, attach, dir);
+	if (!gdev)
+		return gembuf_map_dma_api(obj, attach, dir);
+	/* The mapping holds the engine's device from here on. */
+	sgt = gembuf_map_vcm(obj, gdev, attach);
+	drm_dev_put(&gdev->drm);
+	return sgt;
 }
 
 static void gembuf_unmap_dma_buf(struct dma_buf_attachment *attach,
