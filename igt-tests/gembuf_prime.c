@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/udmabuf.h>
 
@@ -32,6 +33,59 @@ static void check_words(const uint32_t *p, size_t n, uint32_t base)
 {
 	for (size_t i = 0; i < n; i++)
 		igt_assert_f(p[i] == base + i, "word %zu: %08x\n", i, p[i]);
+}
+
+/*
+ * In a child: drop every privilege, map the object, and check what
+ * GEM_INFO says of each mapping.  Returns 0, or the step that failed
+ * (igt_assert is not for children).
+ */
+static int info_unprivileged(int fd, uint32_t h, int dmabuf)
+{
+	struct drm_gembuf_mapping maps[16];
+	struct drm_gembuf_gem_info info = { .handle = h };
+	int own = 0, other = 0, iommu = 0, dma_api = 0;
+	void *mine;
+
+	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+		return 1;
+	mine = mmap(NULL, 16384, PROT_READ, MAP_SHARED, dmabuf, 0);
+	if (mine == MAP_FAILED)
+		return 2;
+	if (__gembuf_info(fd, &info, maps, 16) || info.num_mappings > 16)
+		return 3;
+	for (unsigned int i = 0; i < info.num_mappings; i++) {
+		switch (maps[i].kind) {
+		case GEMBUF_MAPPING_IOMMU:
+			/* The engine's IOVA, in gembuf's own address space. */
+			if (!maps[i].dev_addr)
+				return 4;
+			iommu++;
+			break;
+		case GEMBUF_MAPPING_DMA_API:
+			/* vgem's DMA address: physical without an IOMMU. */
+			if (maps[i].dev_addr || maps[i].size != 16384)
+				return 5;
+			dma_api++;
+			break;
+		case GEMBUF_MAPPING_USER:
+			if (maps[i].dev_addr == (uintptr_t)mine)
+				own++;
+			else if (!maps[i].dev_addr)
+				other++;
+			else
+				return 6;
+			break;
+		default:
+			if (maps[i].dev_addr)
+				return 7;
+		}
+	}
+	if (iommu != 1 || dma_api != 1)
+		return 8;
+	if (own != 1 || other != 1)
+		return 9;
+	return 0;
 }
 
 igt_main
@@ -147,6 +201,60 @@ igt_main
 
 		gem_close(vgem, vh);
 		igt_assert_eq(gembuf_find_mapping(engine, h, GEMBUF_MAPPING_DMA_API, NULL), 0);
+		close(fd);
+		gem_close(engine, h);
+		drm_close_driver(vgem);
+	}
+
+	igt_describe("GEM_INFO from an unprivileged render client tells the engine's IOVA and the caller's own mapping, never another importer's DMA address or another process's mapping.");
+	igt_subtest("info-addresses") {
+		int vgem = __drm_open_driver(DRIVER_VGEM);
+		int ready[2], done[2], status, checked;
+		uint32_t h, vh;
+		pid_t holder, checker;
+		char c = 0;
+		int fd;
+
+		igt_require(vgem >= 0);
+		h = gembuf_create(engine, 16384, 0, GEMBUF_CACHE_WB);
+		igt_assert_eq(__gembuf_fill(engine, h, 0, 16384, 0x5afe5afe), 0);
+		gembuf_wait(engine, h);
+		fd = prime_handle_to_fd(engine, h);
+		vh = prime_fd_to_handle(vgem, fd);
+
+		/* Another process maps the object and keeps the mapping. */
+		igt_assert_eq(pipe(ready), 0);
+		igt_assert_eq(pipe(done), 0);
+		holder = fork();
+		igt_assert(holder >= 0);
+		if (holder == 0) {
+			void *p = mmap(NULL, 16384, PROT_READ, MAP_SHARED, fd, 0);
+
+			if (p == MAP_FAILED || write(ready[1], &c, 1) != 1)
+				_exit(1);
+			_exit(read(done[0], &c, 1) == 1 ? 0 : 2);
+		}
+		igt_assert_eq(read(ready[0], &c, 1), 1);
+
+		/* Asked by a client without any privilege, with its own mapping. */
+		checker = fork();
+		igt_assert(checker >= 0);
+		if (checker == 0)
+			_exit(info_unprivileged(engine, h, fd));
+		igt_assert_eq(waitpid(checker, &checked, 0), checker);
+
+		/* The holder goes first, so that a failure leaves nothing mapped. */
+		igt_assert_eq(write(done[1], &c, 1), 1);
+		igt_assert_eq(waitpid(holder, &status, 0), holder);
+		igt_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		igt_assert_f(WIFEXITED(checked) && WEXITSTATUS(checked) == 0,
+			     "unprivileged GEM_INFO check failed at step %d\n",
+			     WIFEXITED(checked) ? WEXITSTATUS(checked) : -1);
+		close(ready[0]);
+		close(ready[1]);
+		close(done[0]);
+		close(done[1]);
+		gem_close(vgem, vh);
 		close(fd);
 		gem_close(engine, h);
 		drm_close_driver(vgem);

@@ -31,7 +31,6 @@ u32 gembuf_res_attr(const struct gembuf_object *obj)
 	static const u32 policy[] = {
 		[GEMBUF_CACHE_WB] = VCM_WB_WA,
 		[GEMBUF_CACHE_WC] = VCM_WC,
-		[GEMBUF_CACHE_UNCACHED] = VCM_NOTCACHED,
 	};
 
 	return VCM_READ | VCM_WRITE | policy[obj->real->cache];
@@ -183,7 +182,7 @@ struct gembuf_object *gembuf_object_create(struct drm_device *dev, size_t size,
 	struct gembuf_object *obj;
 	u32 attr = 0;
 
-	if ((flags & ~GEMBUF_GEM_CREATE_FLAGS) || cache > GEMBUF_CACHE_UNCACHED ||
+	if ((flags & ~GEMBUF_GEM_CREATE_FLAGS) || cache > GEMBUF_CACHE_WC ||
 	    !size)
 		return ERR_PTR(-EINVAL);
 	if (size > GEMBUF_MAX_SIZE)
@@ -295,6 +294,30 @@ int gembuf_gem_mmap_offset_ioctl(struct drm_device *dev, void *data,
 	return drm_gem_dumb_map_offset(file, dev, args->handle, &args->offset);
 }
 
+/*
+ * The address of a mapping, where it tells the caller nothing it must not
+ * know: an IOVA in gembuf's own IOMMU VCM, or the caller's own mapping of
+ * the object in its address space.  Kernel virtual addresses, and the DMA
+ * addresses of other importers (physical addresses under dma-direct), are
+ * never handed out: they would help defeat KASLR or aim Rowhammer.
+ */
+static u64 gembuf_info_addr(const struct gembuf_mapping *map)
+{
+	if (!map->res)
+		return 0;
+	switch (map->kind) {
+	case GEMBUF_MAPPING_IOMMU:
+		return vcm_get_dev_addr(map->res);
+	case GEMBUF_MAPPING_USER:
+		/* The VMA stays while its mapping is listed (obj->lock). */
+		if (map->vma->vm_mm == current->mm)
+			return vcm_get_dev_addr(map->res);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 static void gembuf_info_mapping(struct drm_gembuf_mapping *out,
 				const struct gembuf_mapping *map)
 {
@@ -308,8 +331,8 @@ static void gembuf_info_mapping(struct drm_gembuf_mapping *out,
 	strscpy(out->device, name, sizeof(out->device));
 	out->kind = map->kind;
 	out->users = map->users;
+	out->dev_addr = gembuf_info_addr(map);
 	if (map->res) {
-		out->dev_addr = vcm_get_dev_addr(map->res);
 		out->size = vcm_get_res_len(map->res);
 		out->attr = vcm_get_res_attr(map->res);
 		out->ptes = vcm_get_res_num_ptes(map->res);
@@ -317,8 +340,7 @@ static void gembuf_info_mapping(struct drm_gembuf_mapping *out,
 		struct scatterlist *sg;
 		unsigned int i;
 
-		/* The first DMA address, and every byte mapped. */
-		out->dev_addr = sg_dma_address(map->sgt->sgl);
+		/* Every byte mapped. */
 		for_each_sgtable_dma_sg(map->sgt, sg, i)
 			out->size += sg_dma_len(sg);
 	}
