@@ -62,14 +62,12 @@ igt_main
 	igt_fixture
 		fd = gembuf_open_display();
 
-	igt_describe("Write-back, write-combined and uncached objects map, read back and show their user mappings in GEM_INFO.");
+	igt_describe("Write-back and write-combined objects map, read back and show their user mappings in GEM_INFO.");
 	igt_subtest_with_dynamic("cache-policies") {
 		igt_dynamic("write-back")
 			mmap_roundtrip((2 << 20) + (64 << 10), GEMBUF_CACHE_WB);
 		igt_dynamic("write-combined")
 			mmap_roundtrip((2 << 20) + (64 << 10), GEMBUF_CACHE_WC);
-		igt_dynamic("uncached")
-			mmap_roundtrip(64 << 10, GEMBUF_CACHE_UNCACHED);
 	}
 
 	igt_describe("A mapping may cover the start of an object.");

@@ -21,7 +21,6 @@ static const char *const vcm_cclass_names[] = {
 	[VCM_CC_NONE] = "none",
 	[VCM_CC_CACHED] = "cached",
 	[VCM_CC_WC] = "write-combined",
-	[VCM_CC_UNCACHED] = "uncached",
 };
 
 static void vcm_show_res(struct seq_file *m, struct vcm_res *res)

@@ -10,6 +10,7 @@
  * chosen so that this is the largest page size overall.
  */
 
+#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/iommu.h>
 
@@ -53,7 +54,7 @@ size_t vcm_iommu_count_ptes(unsigned long pgsizes, unsigned long iova,
 }
 EXPORT_SYMBOL_IF_KUNIT(vcm_iommu_count_ptes);
 
-static int vcm_iommu_prot(u32 attr)
+static int vcm_iommu_prot(const struct vcm *vcm, u32 attr)
 {
 	int prot = 0;
 
@@ -65,7 +66,12 @@ static int vcm_iommu_prot(u32 attr)
 		prot |= IOMMU_NOEXEC;
 	if (attr & VCM_SUPERVISOR)
 		prot |= IOMMU_PRIV;
-	if (vcm_cache_class(attr) == VCM_CC_CACHED)
+	/*
+	 * A cacheable IOMMU mapping only means something to a device that
+	 * snoops the CPU caches: for any other, the cached class is kept
+	 * coherent by cache maintenance, and the device maps non-cacheable.
+	 */
+	if (vcm_cache_class(attr) == VCM_CC_CACHED && vcm->dma_coherent)
 		prot |= IOMMU_CACHE;
 	return prot;
 }
@@ -86,7 +92,7 @@ int vcm_iommu_map(struct vcm_res *res)
 	ssize_t mapped;
 
 	mapped = iommu_map_sgtable(domain, res->dev_addr, &pm->sgt,
-				   vcm_iommu_prot(res->attr));
+				   vcm_iommu_prot(res->vcm, res->attr));
 	if (mapped < 0)
 		return mapped;
 	if (mapped != res->len) {
@@ -128,10 +134,12 @@ void vcm_iommu_unmap(struct vcm_res *res)
  * @dev: the device
  *
  * The first device gets the VCM its domain, and every backed reservation
- * is mapped into it.
+ * is mapped into it, cacheable (%IOMMU_CACHE) only if the device is
+ * DMA-coherent.  Devices that share the domain later must agree.
  *
  * Return: 0, -ENODEV if @dev is not behind an IOMMU, -ERANGE if the VCM
- * does not fit the domain's aperture or the device's DMA mask, or the
+ * does not fit the domain's aperture or the device's DMA mask, -EINVAL if
+ * @dev's DMA coherency differs from the domain's first device, or the
  * error of the domain allocation or of a mapping.
  */
 int vcm_iommu_assoc(struct vcm *vcm, struct device *dev)
@@ -146,7 +154,7 @@ int vcm_iommu_assoc(struct vcm *vcm, struct device *dev)
 	if (last > dma_get_mask(dev))
 		return -ERANGE;
 	if (vcm->domain)
-		return 0;
+		return vcm->dma_coherent == dev_is_dma_coherent(dev) ? 0 : -EINVAL;
 
 	domain = iommu_paging_domain_alloc(dev);
 	if (IS_ERR(domain))
@@ -157,6 +165,7 @@ int vcm_iommu_assoc(struct vcm *vcm, struct device *dev)
 		return -ERANGE;
 	}
 	vcm->domain = domain;
+	vcm->dma_coherent = dev_is_dma_coherent(dev);
 
 	list_for_each_entry(res, &vcm->res_list, vcm_node) {
 		if (!res->physmem)

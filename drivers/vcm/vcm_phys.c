@@ -42,14 +42,14 @@ static unsigned int vcm_phys_next_id;
  * vcm_cache_class() - the memory type a cache policy maps with
  * @attr: reservation attributes
  *
- * Return: the class; write-back and write-through policies share the
- * kernel's normal cacheable type.
+ * Return: the class of a valid policy (vcm_res_check_attr()): normal
+ * cacheable for %VCM_WB_WA, normal non-cacheable for %VCM_WC and for a
+ * device's %VCM_NOTCACHED.
  */
 enum vcm_cache_class vcm_cache_class(u32 attr)
 {
 	switch (attr & VCM_CACHE_POLICY) {
 	case VCM_NOTCACHED:
-		return VCM_CC_UNCACHED;
 	case VCM_WC:
 		return VCM_CC_WC;
 	default:
@@ -73,7 +73,7 @@ void vcm_phys_clean(struct vcm_physmem *physmem, size_t offset, size_t len)
 	struct scatterlist *sg;
 	unsigned int i;
 
-	if (physmem->cclass != VCM_CC_WC && physmem->cclass != VCM_CC_UNCACHED)
+	if (physmem->cclass != VCM_CC_WC)
 		return;
 
 	for_each_sgtable_sg(&physmem->sgt, sg, i) {
@@ -242,19 +242,27 @@ static int vcm_alloc_contiguous(struct vcm_physmem *pm)
 	if (!page)
 		return -ENOMEM;
 
+	/* Clearing a large area takes long: a killed caller stops it. */
 	for (i = 0; i < count; i++) {
 		clear_highpage(nth_page(page, i));
-		if (!(i % 256))
-			cond_resched();
+		if (i % 256)
+			continue;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto err_release;
+		}
+		cond_resched();
 	}
 	ret = vcm_sgt_from_range(&pm->sgt, page, pm->len);
-	if (ret) {
-		cma_release(cma, page, count);
-		return ret;
-	}
+	if (ret)
+		goto err_release;
 	pm->cma_pages = page;
 	pm->contiguous = true;
 	return 0;
+
+err_release:
+	cma_release(cma, page, count);
+	return ret;
 }
 
 /**

@@ -86,6 +86,7 @@ struct vcm_space {
  * @assoc_list: associations with devices
  * @bound_list: bounds
  * @domain: the IOMMU domain of a %VCM_DEVICE VCM, made on first association
+ * @dma_coherent: the devices of @domain snoop the CPU caches
  * @mm: the address space of a %VCM_EXT_USER VCM
  * @node: link in the list of all VCMs
  */
@@ -102,6 +103,7 @@ struct vcm {
 	struct list_head assoc_list;
 	struct list_head bound_list;
 	struct iommu_domain *domain;
+	bool dma_coherent;
 	struct mm_struct *mm;
 	struct list_head node;
 };
@@ -187,15 +189,13 @@ struct vcm_bound {
 /**
  * enum vcm_cache_class - memory type of the mappings of a physmem
  * @VCM_CC_NONE: not mapped
- * @VCM_CC_CACHED: normal cacheable (write-back or write-through)
+ * @VCM_CC_CACHED: normal cacheable, write-back
  * @VCM_CC_WC: normal non-cacheable
- * @VCM_CC_UNCACHED: device (strongly ordered)
  */
 enum vcm_cache_class {
 	VCM_CC_NONE,
 	VCM_CC_CACHED,
 	VCM_CC_WC,
-	VCM_CC_UNCACHED,
 };
 
 /**

@@ -28,9 +28,10 @@ static unsigned int vcm_attr_align_order(u32 attr)
  * @vcm: the VCM
  * @attr: the attributes
  *
- * Return: 0, -EINVAL for unknown bits, an unknown cache policy, an
- * alignment below the page size or above 1 GiB, no access at all, or
- * execute access in the kernel VCM; -EOPNOTSUPP for secure memory, which
+ * Return: 0, -EINVAL for unknown bits, a cache policy other than
+ * %VCM_WB_WA or %VCM_WC (or %VCM_NOTCACHED in a device's VCM, where it
+ * is the same as %VCM_WC), an alignment below the page size or above 1 GiB,
+ * no access at all, or execute access in the kernel VCM; -EOPNOTSUPP for secure memory, which
  * no memory target provides.
  */
 int vcm_res_check_attr(const struct vcm *vcm, u32 attr)
@@ -39,8 +40,26 @@ int vcm_res_check_attr(const struct vcm *vcm, u32 attr)
 
 	if (attr & ~VCM_RES_ATTR_ALL)
 		return -EINVAL;
-	if ((attr & VCM_CACHE_POLICY) > VCM_WC)
+	/*
+	 * VCM memory is RAM.  The CPU does not map it as device memory
+	 * (VCM_NOTCACHED): unaligned accesses fault and the attributes
+	 * conflict with the linear map (msm gave that up).  A device maps
+	 * it not cached as it maps VCM_WC, without snooping.  The kernel
+	 * has no write-through or no-write-allocate type to map VCM_WT or
+	 * VCM_WB_NWA with.  What cannot be honoured is refused, not mapped
+	 * as something else: "uncached" normal memory is VCM_WC.
+	 */
+	switch (attr & VCM_CACHE_POLICY) {
+	case VCM_WB_WA:
+	case VCM_WC:
+		break;
+	case VCM_NOTCACHED:
+		if (vcm->type == VCM_DEVICE || vcm->type == VCM_ONE_TO_ONE)
+			break;
 		return -EINVAL;
+	default:
+		return -EINVAL;
+	}
 	if (order && (order < PAGE_SHIFT || order > VCM_ALIGN_ORDER_MAX))
 		return -EINVAL;
 	if (!(attr & (VCM_READ | VCM_WRITE)))

@@ -20,8 +20,6 @@ static pgprot_t vcm_pgprot(u32 attr, pgprot_t prot)
 	switch (vcm_cache_class(attr)) {
 	case VCM_CC_WC:
 		return pgprot_writecombine(prot);
-	case VCM_CC_UNCACHED:
-		return pgprot_noncached(prot);
 	default:
 		return prot;
 	}

@@ -33,10 +33,15 @@ struct vcm_physmem;
  * Bits 0-3 hold the cache policy, bits 10-14 the alignment order.
  */
 #define VCM_CACHE_POLICY	GENMASK(3, 0)
-#define VCM_NOTCACHED		0x0	/* device / strongly ordered */
+/*
+ * Of the RFC's policies, VCM_WB_WA and VCM_WC are the ones the kernel can
+ * map RAM with; the others are refused with -EINVAL (see the cache
+ * policy in Documentation/vcm.rst).
+ */
+#define VCM_NOTCACHED		0x0	/* device / strongly ordered: refused */
 #define VCM_WB_WA		0x1	/* write-back, write-allocate */
-#define VCM_WB_NWA		0x2	/* write-back, no write-allocate */
-#define VCM_WT			0x3	/* write-through */
+#define VCM_WB_NWA		0x2	/* write-back, no write-allocate: refused */
+#define VCM_WT			0x3	/* write-through: refused */
 #define VCM_WC			0x4	/* normal non-cacheable, write-combined */
 #define VCM_SECURE		BIT(4)
 #define VCM_SUPERVISOR		BIT(5)

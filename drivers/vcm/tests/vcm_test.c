@@ -281,6 +281,8 @@ static const struct vcm_attr_case vcm_reserve_cases[] = {
 	{ "huge", SIZE_MAX & PAGE_MASK, RW, -ENOSPC },
 	{ "unknown attribute", SZ_4K, RW | BIT(20), -EINVAL },
 	{ "unknown cache policy", SZ_4K, VCM_READ | 0x5, -EINVAL },
+	{ "write-through", SZ_4K, RW | VCM_WT, -EINVAL },
+	{ "write-back no write-allocate", SZ_4K, RW | VCM_WB_NWA, -EINVAL },
 	{ "alignment below a page", SZ_4K, RW | VCM_ALIGN_ATTR(11), -EINVAL },
 	{ "alignment above 1G", SZ_4K, RW | VCM_ALIGN_ATTR(31), -EINVAL },
 	{ "no access", SZ_4K, VCM_WB_WA, -EINVAL },
@@ -349,8 +351,8 @@ static void vcm_test_reserve_at(struct kunit *test)
 						     SZ_4K, RW)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_at(vcm, DEV_START + SZ_4K, SZ_4K,
 						     RW | VCM_ALIGN_64K)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_at(k, VMALLOC_START, SZ_4K, RW)),
-			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_at(k, VMALLOC_START, SZ_4K,
+						     RW_CACHED)), -EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_at(NULL, DEV_START, SZ_4K, RW)),
 			-EINVAL);
 
@@ -369,9 +371,13 @@ static void vcm_test_res_attr(struct kunit *test)
 {
 	struct vcm *vcm = new_kernel_vcm(test);
 	struct vcm_physmem *pm = new_phys(test, SZ_64K, 0, 0);
-	struct vcm_res *res = vcm_reserve(vcm, SZ_64K, VCM_READ);
+	struct vcm_res *res = vcm_reserve(vcm, SZ_64K, VCM_READ | VCM_WB_WA);
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	/* No device memory, write-through or no-write-allocate for RAM. */
+	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW | VCM_NOTCACHED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW | VCM_WT), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW | VCM_WB_NWA), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW_WC), 0);
 	KUNIT_EXPECT_EQ(test, vcm_get_res_attr(res), (u32)RW_WC);
 	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW | 0x7), -EINVAL);
@@ -699,6 +705,9 @@ static void vcm_test_cache_conflict(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cached);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wc);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, nc);
+	/* The CPU does not map RAM as device memory. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve(k, SZ_64K, RW | VCM_NOTCACHED)),
+			-EINVAL);
 
 	KUNIT_ASSERT_EQ(test, vcm_back(cached, pm), 0);
 	KUNIT_EXPECT_EQ(test, vcm_back(wc, pm), -EINVAL);
@@ -1105,7 +1114,8 @@ static void vcm_test_user(struct kunit *test)
 	ctx->vcm = vcm_create_from_prebuilt(VCM_PREBUILT_USER);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->vcm);
 	KUNIT_EXPECT_EQ(test, vcm_get_type(ctx->vcm), VCM_EXT_USER);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve(ctx->vcm, SZ_4K, RW)), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve(ctx->vcm, SZ_4K, RW_CACHED)),
+			-EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_vma(ctx->vcm, NULL, RW)), -EINVAL);
 
 	file = anon_inode_getfile("vcm-test", &vcm_user_fops, ctx, O_RDWR);

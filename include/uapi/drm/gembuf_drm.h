@@ -42,9 +42,14 @@ extern "C" {
 #define GEMBUF_GEM_CREATE_FLAGS		GEMBUF_GEM_CONTIGUOUS
 
 /* Cache policies of an object's CPU mappings */
+/*
+ * CPU cache policies.  There is no "uncached" beyond write-combined: on
+ * arm64 that is normal non-cacheable memory, the only uncached type RAM
+ * may take (device memory for RAM faults on unaligned accesses and
+ * conflicts with the kernel's linear map).
+ */
 #define GEMBUF_CACHE_WB			0	/* write-back (cached) */
-#define GEMBUF_CACHE_WC			1	/* write-combined */
-#define GEMBUF_CACHE_UNCACHED		2	/* device memory, strongly ordered */
+#define GEMBUF_CACHE_WC			1	/* write-combined, not cached */
 
 /**
  * struct drm_gembuf_gem_create - allocate a buffer object
@@ -84,7 +89,11 @@ struct drm_gembuf_gem_mmap_offset {
 /**
  * struct drm_gembuf_mapping - one device's mapping of an object
  * @device: the device's name, NUL-terminated
- * @dev_addr: the address the device uses (IOVA, physical, virtual)
+ * @dev_addr: the address the device uses, where it is safe to tell: an
+ *	IOVA in gembuf's own IOMMU address space, or the caller's own
+ *	mapping of the object; 0 for every other mapping (kernel virtual
+ *	addresses, other processes' mappings, and other importers' DMA
+ *	addresses, which may be physical, are never reported)
  * @size: bytes mapped
  * @kind: GEMBUF_MAPPING_*
  * @attr: the VCM reservation attributes (access and cache policy)
