@@ -43,28 +43,31 @@ static int vcm_one_to_one_assoc(struct vcm *vcm, struct device *dev)
 
 /**
  * vcm_assoc() - associate a VCM with a device
- * @vcm: the VCM
+ * @vcm: a live VCM, the caller's or lent to it by its owner
  * @dev: the device; for the kernel and user VCMs, the CPU device
  *	(get_cpu_device()) or the device on whose behalf the CPU maps
  * @attr: association attributes: 0 or %VCM_USE_LOW_BASE
  *
  * The first device associated with an IOMMU VCM gives it its domain;
- * backed reservations are mapped into it now.
+ * backed reservations are mapped into it now.  The caller owns the
+ * association: it removes it with vcm_deassoc() and does not use it
+ * afterwards.  The association holds @vcm, which vcm_free() refuses to
+ * free until it is removed, and a reference to @dev.
  *
  * Context: Process context; takes the VCM's lock.
- * Return: the association, ERR_PTR(-EINVAL) for invalid arguments, a
- * device already associated with @vcm, or a device behind a translating
- * IOMMU for a one-to-one VCM; ERR_PTR(-EOPNOTSUPP) for the split and
- * high-base attributes; ERR_PTR(-ENODEV) for an IOMMU VCM and a device
- * without IOMMU; ERR_PTR(-ERANGE) if the VCM exceeds the device's DMA
- * mask or the domain's aperture; ERR_PTR(-ENOMEM).
+ * Return: the association, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @vcm,
+ * a NULL @dev, a device already associated with @vcm, or a device behind
+ * a translating IOMMU for a one-to-one VCM; ERR_PTR(-EOPNOTSUPP) for the
+ * split and high-base attributes; ERR_PTR(-ENODEV) for an IOMMU VCM and a
+ * device without IOMMU; ERR_PTR(-ERANGE) if the VCM exceeds the device's
+ * DMA mask or the domain's aperture; ERR_PTR(-ENOMEM).
  */
 struct vcm_avcm *vcm_assoc(struct vcm *vcm, struct device *dev, u32 attr)
 {
 	struct vcm_avcm *avcm, *a;
 	int ret;
 
-	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM) || !dev)
+	if (IS_ERR_OR_NULL(vcm) || !dev)
 		return ERR_PTR(-EINVAL);
 	ret = vcm_check_assoc_attr(attr);
 	if (ret)
@@ -91,7 +94,7 @@ struct vcm_avcm *vcm_assoc(struct vcm *vcm, struct device *dev, u32 attr)
 		list_add_tail(&avcm->node, &vcm->assoc_list);
 		if (vcm->type == VCM_DEVICE)
 			vcm_iommu_update_fault_handler(vcm);
-		vcm_obj_add(&avcm->obj, VCM_OBJ_AVCM);
+		vcm_get(vcm);
 		vcm_stat_add(VCM_STAT_ASSOCS, 1);
 	}
 	mutex_unlock(&vcm->lock);
@@ -106,19 +109,22 @@ EXPORT_SYMBOL_GPL(vcm_assoc);
 
 /**
  * vcm_deassoc() - remove an association
- * @avcm: an inactive association
+ * @avcm: a live association the caller made
  *
  * An IOMMU VCM keeps its domain and mappings after its last device goes.
+ * The caller serialises vcm_deassoc() against every other use of @avcm
+ * and does not use @avcm once this returned 0: removing twice is a bug,
+ * not an error.
  *
  * Context: Process context; takes the VCM's lock.
- * Return: 0, -EINVAL if @avcm is not an association, -EBUSY while it is
+ * Return: 0, -EINVAL for a NULL or ERR_PTR() @avcm, -EBUSY while it is
  * active.
  */
 int vcm_deassoc(struct vcm_avcm *avcm)
 {
 	struct vcm *vcm;
 
-	if (!vcm_obj_valid(avcm, VCM_OBJ_AVCM))
+	if (IS_ERR_OR_NULL(avcm))
 		return -EINVAL;
 
 	vcm = avcm->vcm;
@@ -127,7 +133,6 @@ int vcm_deassoc(struct vcm_avcm *avcm)
 		mutex_unlock(&vcm->lock);
 		return -EBUSY;
 	}
-	vcm_obj_del(&avcm->obj);
 	list_del(&avcm->node);
 	if (vcm->type == VCM_DEVICE)
 		vcm_iommu_update_fault_handler(vcm);
@@ -136,24 +141,26 @@ int vcm_deassoc(struct vcm_avcm *avcm)
 	put_device(avcm->dev);
 	kfree(avcm);
 	vcm_stat_add(VCM_STAT_ASSOCS, -1);
+	/* The association's reference, once the VCM's lock is released. */
+	vcm_put(vcm);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(vcm_deassoc);
 
 /**
  * vcm_set_assoc_attr() - change the attributes of an inactive association
- * @avcm: the association
+ * @avcm: a live association of the caller's
  * @attr: the new attributes
  *
  * Context: Process context; takes the VCM's lock.
- * Return: 0, -EINVAL for an invalid association or attribute,
+ * Return: 0, -EINVAL for a NULL or ERR_PTR() @avcm or an invalid attribute,
  * -EOPNOTSUPP as vcm_assoc(), -EBUSY while it is active.
  */
 int vcm_set_assoc_attr(struct vcm_avcm *avcm, u32 attr)
 {
 	int ret;
 
-	if (!vcm_obj_valid(avcm, VCM_OBJ_AVCM))
+	if (IS_ERR_OR_NULL(avcm))
 		return -EINVAL;
 	ret = vcm_check_assoc_attr(attr);
 	if (ret)
@@ -171,13 +178,13 @@ EXPORT_SYMBOL_GPL(vcm_set_assoc_attr);
 
 /**
  * vcm_get_assoc_attr() - attributes of an association
- * @avcm: the association
+ * @avcm: a live association
  *
- * Return: the attributes, 0 for an invalid association.
+ * Return: the attributes, 0 for a NULL or ERR_PTR() @avcm.
  */
 u32 vcm_get_assoc_attr(const struct vcm_avcm *avcm)
 {
-	if (!vcm_obj_valid(avcm, VCM_OBJ_AVCM))
+	if (IS_ERR_OR_NULL(avcm))
 		return 0;
 	return avcm->attr;
 }
@@ -185,14 +192,14 @@ EXPORT_SYMBOL_GPL(vcm_get_assoc_attr);
 
 /**
  * vcm_activate() - let the device use the VCM
- * @avcm: the association
+ * @avcm: a live association of the caller's
  *
  * For an IOMMU VCM this attaches the domain: from now on the device's
  * accesses translate through the VCM's reservations.
  *
  * Context: Process context; takes the VCM's lock.
- * Return: 0, -EINVAL for an invalid association, -EBUSY if it is active
- * already or the device uses another IOMMU VCM, or the error of the
+ * Return: 0, -EINVAL for a NULL or ERR_PTR() @avcm, -EBUSY if it is
+ * active already or the device uses another IOMMU VCM, or the error of the
  * IOMMU attach.
  */
 int vcm_activate(struct vcm_avcm *avcm)
@@ -200,7 +207,7 @@ int vcm_activate(struct vcm_avcm *avcm)
 	struct vcm *vcm;
 	int ret = 0;
 
-	if (!vcm_obj_valid(avcm, VCM_OBJ_AVCM))
+	if (IS_ERR_OR_NULL(avcm))
 		return -EINVAL;
 
 	vcm = avcm->vcm;
@@ -220,12 +227,12 @@ EXPORT_SYMBOL_GPL(vcm_activate);
 
 /**
  * vcm_deactivate() - stop the device using the VCM
- * @avcm: the association
+ * @avcm: a live association of the caller's
  *
  * An IOMMU device goes back to its default domain and DMA API.
  *
  * Context: Process context; takes the VCM's lock.
- * Return: 0, -EINVAL for an invalid association, -ENOENT if it is not
+ * Return: 0, -EINVAL for a NULL or ERR_PTR() @avcm, -ENOENT if it is not
  * active.
  */
 int vcm_deactivate(struct vcm_avcm *avcm)
@@ -233,7 +240,7 @@ int vcm_deactivate(struct vcm_avcm *avcm)
 	struct vcm *vcm;
 	int ret = 0;
 
-	if (!vcm_obj_valid(avcm, VCM_OBJ_AVCM))
+	if (IS_ERR_OR_NULL(avcm))
 		return -EINVAL;
 
 	vcm = avcm->vcm;
@@ -253,13 +260,13 @@ EXPORT_SYMBOL_GPL(vcm_deactivate);
 
 /**
  * vcm_is_active() - whether an association is active
- * @avcm: the association
+ * @avcm: a live association
  *
- * Return: 1 if active, 0 if not, -EINVAL for an invalid association.
+ * Return: 1 if active, 0 if not, -EINVAL for a NULL or ERR_PTR() @avcm.
  */
 int vcm_is_active(const struct vcm_avcm *avcm)
 {
-	if (!vcm_obj_valid(avcm, VCM_OBJ_AVCM))
+	if (IS_ERR_OR_NULL(avcm))
 		return -EINVAL;
 	return avcm->active;
 }

@@ -30,7 +30,7 @@ static int vcm_one_to_one_place(struct vcm_res *res, struct vcm_physmem *pm)
 	}
 	if (!IS_ALIGNED(phys, res->align) && (res->attr & VCM_ALIGN_MASK))
 		return -EINVAL;
-	ret = vcm_space_insert(&res->vcm->space, phys, res->len, res);
+	ret = vcm_space_insert(&res->vcm->space, phys, res->len, &res->owner);
 	if (ret)
 		return ret;
 	res->dev_addr = phys;
@@ -77,7 +77,10 @@ static void vcm_kind_unback(struct vcm_res *res)
 /**
  * __vcm_back() - back a reservation, its VCM locked
  * @res: an unbacked reservation
- * @pm: the physmem
+ * @pm: the physmem; the caller holds a reference to it (its creator's, or
+ *	that of a reservation it backs)
+ *
+ * The backing takes a reference to @pm, which __vcm_unback() drops.
  *
  * Return: 0 or a negative errno as vcm_back().
  */
@@ -125,6 +128,7 @@ int __vcm_back(struct vcm_res *res, struct vcm_physmem *pm)
 	pm->cclass = cclass;
 	list_add_tail(&res->phys_node, &pm->res_list);
 	pm->num_res++;
+	vcm_phys_get(pm);
 	vcm_stat_add(VCM_STAT_BACKED, 1);
 out:
 	mutex_unlock(&pm->lock);
@@ -134,6 +138,10 @@ out:
 /**
  * __vcm_unback() - unback a reservation, its VCM locked
  * @res: a backed reservation
+ *
+ * Drops the backing's reference to the physmem once the physmem's lock is
+ * released: once num_res is 0, vcm_phys_free() on another thread may drop
+ * the creator's reference, and this one then frees the physmem.
  */
 void __vcm_unback(struct vcm_res *res)
 {
@@ -148,14 +156,15 @@ void __vcm_unback(struct vcm_res *res)
 	mutex_unlock(&pm->lock);
 	res->physmem = NULL;
 	vcm_stat_add(VCM_STAT_BACKED, -1);
+	vcm_phys_put(pm);
 }
 
 /**
  * vcm_back() - back a reservation with physical memory
- * @res: an unbacked reservation
- * @physmem: the memory; its length must equal the reservation's (a user
- *	reservation may be shorter and maps the pages of @physmem from its
- *	VMA's page offset on)
+ * @res: a live reservation of the caller's
+ * @physmem: a live physmem, the caller's or lent to it by its owner; its
+ *	length must equal the reservation's (a user reservation may be
+ *	shorter and maps the pages of @physmem from its VMA's page offset on)
  *
  * Maps @physmem at the reservation's addresses for every device of the
  * VCM: in the IOMMU domain with the largest page sizes the chunks and the
@@ -165,11 +174,18 @@ void __vcm_unback(struct vcm_res *res)
  * physmem can back any number of reservations in any number of VCMs as
  * long as they all use one cache class (see Documentation/mm/vcm.rst).
  *
+ * The owner of @physmem keeps it live (does not vcm_phys_free() it) until
+ * this call returns; from then on the backing holds it, and
+ * vcm_phys_free() fails with -EBUSY until the reservation is unbacked.
+ * The caller serialises vcm_back() against other uses of @res
+ * (vcm_unback(), vcm_unreserve()); backings of one physmem, from any
+ * number of threads and VCMs, need no serialisation.
+ *
  * Context: Process context; takes the VCM's lock and the physmem's lock.
  * For a user VCM, call it with the mmap lock held for writing, as in
  * ->mmap.
- * Return: 0, -EINVAL for invalid handles or lengths that differ, a cache
- * class that conflicts with the physmem's other mappings or with
+ * Return: 0, -EINVAL for a NULL or ERR_PTR() handle, lengths that differ,
+ * a cache class that conflicts with the physmem's other mappings or with
  * %VCM_COHERENT, or scattered memory for a one-to-one VCM; -EBUSY if @res
  * is already backed or (one-to-one) the physical range is reserved;
  * -ERANGE if the memory lies outside a one-to-one VCM; -ENOMEM.
@@ -179,8 +195,7 @@ int vcm_back(struct vcm_res *res, struct vcm_physmem *physmem)
 	struct vcm *vcm;
 	int ret;
 
-	if (!vcm_obj_valid(res, VCM_OBJ_RES) ||
-	    !vcm_obj_valid(physmem, VCM_OBJ_PHYSMEM))
+	if (IS_ERR_OR_NULL(res) || IS_ERR_OR_NULL(physmem))
 		return -EINVAL;
 
 	vcm = res->vcm;
@@ -194,15 +209,18 @@ EXPORT_SYMBOL_GPL(vcm_back);
 
 /**
  * vcm_unback() - remove the backing of a reservation
- * @res: a backed reservation
+ * @res: a live reservation of the caller's
  *
  * Unmaps the memory from every device of the VCM (the IOMMU TLB is
  * flushed before this returns), from vmalloc space or from the user VMA.
  * The reservation keeps its address, except in kernel and one-to-one
- * VCMs, where the address came from the backing.
+ * VCMs, where the address came from the backing.  The caller serialises
+ * vcm_unback() against other uses of @res.  The owner of the physmem may
+ * vcm_phys_free() it as soon as it sees its last backing gone, even while
+ * this call is still returning: the backing's hold on it is dropped last.
  *
  * Context: Process context; takes the VCM's lock and the physmem's lock.
- * Return: 0, -EINVAL if @res is not a reservation, -ENOENT if it is not
+ * Return: 0, -EINVAL for a NULL or ERR_PTR() @res, -ENOENT if it is not
  * backed.
  */
 int vcm_unback(struct vcm_res *res)
@@ -210,7 +228,7 @@ int vcm_unback(struct vcm_res *res)
 	struct vcm *vcm;
 	int ret = 0;
 
-	if (!vcm_obj_valid(res, VCM_OBJ_RES))
+	if (IS_ERR_OR_NULL(res))
 		return -EINVAL;
 
 	vcm = res->vcm;

@@ -12,15 +12,18 @@
 
 /**
  * vcm_create_bound() - carve a bound out of a VCM
- * @vcm: an IOMMU VCM
+ * @vcm: a live IOMMU VCM, the caller's or lent to it by its owner
  * @len: length, a non-zero multiple of vcm_get_min_page_size()
  *
- * The bound is aligned like a reservation of the same length.
+ * The bound is aligned like a reservation of the same length.  The caller
+ * owns the bound: it frees it with vcm_free_bound() and does not use it
+ * afterwards.  The bound holds @vcm, which vcm_free() refuses to free
+ * until the bound is freed.
  *
  * Context: Process context; takes the VCM's lock.
- * Return: the bound, ERR_PTR(-EINVAL) for invalid arguments,
- * ERR_PTR(-EOPNOTSUPP) for other kinds of VCM, ERR_PTR(-ENOSPC) if no free
- * range holds it, ERR_PTR(-ENOMEM).
+ * Return: the bound, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @vcm or an
+ * invalid @len, ERR_PTR(-EOPNOTSUPP) for other kinds of VCM,
+ * ERR_PTR(-ENOSPC) if no free range holds it, ERR_PTR(-ENOMEM).
  */
 struct vcm_bound *vcm_create_bound(struct vcm *vcm, size_t len)
 {
@@ -28,7 +31,7 @@ struct vcm_bound *vcm_create_bound(struct vcm *vcm, size_t len)
 	unsigned long addr;
 	int ret;
 
-	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM) || !len || !PAGE_ALIGNED(len))
+	if (IS_ERR_OR_NULL(vcm) || !len || !PAGE_ALIGNED(len))
 		return ERR_PTR(-EINVAL);
 	if (vcm->type != VCM_DEVICE)
 		return ERR_PTR(-EOPNOTSUPP);
@@ -38,18 +41,23 @@ struct vcm_bound *vcm_create_bound(struct vcm *vcm, size_t len)
 	bound = kzalloc(sizeof(*bound), GFP_KERNEL);
 	if (!bound)
 		return ERR_PTR(-ENOMEM);
+	bound->owner.kind = VCM_SPACE_BOUND;
 
 	mutex_lock(&vcm->lock);
 	ret = vcm_space_alloc(&vcm->space, len,
-			      vcm_res_align(vcm, len, VCM_ALIGN_DEFAULT), bound,
-			      &addr);
+			      vcm_res_align(vcm, len, VCM_ALIGN_DEFAULT),
+			      &bound->owner, &addr);
 	if (!ret) {
 		ret = vcm_space_init(&bound->space, addr, addr + len - 1);
+		if (ret)
+			vcm_space_remove(&vcm->space, addr, len);
+	}
+	if (!ret) {
 		bound->vcm = vcm;
 		bound->start = addr;
 		bound->len = len;
 		list_add_tail(&bound->node, &vcm->bound_list);
-		vcm_obj_add(&bound->obj, VCM_OBJ_BOUND);
+		vcm_get(vcm);
 		vcm_stat_add(VCM_STAT_BOUNDS, 1);
 	}
 	mutex_unlock(&vcm->lock);
@@ -64,17 +72,22 @@ EXPORT_SYMBOL_GPL(vcm_create_bound);
 
 /**
  * vcm_free_bound() - give a bound's range back to its VCM
- * @bound: the bound
+ * @bound: a live bound the caller created
+ *
+ * The caller serialises vcm_free_bound() against every other use of
+ * @bound and does not use @bound once this returned 0: freeing twice is a
+ * bug, not an error.  Reservations made from the bound are its owners'
+ * and must be released first.
  *
  * Context: Process context; takes the VCM's lock.
- * Return: 0, -EINVAL if @bound is not a bound, -EBUSY while reservations
- * made from it remain.
+ * Return: 0, -EINVAL for a NULL or ERR_PTR() @bound, -EBUSY while
+ * reservations made from it remain.
  */
 int vcm_free_bound(struct vcm_bound *bound)
 {
 	struct vcm *vcm;
 
-	if (!vcm_obj_valid(bound, VCM_OBJ_BOUND))
+	if (IS_ERR_OR_NULL(bound))
 		return -EINVAL;
 
 	vcm = bound->vcm;
@@ -83,7 +96,6 @@ int vcm_free_bound(struct vcm_bound *bound)
 		mutex_unlock(&vcm->lock);
 		return -EBUSY;
 	}
-	vcm_obj_del(&bound->obj);
 	list_del(&bound->node);
 	vcm_space_remove(&vcm->space, bound->start, bound->len);
 	mutex_unlock(&vcm->lock);
@@ -91,19 +103,25 @@ int vcm_free_bound(struct vcm_bound *bound)
 	vcm_space_destroy(&bound->space);
 	kfree(bound);
 	vcm_stat_add(VCM_STAT_BOUNDS, -1);
+	/* The bound's reference, once the VCM's lock is released. */
+	vcm_put(vcm);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(vcm_free_bound);
 
 /**
  * vcm_reserve_from_bound() - reserve device addresses inside a bound
- * @bound: the bound
+ * @bound: a live bound, the caller's or lent to it by its owner
  * @len: length, a non-zero multiple of vcm_get_min_page_size()
  * @attr: reservation attributes, as for vcm_reserve()
  *
+ * The caller owns the reservation as for vcm_reserve(); it holds the
+ * bound's VCM, and vcm_free_bound() refuses to free the bound while it
+ * remains.
+ *
  * Context: Process context; takes the VCM's lock.
- * Return: the reservation, or an ERR_PTR() as vcm_reserve(); -ENOSPC
- * means the bound is full.
+ * Return: the reservation, or an ERR_PTR() as vcm_reserve() (-EINVAL for
+ * a NULL or ERR_PTR() @bound); -ENOSPC means the bound is full.
  */
 struct vcm_res *vcm_reserve_from_bound(struct vcm_bound *bound, size_t len,
 				       u32 attr)
@@ -112,7 +130,7 @@ struct vcm_res *vcm_reserve_from_bound(struct vcm_bound *bound, size_t len,
 	struct vcm *vcm;
 	int ret;
 
-	if (!vcm_obj_valid(bound, VCM_OBJ_BOUND) || !len || !PAGE_ALIGNED(len))
+	if (IS_ERR_OR_NULL(bound) || !len || !PAGE_ALIGNED(len))
 		return ERR_PTR(-EINVAL);
 	vcm = bound->vcm;
 	ret = vcm_res_check_attr(vcm, attr);
@@ -126,7 +144,8 @@ struct vcm_res *vcm_reserve_from_bound(struct vcm_bound *bound, size_t len,
 	if (!IS_ERR(res)) {
 		unsigned long addr;
 
-		ret = vcm_space_alloc(&bound->space, len, res->align, res, &addr);
+		ret = vcm_space_alloc(&bound->space, len, res->align,
+				      &res->owner, &addr);
 		if (ret) {
 			vcm_res_destroy(res);
 			res = ERR_PTR(ret);
@@ -145,13 +164,13 @@ EXPORT_SYMBOL_GPL(vcm_reserve_from_bound);
 
 /**
  * vcm_get_bound_start_addr() - first device address of a bound
- * @bound: the bound
+ * @bound: a live bound
  *
- * Return: the address, DMA_MAPPING_ERROR for an invalid bound.
+ * Return: the address, DMA_MAPPING_ERROR for a NULL or ERR_PTR() @bound.
  */
 dma_addr_t vcm_get_bound_start_addr(const struct vcm_bound *bound)
 {
-	if (!vcm_obj_valid(bound, VCM_OBJ_BOUND))
+	if (IS_ERR_OR_NULL(bound))
 		return DMA_MAPPING_ERROR;
 	return bound->start;
 }
@@ -159,13 +178,13 @@ EXPORT_SYMBOL_GPL(vcm_get_bound_start_addr);
 
 /**
  * vcm_get_bound_len() - length of a bound
- * @bound: the bound
+ * @bound: a live bound
  *
- * Return: the length, 0 for an invalid bound.
+ * Return: the length, 0 for a NULL or ERR_PTR() @bound.
  */
 size_t vcm_get_bound_len(const struct vcm_bound *bound)
 {
-	if (!vcm_obj_valid(bound, VCM_OBJ_BOUND))
+	if (IS_ERR_OR_NULL(bound))
 		return 0;
 	return bound->len;
 }

@@ -69,6 +69,7 @@ static struct vcm *vcm_alloc(enum vcm_type type, dma_addr_t start, size_t len)
 		kfree(vcm);
 		return ERR_PTR(ret);
 	}
+	kref_init(&vcm->ref);
 	vcm->type = type;
 	vcm->start = start;
 	vcm->len = len;
@@ -82,7 +83,6 @@ static struct vcm *vcm_alloc(enum vcm_type type, dma_addr_t start, size_t len)
 	list_add_tail(&vcm->node, &vcm_list);
 	mutex_unlock(&vcm_list_lock);
 
-	vcm_obj_add(&vcm->obj, VCM_OBJ_VCM);
 	vcm_stat_add(VCM_STAT_VCMS, 1);
 
 	return vcm;
@@ -110,6 +110,11 @@ static int vcm_check_range(u64 start, size_t len)
  * are written into the domain when it appears.  @start and @len must be
  * multiples of vcm_get_min_page_size().
  *
+ * The caller owns the VCM: it frees it with vcm_free() once it has
+ * unreserved, deassociated and freed what it made in it, and does not use
+ * it afterwards.  Other users of the VCM (callers of vcm_reserve() on it,
+ * say) rely on the owner to keep it until they are done.
+ *
  * Context: Process context; takes and releases vcm_list_lock.
  * Return: the new VCM, or ERR_PTR(-EINVAL) for a zero or misaligned range,
  * ERR_PTR(-ERANGE) for a range that wraps, ERR_PTR(-ENOMEM).
@@ -134,6 +139,7 @@ EXPORT_SYMBOL_GPL(vcm_create);
  * Reservations in it are placed when they are backed, at the physical
  * address of their (contiguous) backing.  The 2010 design recognised such
  * VCMs from the range given to vcm_create(); here the caller says so.
+ * The caller owns the VCM, as for vcm_create().
  *
  * Context: Process context.
  * Return: the new VCM or an ERR_PTR() as for vcm_create().
@@ -155,6 +161,7 @@ EXPORT_SYMBOL_GPL(vcm_create_one_to_one);
  *
  * Kernel reservations are placed by vmalloc when backed.  User
  * reservations are VMAs of the process, made with vcm_reserve_vma().
+ * Each call makes a new VCM, which the caller owns as for vcm_create().
  *
  * Context: Process context; %VCM_PREBUILT_USER needs a user process.
  * Return: the new VCM, ERR_PTR(-EINVAL) for an unknown @id or a kernel
@@ -183,12 +190,9 @@ struct vcm *vcm_create_from_prebuilt(enum vcm_prebuilt id)
 }
 EXPORT_SYMBOL_GPL(vcm_create_from_prebuilt);
 
-static void vcm_destroy(struct vcm *vcm)
+static void vcm_release(struct kref *ref)
 {
-	vcm_obj_del(&vcm->obj);
-	mutex_lock(&vcm_list_lock);
-	list_del(&vcm->node);
-	mutex_unlock(&vcm_list_lock);
+	struct vcm *vcm = container_of(ref, struct vcm, ref);
 
 	vcm_iommu_free(vcm);
 	if (vcm->mm)
@@ -200,28 +204,59 @@ static void vcm_destroy(struct vcm *vcm)
 }
 
 /**
- * vcm_free() - free a VCM
- * @vcm: the VCM
+ * vcm_put() - drop a reference to a VCM
+ * @vcm: the VCM; not locked by the caller
  *
- * Context: Process context; takes the VCM's lock.
- * Return: 0, -EINVAL if @vcm is not a VCM, -EBUSY while it has
+ * The last reference frees the VCM.  It is out of vcm_list by then:
+ * vcm_free() takes it out when it drops the creator's reference.
+ */
+void vcm_put(struct vcm *vcm)
+{
+	kref_put(&vcm->ref, vcm_release);
+}
+
+static void vcm_unlist(struct vcm *vcm)
+{
+	mutex_lock(&vcm_list_lock);
+	list_del(&vcm->node);
+	mutex_unlock(&vcm_list_lock);
+}
+
+/**
+ * vcm_free() - free a VCM
+ * @vcm: a live VCM the caller created
+ *
+ * The caller serialises vcm_free() against every other use of @vcm, its
+ * own and that of anyone it lent @vcm to, and does not use @vcm once this
+ * returned 0: freeing a VCM twice is a bug, not an error.  Reservations,
+ * bounds and associations hold the VCM, so this fails while any remains;
+ * the vcm_unreserve(), vcm_free_bound() or vcm_deassoc() of the last of
+ * them may still be returning on another thread, the VCM is freed when it
+ * has.
+ *
+ * Context: Process context; takes vcm_list_lock and the VCM's lock.
+ * Return: 0, -EINVAL for a NULL or ERR_PTR() @vcm, -EBUSY while it has
  * reservations, bounds or associations.
  */
 int vcm_free(struct vcm *vcm)
 {
 	bool busy;
 
-	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+	if (IS_ERR_OR_NULL(vcm))
 		return -EINVAL;
 
+	mutex_lock(&vcm_list_lock);
 	mutex_lock(&vcm->lock);
 	busy = vcm->num_res || !list_empty(&vcm->assoc_list) ||
 	       !list_empty(&vcm->bound_list);
+	if (!busy)
+		list_del(&vcm->node);
 	mutex_unlock(&vcm->lock);
+	mutex_unlock(&vcm_list_lock);
 	if (busy)
 		return -EBUSY;
 
-	vcm_destroy(vcm);
+	vcm_put(vcm);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(vcm_free);
@@ -237,7 +272,8 @@ static int vcm_clone_contents(struct vcm *clone, struct vcm *vcm)
 			return PTR_ERR(nr);
 		nr->align = r->align;
 		if (r->placed && vcm->type == VCM_DEVICE) {
-			ret = vcm_space_insert(&clone->space, r->dev_addr, r->len, nr);
+			ret = vcm_space_insert(&clone->space, r->dev_addr,
+					       r->len, &nr->owner);
 			if (ret) {
 				vcm_res_destroy(nr);
 				return ret;
@@ -267,7 +303,7 @@ static void vcm_clear(struct vcm *vcm)
 
 /**
  * vcm_clone() - deep-copy a VCM
- * @vcm: a %VCM_DEVICE or %VCM_ONE_TO_ONE VCM
+ * @vcm: a live %VCM_DEVICE or %VCM_ONE_TO_ONE VCM
  *
  * The clone has the same range and reservations (at the same device
  * addresses, with the same attributes and backed by the same physmems) as
@@ -277,9 +313,15 @@ static void vcm_clear(struct vcm *vcm)
  * are not copied, so the clone's free space is the same but not carved.
  * Later changes to either VCM are not seen by the other.
  *
+ * The caller owns the clone and its reservations as if it had made them:
+ * it unbacks and unreserves them (vcm_get_next_res() finds them) before
+ * vcm_free() of the clone.  The backings of the clone hold their physmems
+ * like any other (see vcm_back()).  The caller keeps @vcm live for the
+ * call.
+ *
  * Context: Process context; takes the VCM's lock and the locks of the
  * physmems backing it.
- * Return: the clone, ERR_PTR(-EINVAL) if @vcm is not a VCM,
+ * Return: the clone, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @vcm,
  * ERR_PTR(-EOPNOTSUPP) for a VMM VCM (their addresses belong to the VMM),
  * ERR_PTR(-ENOMEM).
  */
@@ -288,7 +330,7 @@ struct vcm *vcm_clone(struct vcm *vcm)
 	struct vcm *clone;
 	int ret;
 
-	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+	if (IS_ERR_OR_NULL(vcm))
 		return ERR_PTR(-EINVAL);
 	if (vcm->type != VCM_DEVICE && vcm->type != VCM_ONE_TO_ONE)
 		return ERR_PTR(-EOPNOTSUPP);
@@ -306,7 +348,8 @@ struct vcm *vcm_clone(struct vcm *vcm)
 	mutex_unlock(&vcm->lock);
 
 	if (ret) {
-		vcm_destroy(clone);
+		vcm_unlist(clone);
+		vcm_put(clone);
 		return ERR_PTR(ret);
 	}
 	return clone;
@@ -315,13 +358,13 @@ EXPORT_SYMBOL_GPL(vcm_clone);
 
 /**
  * vcm_get_start_addr() - first device address of a VCM
- * @vcm: the VCM
+ * @vcm: a live VCM
  *
- * Return: the address, or DMA_MAPPING_ERROR if @vcm is not a VCM.
+ * Return: the address, or DMA_MAPPING_ERROR for a NULL or ERR_PTR() @vcm.
  */
 dma_addr_t vcm_get_start_addr(const struct vcm *vcm)
 {
-	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+	if (IS_ERR_OR_NULL(vcm))
 		return DMA_MAPPING_ERROR;
 	return vcm->start;
 }
@@ -329,13 +372,14 @@ EXPORT_SYMBOL_GPL(vcm_get_start_addr);
 
 /**
  * vcm_get_len() - length of a VCM
- * @vcm: the VCM
+ * @vcm: a live VCM
  *
- * Return: the length, or 0 if @vcm is not a VCM (a VCM is never empty).
+ * Return: the length, or 0 for a NULL or ERR_PTR() @vcm (a VCM is never
+ * empty).
  */
 size_t vcm_get_len(const struct vcm *vcm)
 {
-	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+	if (IS_ERR_OR_NULL(vcm))
 		return 0;
 	return vcm->len;
 }
@@ -343,13 +387,13 @@ EXPORT_SYMBOL_GPL(vcm_get_len);
 
 /**
  * vcm_get_type() - the kind of a VCM
- * @vcm: the VCM
+ * @vcm: a live VCM
  *
- * Return: an &enum vcm_type, or -EINVAL if @vcm is not a VCM.
+ * Return: an &enum vcm_type, or -EINVAL for a NULL or ERR_PTR() @vcm.
  */
 int vcm_get_type(const struct vcm *vcm)
 {
-	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+	if (IS_ERR_OR_NULL(vcm))
 		return -EINVAL;
 	return vcm->type;
 }
@@ -369,7 +413,7 @@ EXPORT_SYMBOL_GPL(vcm_get_min_page_size);
 
 /**
  * vcm_get_pgsize_bitmap() - the page sizes a VCM can map
- * @vcm: the VCM
+ * @vcm: a live VCM
  *
  * For an IOMMU VCM with a domain this is the domain's pgsize_bitmap; the
  * CPU kinds map with base pages.  Pass the union of the bitmaps of the
@@ -377,14 +421,14 @@ EXPORT_SYMBOL_GPL(vcm_get_min_page_size);
  * one of them can map with its largest entries.
  *
  * Context: Process context; takes the VCM's lock.
- * Return: the bitmap, PAGE_SIZE until an IOMMU VCM has a domain, or 0 if
- * @vcm is not a VCM.
+ * Return: the bitmap, PAGE_SIZE until an IOMMU VCM has a domain, or 0 for
+ * a NULL or ERR_PTR() @vcm.
  */
 unsigned long vcm_get_pgsize_bitmap(struct vcm *vcm)
 {
 	unsigned long pgsizes = PAGE_SIZE;
 
-	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+	if (IS_ERR_OR_NULL(vcm))
 		return 0;
 
 	mutex_lock(&vcm->lock);

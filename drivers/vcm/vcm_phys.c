@@ -102,6 +102,7 @@ static struct vcm_physmem *vcm_physmem_new(enum vcm_memtype memtype,
 	pm = kzalloc(sizeof(*pm), GFP_KERNEL);
 	if (!pm)
 		return NULL;
+	kref_init(&pm->ref);
 	pm->memtype = memtype;
 	pm->len = len;
 	pm->attr = attr;
@@ -116,7 +117,6 @@ static void vcm_physmem_publish(struct vcm_physmem *pm)
 	pm->id = vcm_phys_next_id++;
 	list_add_tail(&pm->node, &vcm_phys_list);
 	mutex_unlock(&vcm_phys_lock);
-	vcm_obj_add(&pm->obj, VCM_OBJ_PHYSMEM);
 	vcm_stat_add(VCM_STAT_PHYSMEMS, 1);
 }
 
@@ -278,7 +278,10 @@ err_release:
  *	ignored and the base page size is always a fallback.
  *
  * The memory is zeroed.  It is not mapped anywhere until a reservation is
- * backed with it.
+ * backed with it.  The caller owns the physmem: it frees it with
+ * vcm_phys_free() and does not use it afterwards.  It may lend it to
+ * others to back their reservations (vcm_back()) for as long as it keeps
+ * it.
  *
  * Context: Process context; may sleep and reclaim.
  * Return: the physmem, ERR_PTR(-EINVAL) for an invalid memtype, length or
@@ -342,7 +345,8 @@ static bool vcm_sgt_contiguous(struct sg_table *sgt)
  * @attr: %VCM_COHERENT if the owner maps the memory non-cacheable
  *
  * The physmem refers to @sgt, which the caller keeps unchanged until
- * vcm_phys_free(); the pages are never freed by VCM.
+ * vcm_phys_free(); the pages are never freed by VCM.  The caller owns the
+ * physmem as for vcm_phys_alloc().
  *
  * Context: Process context.
  * Return: the physmem, ERR_PTR(-EINVAL) for an empty or unsuitable table
@@ -383,7 +387,7 @@ EXPORT_SYMBOL_GPL(vcm_phys_from_sgt);
  * @len: length, a non-zero multiple of the page size
  *
  * For carve-outs and other memory set aside outside VCM.  The range must
- * have struct pages.
+ * have struct pages.  The caller owns the physmem as for vcm_phys_alloc().
  *
  * Context: Process context.
  * Return: a contiguous %VCM_MEMTYPE_FOREIGN physmem, ERR_PTR(-EINVAL) for a
@@ -416,35 +420,9 @@ struct vcm_physmem *vcm_map_phys_addr(phys_addr_t phys, size_t len)
 }
 EXPORT_SYMBOL_GPL(vcm_map_phys_addr);
 
-/**
- * vcm_phys_free() - free a physical allocation
- * @physmem: the physmem
- *
- * Memory allocated by vcm_phys_alloc() goes back to the page allocator or
- * CMA; foreign memory is only forgotten.
- *
- * Context: Process context; takes vcm_phys_lock and the physmem's lock.
- * Return: 0, -EINVAL if @physmem is not a physmem, -EBUSY while it backs
- * a reservation.
- */
-int vcm_phys_free(struct vcm_physmem *physmem)
+static void vcm_phys_release(struct kref *ref)
 {
-	struct vcm_physmem *pm = physmem;
-
-	if (!vcm_obj_valid(pm, VCM_OBJ_PHYSMEM))
-		return -EINVAL;
-
-	mutex_lock(&vcm_phys_lock);
-	mutex_lock(&pm->lock);
-	if (pm->num_res) {
-		mutex_unlock(&pm->lock);
-		mutex_unlock(&vcm_phys_lock);
-		return -EBUSY;
-	}
-	vcm_obj_del(&pm->obj);
-	list_del(&pm->node);
-	mutex_unlock(&pm->lock);
-	mutex_unlock(&vcm_phys_lock);
+	struct vcm_physmem *pm = container_of(ref, struct vcm_physmem, ref);
 
 	if (pm->memtype == VCM_MEMTYPE_SYSTEM) {
 		if (pm->cma_pages)
@@ -459,19 +437,71 @@ int vcm_phys_free(struct vcm_physmem *physmem)
 	mutex_destroy(&pm->lock);
 	kfree(pm);
 	vcm_stat_add(VCM_STAT_PHYSMEMS, -1);
+}
+
+/**
+ * vcm_phys_put() - drop a reference to a physmem
+ * @physmem: the physmem; its lock is not held by the caller
+ *
+ * The last reference frees the memory.  The physmem is out of
+ * vcm_phys_list by then: vcm_phys_free() takes it out when it drops the
+ * creator's reference.
+ */
+void vcm_phys_put(struct vcm_physmem *physmem)
+{
+	kref_put(&physmem->ref, vcm_phys_release);
+}
+
+/**
+ * vcm_phys_free() - free a physical allocation
+ * @physmem: a live physmem the caller created
+ *
+ * Memory allocated by vcm_phys_alloc() goes back to the page allocator or
+ * CMA; foreign memory is only forgotten.
+ *
+ * The caller serialises vcm_phys_free() against every other use of
+ * @physmem, its own and that of anyone it lent @physmem to, and does not
+ * use @physmem once this returned 0: freeing twice is a bug, not an error.
+ * Backings hold the physmem, so this fails while any remains; the
+ * vcm_unback() of the last of them may still be returning on another
+ * thread, the memory is freed when it has.
+ *
+ * Context: Process context; takes vcm_phys_lock and the physmem's lock.
+ * Return: 0, -EINVAL for a NULL or ERR_PTR() @physmem, -EBUSY while it
+ * backs a reservation.
+ */
+int vcm_phys_free(struct vcm_physmem *physmem)
+{
+	struct vcm_physmem *pm = physmem;
+	bool busy;
+
+	if (IS_ERR_OR_NULL(pm))
+		return -EINVAL;
+
+	mutex_lock(&vcm_phys_lock);
+	mutex_lock(&pm->lock);
+	busy = pm->num_res;
+	if (!busy)
+		list_del(&pm->node);
+	mutex_unlock(&pm->lock);
+	mutex_unlock(&vcm_phys_lock);
+	if (busy)
+		return -EBUSY;
+
+	vcm_phys_put(pm);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(vcm_phys_free);
 
 /**
  * vcm_get_physmem_len() - length of a physmem
- * @physmem: the physmem
+ * @physmem: a live physmem
  *
- * Return: the length, or 0 if @physmem is not a physmem.
+ * Return: the length, or 0 for a NULL or ERR_PTR() @physmem.
  */
 size_t vcm_get_physmem_len(const struct vcm_physmem *physmem)
 {
-	if (!vcm_obj_valid(physmem, VCM_OBJ_PHYSMEM))
+	if (IS_ERR_OR_NULL(physmem))
 		return 0;
 	return physmem->len;
 }
@@ -479,13 +509,14 @@ EXPORT_SYMBOL_GPL(vcm_get_physmem_len);
 
 /**
  * vcm_get_memtype_of_physalloc() - where a physmem comes from
- * @physmem: the physmem
+ * @physmem: a live physmem
  *
- * Return: its memtype, %VCM_MEMTYPE_INVALID if @physmem is not a physmem.
+ * Return: its memtype, %VCM_MEMTYPE_INVALID for a NULL or ERR_PTR()
+ * @physmem.
  */
 enum vcm_memtype vcm_get_memtype_of_physalloc(const struct vcm_physmem *physmem)
 {
-	if (!vcm_obj_valid(physmem, VCM_OBJ_PHYSMEM))
+	if (IS_ERR_OR_NULL(physmem))
 		return VCM_MEMTYPE_INVALID;
 	return physmem->memtype;
 }
@@ -493,17 +524,18 @@ EXPORT_SYMBOL_GPL(vcm_get_memtype_of_physalloc);
 
 /**
  * vcm_get_physmem_sgt() - the chunks of a physmem as a scatterlist
- * @physmem: the physmem
+ * @physmem: a live physmem
  *
  * For exporters that map the memory for devices outside VCM with the DMA
- * API.  The table belongs to the physmem: do not modify it, and copy it
- * before dma_map_sgtable() (a mapping writes the DMA fields).
+ * API.  The table belongs to the physmem and lasts as long as it: do not
+ * modify it, and copy it before dma_map_sgtable() (a mapping writes the
+ * DMA fields).
  *
- * Return: the table, or ERR_PTR(-EINVAL) if @physmem is not a physmem.
+ * Return: the table, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @physmem.
  */
 struct sg_table *vcm_get_physmem_sgt(struct vcm_physmem *physmem)
 {
-	if (!vcm_obj_valid(physmem, VCM_OBJ_PHYSMEM))
+	if (IS_ERR_OR_NULL(physmem))
 		return ERR_PTR(-EINVAL);
 	return &physmem->sgt;
 }
@@ -511,14 +543,17 @@ EXPORT_SYMBOL_GPL(vcm_get_physmem_sgt);
 
 /**
  * vcm_get_physmem_from_res() - the physmem backing a reservation
- * @res: the reservation
+ * @res: a live reservation
  *
- * Return: the physmem, ERR_PTR(-EINVAL) if @res is not a reservation,
+ * The physmem belongs to its creator; the backing keeps it from being
+ * freed, so the pointer is good until @res is unbacked.
+ *
+ * Return: the physmem, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @res,
  * ERR_PTR(-ENOENT) if it is unbacked.
  */
 struct vcm_physmem *vcm_get_physmem_from_res(const struct vcm_res *res)
 {
-	if (!vcm_obj_valid(res, VCM_OBJ_RES))
+	if (IS_ERR_OR_NULL(res))
 		return ERR_PTR(-EINVAL);
 	return res->physmem ?: ERR_PTR(-ENOENT);
 }
@@ -526,15 +561,17 @@ EXPORT_SYMBOL_GPL(vcm_get_physmem_from_res);
 
 /**
  * vcm_get_next_phys_addr() - iterate over the chunks of a physmem
- * @physmem: the physmem
+ * @physmem: a live physmem
  * @cursor: iterator state, 0 to start
  * @phys: output, the chunk's physical address
  * @len: output, the chunk's length
  *
- * See also vcm_for_each_phys_chunk().
+ * Each call walks the chunk table from its start to chunk *@cursor, so it
+ * costs O(*@cursor) and a walk over all chunks with it is quadratic.  Walk
+ * a whole physmem with vcm_for_each_phys_chunk(), which is linear.
  *
  * Return: 0 with the next chunk, -ENOENT after the last one, -EINVAL for
- * an invalid physmem or NULL outputs.
+ * a NULL or ERR_PTR() @physmem or NULL outputs.
  */
 int vcm_get_next_phys_addr(const struct vcm_physmem *physmem,
 			   unsigned int *cursor, phys_addr_t *phys, size_t *len)
@@ -542,7 +579,7 @@ int vcm_get_next_phys_addr(const struct vcm_physmem *physmem,
 	struct scatterlist *sg;
 	unsigned int i;
 
-	if (!vcm_obj_valid(physmem, VCM_OBJ_PHYSMEM) || !cursor || !phys || !len)
+	if (IS_ERR_OR_NULL(physmem) || !cursor || !phys || !len)
 		return -EINVAL;
 	if (*cursor >= physmem->sgt.orig_nents)
 		return -ENOENT;
@@ -556,6 +593,41 @@ int vcm_get_next_phys_addr(const struct vcm_physmem *physmem,
 	return 0;
 }
 EXPORT_SYMBOL_GPL(vcm_get_next_phys_addr);
+
+/**
+ * __vcm_next_phys_chunk() - one step of vcm_for_each_phys_chunk()
+ * @physmem: a live physmem
+ * @sg: the entry returned by the previous step, NULL to start
+ * @cursor: chunks returned so far; set to 0 when starting
+ * @phys: output, the chunk's physical address
+ * @len: output, the chunk's length
+ *
+ * Internal to vcm_for_each_phys_chunk(): each step goes on from the entry
+ * of the previous one, so a walk is linear in the number of chunks.
+ *
+ * Return: the scatterlist entry of the next chunk, or NULL, with the
+ * outputs untouched, after the last chunk or for a NULL or ERR_PTR()
+ * @physmem.
+ */
+struct scatterlist *__vcm_next_phys_chunk(const struct vcm_physmem *physmem,
+					  struct scatterlist *sg,
+					  unsigned int *cursor,
+					  phys_addr_t *phys, size_t *len)
+{
+	if (!sg)
+		*cursor = 0;
+	if (IS_ERR_OR_NULL(physmem) || *cursor >= physmem->sgt.orig_nents)
+		return NULL;
+
+	sg = sg ? sg_next(sg) : physmem->sgt.sgl;
+	if (!sg)
+		return NULL;
+	*phys = sg_phys(sg);
+	*len = sg->length;
+	(*cursor)++;
+	return sg;
+}
+EXPORT_SYMBOL_GPL(__vcm_next_phys_chunk);
 
 static bool vcm_physmem_holds(const struct vcm_physmem *pm, phys_addr_t phys)
 {
@@ -598,13 +670,16 @@ EXPORT_SYMBOL_GPL(vcm_get_phys_num_res);
  * vcm_get_next_phys_res() - iterate over the reservations mapping a
  * physical address
  * @phys: the physical address
- * @res: the previous reservation, NULL to start
+ * @res: the previous reservation, live and backed, NULL to start
  * @len: output (may be NULL), the length of the returned reservation
  *
- * The caller must not unback @res while iterating.
+ * The reservations found belong to whoever made them, in any VCM: the
+ * caller uses them only as far as their owners let it, and must know
+ * @res stays backed (its owner does not unback it) while iterating.
  *
  * Context: Process context; takes vcm_phys_lock and physmem locks.
- * Return: the next backed reservation whose backing holds @phys, or NULL.
+ * Return: the next backed reservation whose backing holds @phys, or NULL
+ * (also for an ERR_PTR() @res).
  */
 struct vcm_res *vcm_get_next_phys_res(phys_addr_t phys, struct vcm_res *res,
 				      size_t *len)
@@ -613,7 +688,7 @@ struct vcm_res *vcm_get_next_phys_res(phys_addr_t phys, struct vcm_res *res,
 	struct vcm_physmem *pm;
 	bool seen = !res;
 
-	if (res && !vcm_obj_valid(res, VCM_OBJ_RES))
+	if (IS_ERR(res))
 		return NULL;
 
 	mutex_lock(&vcm_phys_lock);

@@ -9,14 +9,31 @@
  *   vcm_phys_lock   the list of physmems
  *   physmem->lock   a physmem's list of backed reservations and its
  *                   cache class
- *   vcm_obj_lock    the handle registry (a spinlock, innermost)
  *
  * A user VCM's reservations are backed from a ->mmap handler, so the
  * mmap lock of the process ranks above all of them.
+ *
+ * Lifetimes: every handle belongs to the caller that created it, as in
+ * the IOMMU API; the API does not validate handles beyond NULL and
+ * ERR_PTR().  Objects other objects depend on are reference counted, so
+ * that whichever owner lets go last frees them:
+ *
+ *   struct vcm          one reference for its creator (dropped by
+ *                       vcm_free()) and one for each of its reservations,
+ *                       bounds and associations
+ *   struct vcm_physmem  one reference for its creator (dropped by
+ *                       vcm_phys_free()) and one for each reservation it
+ *                       backs
+ *
+ * A reference held for a child is dropped only after the parent's lock
+ * is released, as mutex_unlock() may touch the mutex after another task
+ * has taken it: the task that frees a VCM or physmem after seeing it idle
+ * cannot free it under the feet of the task that made it idle.
  */
 #ifndef _VCM_PRIV_H
 #define _VCM_PRIV_H
 
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/maple_tree.h>
 #include <linux/mutex.h>
@@ -27,33 +44,23 @@ struct iommu_domain;
 struct mm_struct;
 
 /**
- * enum vcm_obj_type - what a registered handle points to
- * @VCM_OBJ_VCM: a &struct vcm
- * @VCM_OBJ_RES: a &struct vcm_res
- * @VCM_OBJ_AVCM: a &struct vcm_avcm
- * @VCM_OBJ_BOUND: a &struct vcm_bound
- * @VCM_OBJ_PHYSMEM: a &struct vcm_physmem
+ * enum vcm_space_owner_kind - what a range of a &struct vcm_space is
+ * @VCM_SPACE_RES: a reservation
+ * @VCM_SPACE_BOUND: a bound, whose own space holds its reservations
  */
-enum vcm_obj_type {
-	VCM_OBJ_VCM,
-	VCM_OBJ_RES,
-	VCM_OBJ_AVCM,
-	VCM_OBJ_BOUND,
-	VCM_OBJ_PHYSMEM,
+enum vcm_space_owner_kind {
+	VCM_SPACE_RES,
+	VCM_SPACE_BOUND,
 };
 
 /**
- * struct vcm_obj - registry entry heading every VCM object
- * @node: link in the registry's hash bucket
- * @type: what the object is
+ * struct vcm_space_owner - what a &struct vcm_space stores with a range
+ * @kind: the object embedding it
  *
- * Every exported function checks the handles it is given against the
- * registry before dereferencing them, so a stale or foreign pointer gets
- * -EINVAL instead of a use after free.
+ * Embedded in reservations and bounds; vcm_res_lookup() tells them apart.
  */
-struct vcm_obj {
-	struct hlist_node node;
-	enum vcm_obj_type type;
+struct vcm_space_owner {
+	enum vcm_space_owner_kind kind;
 };
 
 /**
@@ -74,7 +81,8 @@ struct vcm_space {
 
 /**
  * struct vcm - a device address space
- * @obj: registry entry, must be first
+ * @ref: references: the creator's, and one per reservation, bound and
+ *	association (see the top of this file)
  * @type: the kind of address space
  * @id: number shown in debugfs
  * @start: first device address
@@ -88,10 +96,10 @@ struct vcm_space {
  * @domain: the IOMMU domain of a %VCM_DEVICE VCM, made on first association
  * @dma_coherent: the devices of @domain snoop the CPU caches
  * @mm: the address space of a %VCM_EXT_USER VCM
- * @node: link in the list of all VCMs
+ * @node: link in the list of all VCMs, until vcm_free()
  */
 struct vcm {
-	struct vcm_obj obj;
+	struct kref ref;
 	enum vcm_type type;
 	unsigned int id;
 	dma_addr_t start;
@@ -110,8 +118,9 @@ struct vcm {
 
 /**
  * struct vcm_res - a reservation of device addresses
- * @obj: registry entry, must be first
- * @vcm: the VCM the reservation belongs to
+ * @owner: what the VCM's (or bound's) space stores for the range
+ * @vcm: the VCM the reservation belongs to; the reservation holds a
+ *	reference to it
  * @bound: the bound it was reserved from, or NULL
  * @dev_addr: first device address, valid when @placed
  * @placed: @dev_addr is assigned; kernel and one-to-one reservations are
@@ -119,7 +128,8 @@ struct vcm {
  * @len: length in bytes
  * @align: alignment of @dev_addr
  * @attr: reservation attributes
- * @physmem: the backing physmem, or NULL
+ * @physmem: the backing physmem, or NULL; a backed reservation holds a
+ *	reference to it
  * @mapped: the backing is programmed into the device's page tables
  * @num_ptes: leaf page-table entries the mapping uses (IOMMU kind)
  * @vaddr: kernel virtual address (kernel kind)
@@ -130,7 +140,7 @@ struct vcm {
  * @phys_node: link in &vcm_physmem.res_list
  */
 struct vcm_res {
-	struct vcm_obj obj;
+	struct vcm_space_owner owner;
 	struct vcm *vcm;
 	struct vcm_bound *bound;
 	dma_addr_t dev_addr;
@@ -150,15 +160,13 @@ struct vcm_res {
 
 /**
  * struct vcm_avcm - an association of a VCM with a device
- * @obj: registry entry, must be first
- * @vcm: the VCM
+ * @vcm: the VCM, of which the association holds a reference
  * @dev: the device
  * @attr: association attributes
  * @active: the device currently uses the VCM
  * @node: link in &vcm.assoc_list
  */
 struct vcm_avcm {
-	struct vcm_obj obj;
 	struct vcm *vcm;
 	struct device *dev;
 	u32 attr;
@@ -168,8 +176,8 @@ struct vcm_avcm {
 
 /**
  * struct vcm_bound - a sub-range of a VCM to reserve from
- * @obj: registry entry, must be first
- * @vcm: the VCM
+ * @owner: what the VCM's space stores for the bound's range
+ * @vcm: the VCM, of which the bound holds a reference
  * @start: first device address
  * @len: length
  * @space: allocator of the bound's addresses
@@ -177,7 +185,7 @@ struct vcm_avcm {
  * @node: link in &vcm.bound_list
  */
 struct vcm_bound {
-	struct vcm_obj obj;
+	struct vcm_space_owner owner;
 	struct vcm *vcm;
 	dma_addr_t start;
 	size_t len;
@@ -200,7 +208,7 @@ enum vcm_cache_class {
 
 /**
  * struct vcm_physmem - a physical memory allocation
- * @obj: registry entry, must be first
+ * @ref: references: the creator's, and one per backed reservation
  * @id: number shown in debugfs
  * @memtype: where the memory comes from
  * @len: length in bytes
@@ -214,10 +222,10 @@ enum vcm_cache_class {
  * @num_res: number of them
  * @cclass: the memory type every mapping of the physmem uses
  * @nc_clean: the linear-map alias holds no dirty cache lines
- * @node: link in the list of all physmems
+ * @node: link in the list of all physmems, until vcm_phys_free()
  */
 struct vcm_physmem {
-	struct vcm_obj obj;
+	struct kref ref;
 	unsigned int id;
 	enum vcm_memtype memtype;
 	size_t len;
@@ -284,10 +292,14 @@ extern struct list_head vcm_list;
 extern struct mutex vcm_phys_lock;
 extern struct list_head vcm_phys_list;
 
-/* vcm_obj.c */
-void vcm_obj_add(struct vcm_obj *obj, enum vcm_obj_type type);
-void vcm_obj_del(struct vcm_obj *obj);
-bool vcm_obj_valid(const void *ptr, enum vcm_obj_type type);
+/* vcm_core.c */
+void vcm_put(struct vcm *vcm);
+
+/* Take a reference for a new child; the caller holds one already. */
+static inline void vcm_get(struct vcm *vcm)
+{
+	kref_get(&vcm->ref);
+}
 
 /* vcm_space.c */
 int vcm_space_init(struct vcm_space *space, unsigned long first,
@@ -314,6 +326,14 @@ int __vcm_back(struct vcm_res *res, struct vcm_physmem *physmem);
 void __vcm_unback(struct vcm_res *res);
 
 /* vcm_phys.c */
+void vcm_phys_put(struct vcm_physmem *physmem);
+
+/* Take a reference for a new backing; the caller holds one already. */
+static inline void vcm_phys_get(struct vcm_physmem *physmem)
+{
+	kref_get(&physmem->ref);
+}
+
 enum vcm_cache_class vcm_cache_class(u32 attr);
 void vcm_phys_clean(struct vcm_physmem *physmem, size_t offset, size_t len);
 

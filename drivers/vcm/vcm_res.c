@@ -100,10 +100,12 @@ size_t vcm_res_align(struct vcm *vcm, size_t len, u32 attr)
 }
 
 /**
- * vcm_res_new() - allocate and register an unplaced reservation
- * @vcm: the VCM, locked
+ * vcm_res_new() - allocate an unplaced reservation
+ * @vcm: the VCM, locked; the caller holds a reference to it
  * @len: length
  * @attr: attributes, already checked
+ *
+ * The reservation takes a reference to @vcm, which vcm_res_destroy() drops.
  *
  * Return: the reservation or ERR_PTR(-ENOMEM).
  */
@@ -115,6 +117,7 @@ struct vcm_res *vcm_res_new(struct vcm *vcm, size_t len, u32 attr)
 	if (!res)
 		return ERR_PTR(-ENOMEM);
 
+	res->owner.kind = VCM_SPACE_RES;
 	res->vcm = vcm;
 	res->len = len;
 	res->attr = attr;
@@ -123,7 +126,7 @@ struct vcm_res *vcm_res_new(struct vcm *vcm, size_t len, u32 attr)
 	INIT_LIST_HEAD(&res->phys_node);
 	list_add_tail(&res->vcm_node, &vcm->res_list);
 	vcm->num_res++;
-	vcm_obj_add(&res->obj, VCM_OBJ_RES);
+	vcm_get(vcm);
 	vcm_stat_add(VCM_STAT_RES, 1);
 
 	return res;
@@ -135,20 +138,27 @@ static struct vcm_space *vcm_res_space(struct vcm_res *res)
 }
 
 /**
- * vcm_res_destroy() - unregister and free an unbacked reservation
+ * vcm_res_destroy() - free an unbacked reservation
  * @res: the reservation; its VCM is locked
+ *
+ * Drops the reservation's reference to the VCM.  That is never the last
+ * one: the caller holds a reference of its own across the locked section
+ * (the creator's, which its caller's use of the VCM guarantees, or a
+ * temporary one as in vcm_unreserve()).
  */
 void vcm_res_destroy(struct vcm_res *res)
 {
-	vcm_obj_del(&res->obj);
+	struct vcm *vcm = res->vcm;
+
 	if (res->placed)
 		vcm_space_remove(vcm_res_space(res), res->dev_addr, res->len);
 	if (res->bound)
 		res->bound->num_res--;
 	list_del(&res->vcm_node);
-	res->vcm->num_res--;
+	vcm->num_res--;
 	kfree(res);
 	vcm_stat_add(VCM_STAT_RES, -1);
+	vcm_put(vcm);
 }
 
 static int vcm_check_len(size_t len)
@@ -177,7 +187,7 @@ static struct vcm_res *__vcm_reserve(struct vcm *vcm, struct vcm_bound *bound,
 	if (vcm->type == VCM_EXT_KERNEL || vcm->type == VCM_ONE_TO_ONE)
 		return res;
 
-	ret = vcm_space_alloc(space, len, res->align, res, &addr);
+	ret = vcm_space_alloc(space, len, res->align, &res->owner, &addr);
 	if (ret) {
 		vcm_res_destroy(res);
 		return ERR_PTR(ret);
@@ -192,7 +202,8 @@ static struct vcm_res *__vcm_reserve(struct vcm *vcm, struct vcm_bound *bound,
 
 /**
  * vcm_reserve() - reserve a range of device addresses
- * @vcm: the VCM to reserve from
+ * @vcm: a live VCM, the caller's or lent to it by its owner; any number of
+ *	threads may reserve in one VCM at once
  * @len: length, a non-zero multiple of vcm_get_min_page_size()
  * @attr: reservation attributes (VCM_READ, VCM_WRITE, a cache policy, an
  *	optional VCM_ALIGN_*)
@@ -201,18 +212,22 @@ static struct vcm_res *__vcm_reserve(struct vcm *vcm, struct vcm_bound *bound,
  * of IOMMU VCMs get their address now; kernel and one-to-one reservations
  * when they are backed.
  *
+ * The caller owns the reservation: it releases it with vcm_unreserve()
+ * and does not use it afterwards.  The reservation holds @vcm, which
+ * vcm_free() refuses to free until it is released.
+ *
  * Context: Process context; takes the VCM's lock.
- * Return: the reservation, or ERR_PTR(-EINVAL) for an invalid VCM, length
- * or attribute, ERR_PTR(-EOPNOTSUPP) on a user VCM (use vcm_reserve_vma())
- * or for secure memory, ERR_PTR(-ENOSPC) if no free range holds it,
- * ERR_PTR(-ENOMEM).
+ * Return: the reservation, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR()
+ * @vcm, an invalid length or attribute, ERR_PTR(-EOPNOTSUPP) on a user
+ * VCM (use vcm_reserve_vma()) or for secure memory, ERR_PTR(-ENOSPC) if
+ * no free range holds it, ERR_PTR(-ENOMEM).
  */
 struct vcm_res *vcm_reserve(struct vcm *vcm, size_t len, u32 attr)
 {
 	struct vcm_res *res;
 	int ret;
 
-	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+	if (IS_ERR_OR_NULL(vcm))
 		return ERR_PTR(-EINVAL);
 	ret = vcm_check_len(len) ?: vcm_res_check_attr(vcm, attr);
 	if (ret)
@@ -232,20 +247,21 @@ EXPORT_SYMBOL_GPL(vcm_reserve);
 
 /**
  * vcm_reserve_at() - reserve a range at a given device address
- * @vcm: an IOMMU VCM
+ * @vcm: a live IOMMU VCM, as for vcm_reserve()
  * @addr: first device address, aligned as @attr asks (page-aligned at
  *	least)
  * @len: length, a non-zero multiple of vcm_get_min_page_size()
  * @attr: reservation attributes
  *
  * For fixed addresses: firmware-visible buffers, or a layout another
- * agent expects.
+ * agent expects.  The caller owns the reservation as for vcm_reserve().
  *
  * Context: Process context; takes the VCM's lock.
- * Return: the reservation, or ERR_PTR(-EINVAL) for invalid arguments or a
- * misaligned @addr, ERR_PTR(-EOPNOTSUPP) for VCMs whose addresses the VCM
- * does not choose, ERR_PTR(-ERANGE) outside the VCM, ERR_PTR(-EBUSY) if
- * the range overlaps a reservation or bound, ERR_PTR(-ENOMEM).
+ * Return: the reservation, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR()
+ * @vcm, invalid arguments or a misaligned @addr, ERR_PTR(-EOPNOTSUPP) for
+ * VCMs whose addresses the VCM does not choose, ERR_PTR(-ERANGE) outside
+ * the VCM, ERR_PTR(-EBUSY) if the range overlaps a reservation or bound,
+ * ERR_PTR(-ENOMEM).
  */
 struct vcm_res *vcm_reserve_at(struct vcm *vcm, dma_addr_t addr, size_t len,
 			       u32 attr)
@@ -253,7 +269,7 @@ struct vcm_res *vcm_reserve_at(struct vcm *vcm, dma_addr_t addr, size_t len,
 	struct vcm_res *res;
 	int ret;
 
-	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+	if (IS_ERR_OR_NULL(vcm))
 		return ERR_PTR(-EINVAL);
 	ret = vcm_check_len(len) ?: vcm_res_check_attr(vcm, attr);
 	if (ret)
@@ -270,7 +286,7 @@ struct vcm_res *vcm_reserve_at(struct vcm *vcm, dma_addr_t addr, size_t len,
 	res = vcm_res_new(vcm, len, attr);
 	if (!IS_ERR(res)) {
 		res->align = PAGE_SIZE << __ffs(addr >> PAGE_SHIFT | BIT(30));
-		ret = vcm_space_insert(&vcm->space, addr, len, res);
+		ret = vcm_space_insert(&vcm->space, addr, len, &res->owner);
 		if (ret) {
 			vcm_res_destroy(res);
 			res = ERR_PTR(ret);
@@ -287,7 +303,8 @@ EXPORT_SYMBOL_GPL(vcm_reserve_at);
 
 /**
  * vcm_reserve_vma() - make a user VMA a reservation of a user VCM
- * @vcm: a %VCM_EXT_USER VCM of the process owning @vma
+ * @vcm: a live %VCM_EXT_USER VCM of the process owning @vma, as for
+ *	vcm_reserve()
  * @vma: the VMA, typically the one a ->mmap handler was given
  * @attr: reservation attributes; %VCM_WRITE is needed for a writable VMA
  *
@@ -295,14 +312,16 @@ EXPORT_SYMBOL_GPL(vcm_reserve_at);
  * backed with from page @vma->vm_pgoff on: a ->mmap handler sets vm_pgoff
  * to the page offset into the buffer before reserving.  Back it from the
  * ->mmap handler and unback and unreserve it from the VMA's ->close; its
- * ->may_split should refuse splitting and its ->mremap moving.
+ * ->may_split should refuse splitting and its ->mremap moving.  The
+ * caller owns the reservation as for vcm_reserve(); the VMA must not
+ * outlive it.
  *
  * Context: Process context with the mmap lock of @vma's mm held; takes
  * the VCM's lock.
- * Return: the reservation, or ERR_PTR(-EINVAL) for invalid arguments or
- * a VMA of another process, ERR_PTR(-EACCES) for a writable VMA without
- * %VCM_WRITE, ERR_PTR(-EBUSY) if the VMA is already reserved,
- * ERR_PTR(-ENOMEM).
+ * Return: the reservation, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR()
+ * @vcm, a NULL @vma or a VMA of another process, ERR_PTR(-EACCES) for a
+ * writable VMA without %VCM_WRITE, ERR_PTR(-EBUSY) if the VMA is already
+ * reserved, ERR_PTR(-ENOMEM).
  */
 struct vcm_res *vcm_reserve_vma(struct vcm *vcm, struct vm_area_struct *vma,
 				u32 attr)
@@ -310,7 +329,7 @@ struct vcm_res *vcm_reserve_vma(struct vcm *vcm, struct vm_area_struct *vma,
 	struct vcm_res *res;
 	int ret;
 
-	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM) || !vma)
+	if (IS_ERR_OR_NULL(vcm) || !vma)
 		return ERR_PTR(-EINVAL);
 	if (vcm->type != VCM_EXT_USER || vma->vm_mm != vcm->mm)
 		return ERR_PTR(-EINVAL);
@@ -324,7 +343,8 @@ struct vcm_res *vcm_reserve_vma(struct vcm *vcm, struct vm_area_struct *vma,
 	mutex_lock(&vcm->lock);
 	res = vcm_res_new(vcm, vma->vm_end - vma->vm_start, attr | VCM_USER);
 	if (!IS_ERR(res)) {
-		ret = vcm_space_insert(&vcm->space, vma->vm_start, res->len, res);
+		ret = vcm_space_insert(&vcm->space, vma->vm_start, res->len,
+				       &res->owner);
 		if (ret) {
 			vcm_res_destroy(res);
 			res = ERR_PTR(ret);
@@ -343,27 +363,37 @@ EXPORT_SYMBOL_GPL(vcm_reserve_vma);
 
 /**
  * vcm_unreserve() - release a reservation
- * @res: the reservation
+ * @res: a live reservation of the caller's
+ *
+ * The caller serialises vcm_unreserve() against every other use of @res
+ * and does not use @res once this returned 0: unreserving twice, or from
+ * two threads at once, is a bug, not an error.  Reservations of one VCM
+ * can be released concurrently with each other and with the VCM's other
+ * operations.  The reservation's hold on its VCM is dropped last, so the
+ * VCM's owner may vcm_free() it as soon as it sees it empty.
  *
  * Context: Process context; takes the VCM's lock.
- * Return: 0, -EINVAL if @res is not a live reservation (unreserving twice
- * ends here), -EBUSY while it is backed.
+ * Return: 0, -EINVAL for a NULL or ERR_PTR() @res, -EBUSY while it is
+ * backed.
  */
 int vcm_unreserve(struct vcm_res *res)
 {
 	struct vcm *vcm;
 	int ret = 0;
 
-	if (!vcm_obj_valid(res, VCM_OBJ_RES))
+	if (IS_ERR_OR_NULL(res))
 		return -EINVAL;
 
 	vcm = res->vcm;
+	/* @res's reference goes with it, under the lock: hold the VCM. */
+	vcm_get(vcm);
 	mutex_lock(&vcm->lock);
 	if (res->physmem)
 		ret = -EBUSY;
 	else
 		vcm_res_destroy(res);
 	mutex_unlock(&vcm->lock);
+	vcm_put(vcm);
 
 	return ret;
 }
@@ -371,13 +401,16 @@ EXPORT_SYMBOL_GPL(vcm_unreserve);
 
 /**
  * vcm_get_vcm_from_res() - the VCM of a reservation
- * @res: the reservation
+ * @res: a live reservation
  *
- * Return: the VCM, or ERR_PTR(-EINVAL) if @res is not a reservation.
+ * The VCM belongs to its creator; @res keeps it from being freed, so the
+ * pointer is good for as long as @res is.
+ *
+ * Return: the VCM, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @res.
  */
 struct vcm *vcm_get_vcm_from_res(const struct vcm_res *res)
 {
-	if (!vcm_obj_valid(res, VCM_OBJ_RES))
+	if (IS_ERR_OR_NULL(res))
 		return ERR_PTR(-EINVAL);
 	return res->vcm;
 }
@@ -385,13 +418,13 @@ EXPORT_SYMBOL_GPL(vcm_get_vcm_from_res);
 
 /**
  * vcm_get_res_len() - length of a reservation
- * @res: the reservation
+ * @res: a live reservation
  *
- * Return: the length, or 0 if @res is not a reservation.
+ * Return: the length, or 0 for a NULL or ERR_PTR() @res.
  */
 size_t vcm_get_res_len(const struct vcm_res *res)
 {
-	if (!vcm_obj_valid(res, VCM_OBJ_RES))
+	if (IS_ERR_OR_NULL(res))
 		return 0;
 	return res->len;
 }
@@ -399,17 +432,18 @@ EXPORT_SYMBOL_GPL(vcm_get_res_len);
 
 /**
  * vcm_set_res_attr() - change the attributes of an unbacked reservation
- * @res: the reservation
+ * @res: a live reservation of the caller's
  * @attr: the new attributes
  *
  * A placed reservation keeps its address, so a new alignment must be one
- * its address already has.
+ * its address already has.  The caller serialises this against
+ * vcm_unreserve() of @res.
  *
  * Context: Process context; takes the VCM's lock.
- * Return: 0, -EINVAL for an invalid reservation or attribute or an
- * alignment the address does not have, -EOPNOTSUPP as vcm_reserve(),
- * -EBUSY while the reservation is backed (its mappings use the old
- * attributes).
+ * Return: 0, -EINVAL for a NULL or ERR_PTR() @res, an invalid attribute
+ * or an alignment the address does not have, -EOPNOTSUPP as
+ * vcm_reserve(), -EBUSY while the reservation is backed (its mappings use
+ * the old attributes).
  */
 int vcm_set_res_attr(struct vcm_res *res, u32 attr)
 {
@@ -417,7 +451,7 @@ int vcm_set_res_attr(struct vcm_res *res, u32 attr)
 	struct vcm *vcm;
 	int ret;
 
-	if (!vcm_obj_valid(res, VCM_OBJ_RES))
+	if (IS_ERR_OR_NULL(res))
 		return -EINVAL;
 	vcm = res->vcm;
 	if (vcm->type == VCM_EXT_USER)
@@ -444,14 +478,14 @@ EXPORT_SYMBOL_GPL(vcm_set_res_attr);
 
 /**
  * vcm_get_res_attr() - attributes of a reservation
- * @res: the reservation
+ * @res: a live reservation
  *
- * Return: the attributes, or 0 if @res is not a reservation (a valid
+ * Return: the attributes, or 0 for a NULL or ERR_PTR() @res (a valid
  * reservation has %VCM_READ or %VCM_WRITE).
  */
 u32 vcm_get_res_attr(const struct vcm_res *res)
 {
-	if (!vcm_obj_valid(res, VCM_OBJ_RES))
+	if (IS_ERR_OR_NULL(res))
 		return 0;
 	return res->attr;
 }
@@ -459,15 +493,15 @@ EXPORT_SYMBOL_GPL(vcm_get_res_attr);
 
 /**
  * vcm_get_num_res() - number of reservations in a VCM
- * @vcm: the VCM
+ * @vcm: a live VCM
  *
- * Return: the number, 0 if @vcm is not a VCM.
+ * Return: the number, 0 for a NULL or ERR_PTR() @vcm.
  */
 size_t vcm_get_num_res(struct vcm *vcm)
 {
 	size_t n;
 
-	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+	if (IS_ERR_OR_NULL(vcm))
 		return 0;
 	mutex_lock(&vcm->lock);
 	n = vcm->num_res;
@@ -478,23 +512,27 @@ EXPORT_SYMBOL_GPL(vcm_get_num_res);
 
 /**
  * vcm_get_next_res() - iterate over the reservations of a VCM
- * @vcm: the VCM
- * @res: the previous reservation, NULL to start
+ * @vcm: a live VCM
+ * @res: the previous reservation, live, NULL to start
  *
- * Reservations come in the order they were made.  The caller must not
- * unreserve @res, or anything after it, while iterating.
+ * Reservations come in the order they were made.  They belong to whoever
+ * made them: the iteration is for the owner of the VCM and of its
+ * reservations (to tear a clone down, say), or for a caller that
+ * otherwise knows no reservation of @vcm is released meanwhile.  In
+ * particular the caller must not unreserve @res, or anything after it,
+ * while iterating.
  *
  * Context: Process context; takes the VCM's lock.
- * Return: the next reservation, NULL after the last one or for an invalid
- * @vcm or a @res not in @vcm.
+ * Return: the next reservation, NULL after the last one, for a NULL or
+ * ERR_PTR() @vcm, an ERR_PTR() @res or a @res not in @vcm.
  */
 struct vcm_res *vcm_get_next_res(struct vcm *vcm, struct vcm_res *res)
 {
 	struct vcm_res *next = NULL;
 
-	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+	if (IS_ERR_OR_NULL(vcm) || IS_ERR(res))
 		return NULL;
-	if (res && (!vcm_obj_valid(res, VCM_OBJ_RES) || res->vcm != vcm))
+	if (res && res->vcm != vcm)
 		return NULL;
 
 	mutex_lock(&vcm->lock);
@@ -544,9 +582,9 @@ static struct page *vcm_res_page(const struct vcm_res *res, size_t offset)
 
 /**
  * vcm_res_copy() - copy bytes between the backings of two reservations
- * @to: the destination reservation
+ * @to: the destination reservation, live
  * @to_off: byte offset into @to
- * @from: the source reservation
+ * @from: the source reservation, live
  * @from_off: byte offset into @from
  * @len: bytes to copy
  *
@@ -557,15 +595,15 @@ static struct page *vcm_res_page(const struct vcm_res *res, size_t offset)
  *
  * Context: Process context; may sleep.  The caller keeps both reservations
  * backed during the copy.
- * Return: @len, or -EINVAL for invalid reservations or ranges outside
- * them, -ENOENT if either is unbacked.
+ * Return: @len, or -EINVAL for a NULL or ERR_PTR() reservation or ranges
+ * outside them, -ENOENT if either is unbacked.
  */
 ssize_t vcm_res_copy(struct vcm_res *to, size_t to_off, struct vcm_res *from,
 		     size_t from_off, size_t len)
 {
 	size_t done = 0;
 
-	if (!vcm_obj_valid(to, VCM_OBJ_RES) || !vcm_obj_valid(from, VCM_OBJ_RES))
+	if (IS_ERR_OR_NULL(to) || IS_ERR_OR_NULL(from))
 		return -EINVAL;
 	if (to_off > to->len || len > to->len - to_off ||
 	    from_off > from->len || len > from->len - from_off)
@@ -604,29 +642,36 @@ EXPORT_SYMBOL_GPL(vcm_res_copy);
  */
 struct vcm_res *vcm_res_lookup(struct vcm *vcm, dma_addr_t addr)
 {
-	struct vcm_obj *obj = vcm_space_lookup(&vcm->space, addr);
+	struct vcm_space_owner *owner = vcm_space_lookup(&vcm->space, addr);
+	struct vcm_bound *bound;
 
-	if (obj && obj->type == VCM_OBJ_BOUND)
-		obj = vcm_space_lookup(&((struct vcm_bound *)obj)->space, addr);
-	if (!obj || obj->type != VCM_OBJ_RES)
+	if (owner && owner->kind == VCM_SPACE_BOUND) {
+		bound = container_of(owner, struct vcm_bound, owner);
+		owner = vcm_space_lookup(&bound->space, addr);
+	}
+	if (!owner || owner->kind != VCM_SPACE_RES)
 		return NULL;
-	return (struct vcm_res *)obj;
+	return container_of(owner, struct vcm_res, owner);
 }
 
 /**
  * vcm_get_res() - find the reservation holding a device address
- * @vcm: the VCM
+ * @vcm: a live VCM
  * @dev_addr: any address inside the reservation
+ *
+ * The reservation found belongs to whoever made it and is only good for
+ * as long as its owner keeps it: the caller must know it is not released
+ * meanwhile (it is the owner, or it has an agreement with the owner).
  *
  * Context: Process context; takes the VCM's lock.
  * Return: the reservation, or NULL if no placed reservation of @vcm holds
- * @dev_addr or @vcm is not a VCM.
+ * @dev_addr or @vcm is NULL or an ERR_PTR().
  */
 struct vcm_res *vcm_get_res(struct vcm *vcm, dma_addr_t dev_addr)
 {
 	struct vcm_res *res;
 
-	if (!vcm_obj_valid(vcm, VCM_OBJ_VCM))
+	if (IS_ERR_OR_NULL(vcm))
 		return NULL;
 	mutex_lock(&vcm->lock);
 	res = vcm_res_lookup(vcm, dev_addr);
@@ -637,18 +682,19 @@ EXPORT_SYMBOL_GPL(vcm_get_res);
 
 /**
  * vcm_get_dev_addr() - the device address of a reservation
- * @res: the reservation
+ * @res: a live reservation
  *
  * This is an IOVA for IOMMU VCMs, a physical address for one-to-one VCMs,
  * a kernel virtual address for the kernel VCM and a user address for user
  * VCMs.
  *
- * Return: the address, or DMA_MAPPING_ERROR if @res is not a reservation
- * or is not placed yet (kernel and one-to-one reservations before backing).
+ * Return: the address, or DMA_MAPPING_ERROR for a NULL or ERR_PTR() @res
+ * or one not placed yet (kernel and one-to-one reservations before
+ * backing).
  */
 dma_addr_t vcm_get_dev_addr(const struct vcm_res *res)
 {
-	if (!vcm_obj_valid(res, VCM_OBJ_RES) || !res->placed)
+	if (IS_ERR_OR_NULL(res) || !res->placed)
 		return DMA_MAPPING_ERROR;
 	return res->dev_addr;
 }
@@ -656,14 +702,16 @@ EXPORT_SYMBOL_GPL(vcm_get_dev_addr);
 
 /**
  * vcm_get_vaddr() - the kernel address of a backed kernel reservation
- * @res: a reservation of the kernel VCM
+ * @res: a live reservation of the kernel VCM
  *
- * Return: the address, or NULL for an invalid, unbacked or non-kernel
- * reservation.
+ * The mapping lasts until @res is unbacked.
+ *
+ * Return: the address, or NULL for a NULL or ERR_PTR() @res or an unbacked
+ * or non-kernel reservation.
  */
 void *vcm_get_vaddr(const struct vcm_res *res)
 {
-	if (!vcm_obj_valid(res, VCM_OBJ_RES))
+	if (IS_ERR_OR_NULL(res))
 		return NULL;
 	return res->vaddr;
 }
@@ -671,14 +719,14 @@ EXPORT_SYMBOL_GPL(vcm_get_vaddr);
 
 /**
  * vcm_get_res_num_ptes() - leaf IOMMU page-table entries of a reservation
- * @res: a reservation
+ * @res: a live reservation
  *
  * Return: the number of entries its mapping uses in the IOMMU domain, 0 if
- * it is not mapped in one or is not a reservation.
+ * it is not mapped in one or @res is NULL or an ERR_PTR().
  */
 size_t vcm_get_res_num_ptes(const struct vcm_res *res)
 {
-	if (!vcm_obj_valid(res, VCM_OBJ_RES))
+	if (IS_ERR_OR_NULL(res))
 		return 0;
 	return res->num_ptes;
 }
@@ -686,15 +734,18 @@ EXPORT_SYMBOL_GPL(vcm_get_res_num_ptes);
 
 /**
  * vcm_translate() - translate a device address from one VCM to another
- * @src: the source VCM
+ * @src: a live VCM, the source
  * @src_addr: a device address of a backed reservation of @src
- * @dst: the destination VCM
+ * @dst: a live VCM, the destination
  * @dst_addr: output, the address in @dst of the same byte of memory
  *
+ * The address is only good while the reservations at both ends stay
+ * backed, which is up to their owners.
+ *
  * Context: Process context; takes the VCM's lock and the physmem's lock.
- * Return: 0, -EINVAL for invalid VCMs or a NULL @dst_addr, -ENOENT if
- * @src_addr is not in a backed reservation or @dst maps no reservation
- * over the same physmem.
+ * Return: 0, -EINVAL for a NULL or ERR_PTR() VCM or a NULL @dst_addr,
+ * -ENOENT if @src_addr is not in a backed reservation or @dst maps no
+ * reservation over the same physmem.
  */
 int vcm_translate(struct vcm *src, dma_addr_t src_addr, struct vcm *dst,
 		  dma_addr_t *dst_addr)
@@ -704,8 +755,7 @@ int vcm_translate(struct vcm *src, dma_addr_t src_addr, struct vcm *dst,
 	int ret = -ENOENT;
 	size_t offset;
 
-	if (!vcm_obj_valid(src, VCM_OBJ_VCM) || !vcm_obj_valid(dst, VCM_OBJ_VCM) ||
-	    !dst_addr)
+	if (IS_ERR_OR_NULL(src) || IS_ERR_OR_NULL(dst) || !dst_addr)
 		return -EINVAL;
 
 	mutex_lock(&src->lock);

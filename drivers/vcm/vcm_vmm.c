@@ -58,7 +58,7 @@ int vcm_kernel_map(struct vcm_res *res)
 		return -ENOMEM;
 
 	ret = vcm_space_insert(&res->vcm->space, (unsigned long)vaddr, res->len,
-			       res);
+			       &res->owner);
 	if (ret) {
 		vunmap(vaddr);
 		return ret;

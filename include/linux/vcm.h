@@ -8,6 +8,15 @@
  * VMA).  Reservations are ranges of a VCM; they are backed by physical
  * memory allocations (physmems) that one or many reservations, in one or
  * many VCMs, can share.  See Documentation/mm/vcm.rst.
+ *
+ * Handles follow the ownership rules of the IOMMU API: whoever creates a
+ * VCM, reservation, association, bound or physmem owns it, frees it once
+ * and does not use it afterwards, and serialises the free against other
+ * uses of the handle.  The API rejects NULL and ERR_PTR() handles and
+ * trusts every other one to be live (created and not yet freed).  Where
+ * one object depends on another (a reservation on its VCM, a backing on
+ * its physmem) VCM holds a reference itself, so the owners of the two
+ * may let go from different threads without coordinating beyond that.
  */
 #ifndef _LINUX_VCM_H
 #define _LINUX_VCM_H
@@ -17,6 +26,7 @@
 #include <linux/types.h>
 
 struct device;
+struct scatterlist;
 struct sg_table;
 struct vm_area_struct;
 
@@ -210,6 +220,10 @@ struct vcm_physmem *vcm_get_physmem_from_res(const struct vcm_res *res);
 int vcm_get_next_phys_addr(const struct vcm_physmem *physmem,
 			   unsigned int *cursor, phys_addr_t *phys,
 			   size_t *len);
+struct scatterlist *__vcm_next_phys_chunk(const struct vcm_physmem *physmem,
+					  struct scatterlist *sg,
+					  unsigned int *cursor,
+					  phys_addr_t *phys, size_t *len);
 int vcm_back(struct vcm_res *res, struct vcm_physmem *physmem);
 int vcm_unback(struct vcm_res *res);
 size_t vcm_get_phys_num_res(phys_addr_t phys);
@@ -224,21 +238,24 @@ const char *vcm_hw_ver(struct device *dev);
 
 #endif /* CONFIG_VCM */
 
-static inline unsigned int *__vcm_phys_iter_start(unsigned int *cursor)
-{
-	*cursor = 0;
-	return cursor;
-}
-
 /**
  * vcm_for_each_phys_chunk - iterate over the physical chunks of a physmem
- * @physmem: the physmem
- * @cursor: an unsigned int the iterator owns
+ * @physmem: a live physmem
+ * @cursor: an unsigned int the iterator owns; the number of chunks seen so
+ *	far, so after a complete walk the number of chunks
  * @phys: a phys_addr_t set to each chunk's physical address
  * @len: a size_t set to each chunk's length
+ *
+ * Each step goes on from the previous chunk's scatterlist entry, so a walk
+ * is linear in the number of chunks (vcm_get_next_phys_addr() is not).
+ * A NULL or ERR_PTR() @physmem has no chunks.
  */
 #define vcm_for_each_phys_chunk(physmem, cursor, phys, len)			\
-	for (unsigned int *__vcm_cur = __vcm_phys_iter_start(&(cursor));	\
-	     !vcm_get_next_phys_addr(physmem, __vcm_cur, &(phys), &(len));)
+	for (struct scatterlist *__vcm_sg =					\
+		__vcm_next_phys_chunk(physmem, NULL, &(cursor), &(phys),	\
+				      &(len));					\
+	     __vcm_sg;								\
+	     __vcm_sg = __vcm_next_phys_chunk(physmem, __vcm_sg, &(cursor),	\
+					      &(phys), &(len)))
 
 #endif /* _LINUX_VCM_H */
