@@ -384,6 +384,35 @@ igt_main
 		gk_fb_destroy(&k, &ov);
 	}
 
+	igt_describe("An ARGB8888 cursor of every power-of-two size from 64 up to DRM_CAP_CURSOR_WIDTH/HEIGHT, square and not, over a noise primary and partly off screen, equals the CPU reference.");
+	igt_subtest_with_dynamic("cursor-sizes") {
+		uint64_t cw = 0, ch = 0;
+
+		igt_assert_eq(drmGetCap(k.fd, DRM_CAP_CURSOR_WIDTH, &cw), 0);
+		igt_assert_eq(drmGetCap(k.fd, DRM_CAP_CURSOR_HEIGHT, &ch), 0);
+		/* What upstream's varying-size cursor tests require. */
+		igt_assert(cw >= 512 && ch >= 512);
+		gk_fb_noise(&primary, 7);
+		for (uint32_t w = 64; w <= cw; w *= 2) {
+			for (uint32_t h = w / 2; h <= w && h <= ch; h += w / 2) {
+				igt_dynamic_f("%ux%u", w, h) {
+					struct gk_layer l[2] = { base_layer() };
+					struct gk_fb cur;
+
+					gk_fb_create(&k, &cur, w, h, DRM_FORMAT_ARGB8888);
+					gk_fb_noise(&cur, w + h);
+					l[1] = layer(&cur, 40, 30, -1);
+					check_ref(l, 2, 1);
+					/* Hanging off the bottom-right corner. */
+					l[1].x = k.mode.hdisplay - w / 2;
+					l[1].y = k.mode.vdisplay - h / 2;
+					check_ref(l, 2, 1);
+					gk_fb_destroy(&k, &cur);
+				}
+			}
+		}
+	}
+
 	igt_describe("Three overlapping translucent overlays and the cursor in all six zpos orders of the overlays equal the CPU reference.");
 	igt_subtest("reference-zpos") {
 		static const int orders[6][3] = {
@@ -799,12 +828,15 @@ igt_main
 			const struct gk_plane *ov = gk_plane(&k, DRM_PLANE_TYPE_OVERLAY, 0);
 			long objects = gembuf_state("objects");
 			struct gk_fb fb, nv12, big;
+			uint64_t cursor_max = 0;
 
+			igt_assert_eq(drmGetCap(k.fd, DRM_CAP_CURSOR_WIDTH, &cursor_max), 0);
 			igt_assert(k.num_planes == 5 && k.planes[4].type == DRM_PLANE_TYPE_CURSOR);
 			gk_fb_noise(&primary, 50);
 			solid(&fb, DRM_FORMAT_XRGB8888);
 			solid(&nv12, DRM_FORMAT_NV12);
-			gk_fb_create(&k, &big, 128, 128, DRM_FORMAT_ARGB8888);
+			gk_fb_create(&k, &big, cursor_max + 64, cursor_max + 64,
+				     DRM_FORMAT_ARGB8888);
 			l[1] = layer(&fb, 10, 10, 1);
 			check_ref(l, 2, 0);
 

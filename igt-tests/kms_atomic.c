@@ -214,7 +214,8 @@ igt_main
 		igt_assert(p);
 		igt_assert_eq(drmGetCap(fd, DRM_CAP_CURSOR_WIDTH, &cw), 0);
 		igt_assert_eq(drmGetCap(fd, DRM_CAP_CURSOR_HEIGHT, &ch), 0);
-		igt_assert(cw == 64 && ch == 64);
+		/* Upstream's varying-size cursor tests want up to 512x512. */
+		igt_assert(cw >= 512 && ch >= 512);
 		handle = kmstest_dumb_create(fd, cw, ch, 32, &pitch, &size);
 		map = kmstest_dumb_map_buffer(fd, handle, size, PROT_READ | PROT_WRITE);
 		for (uint64_t i = 0; i < size / 4; i++)

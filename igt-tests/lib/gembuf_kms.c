@@ -70,12 +70,23 @@ void gk_init_pipe(struct gk *k, int fd, unsigned int pipe)
 	res = drmModeGetResources(fd);
 	igt_assert(res && (int)pipe < res->count_crtcs);
 	k->crtc_id = res->crtcs[pipe];
-	for (int i = 0; i < res->count_connectors; i++) {
+	/*
+	 * Any CRTC can drive any virtual output: pipe i takes the i-th one,
+	 * so that pipes get outputs of their own.  The writeback connector
+	 * is the one of the pipe's own CRTC.
+	 */
+	for (int i = 0, skip = pipe; i < res->count_connectors; i++) {
 		drmModeConnectorPtr c = drmModeGetConnector(fd, res->connectors[i]);
+		bool wb;
 
 		igt_assert(c);
-		if (!on_pipe(fd, c, pipe) ||
-		    (c->connector_type == DRM_MODE_CONNECTOR_WRITEBACK ? k->wb_id : k->conn_id)) {
+		wb = c->connector_type == DRM_MODE_CONNECTOR_WRITEBACK;
+		if (!on_pipe(fd, c, pipe) || (wb ? k->wb_id : k->conn_id)) {
+			drmModeFreeConnector(c);
+			continue;
+		}
+		if (!wb && skip) {
+			skip--;
 			drmModeFreeConnector(c);
 			continue;
 		}

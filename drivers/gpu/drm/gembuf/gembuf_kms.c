@@ -132,19 +132,38 @@ static int gembuf_output_init(struct gembuf_device *gdev,
 	ret = drm_simple_encoder_init(dev, &out->encoder, DRM_MODE_ENCODER_VIRTUAL);
 	if (ret)
 		return ret;
-	out->encoder.possible_crtcs = drm_crtc_mask(&out->crtc);
 	ret = drm_connector_attach_encoder(&out->connector, &out->encoder);
 	if (ret)
 		return ret;
 
-	ret = gembuf_writeback_init(gdev, out);
-	if (ret)
-		return ret;
-	/* The CRTC drives both at once: each encoder is the other's clone. */
-	out->encoder.possible_clones = drm_encoder_mask(&out->encoder) |
-				       drm_encoder_mask(&out->wb.encoder);
-	out->wb.encoder.possible_clones = out->encoder.possible_clones;
-	return 0;
+	return gembuf_writeback_init(gdev, out);
+}
+
+/*
+ * Which CRTCs drive which encoders, once all exist.  A virtual output has
+ * no wiring: any CRTC can drive it, one output per CRTC.  A writeback
+ * connector writes back its own CRTC's frame, together with whichever
+ * virtual output that CRTC drives.  drm_atomic_check_valid_clones()
+ * refuses two virtual outputs on one CRTC.
+ */
+static void gembuf_kms_routing(struct gembuf_kms *kms)
+{
+	u32 crtcs = 0, virt = 0, wb = 0;
+	unsigned int i;
+
+	for (i = 0; i < GEMBUF_NUM_CRTCS; i++) {
+		crtcs |= drm_crtc_mask(&kms->outputs[i].crtc);
+		virt |= drm_encoder_mask(&kms->outputs[i].encoder);
+		wb |= drm_encoder_mask(&kms->outputs[i].wb.encoder);
+	}
+	for (i = 0; i < GEMBUF_NUM_CRTCS; i++) {
+		struct gembuf_output *out = &kms->outputs[i];
+
+		out->encoder.possible_crtcs = crtcs;
+		out->encoder.possible_clones = drm_encoder_mask(&out->encoder) | wb;
+		out->wb.encoder.possible_clones =
+			drm_encoder_mask(&out->wb.encoder) | virt;
+	}
 }
 
 /**
@@ -198,6 +217,7 @@ int gembuf_kms_init(struct gembuf_device *gdev)
 		if (ret)
 			return ret;
 	}
+	gembuf_kms_routing(kms);
 	ret = drm_vblank_init(dev, GEMBUF_NUM_CRTCS);
 	if (ret)
 		return ret;

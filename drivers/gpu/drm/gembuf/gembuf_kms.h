@@ -33,7 +33,7 @@
 #define GEMBUF_YRES_DEF		768
 #define GEMBUF_NUM_CRTCS	2
 #define GEMBUF_NUM_OVERLAYS	3
-#define GEMBUF_CURSOR_SIZE	64
+#define GEMBUF_CURSOR_SIZE	512
 #define GEMBUF_MAX_PLANES	(GEMBUF_NUM_OVERLAYS + 2)
 #define GEMBUF_LUT_SIZE		256
 /* The highest pixel clock, in kHz, a CRTC accepts (mode_valid). */
