@@ -84,8 +84,9 @@ igt_main
 
 		c = (struct drm_gembuf_gem_create){ .size = 4096, .flags = 1 << 5 };
 		do_ioctl_err(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EINVAL);
-		/* 2 was "uncached", device memory for RAM: never again. */
-		c = (struct drm_gembuf_gem_create){ .size = 4096, .cache = 2 };
+		/* Device memory for RAM: refused. */
+		c = (struct drm_gembuf_gem_create){ .size = 4096,
+						    .cache = GEMBUF_CACHE_UNCACHED };
 		do_ioctl_err(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EINVAL);
 		c = (struct drm_gembuf_gem_create){ .size = 4096, .cache = 3 };
 		do_ioctl_err(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EINVAL);

@@ -13,9 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/udmabuf.h>
+#include <drm_fourcc.h>
 
 #include "igt.h"
 #include "gembuf.h"
+#include "gembuf_kms.h"
 /* After libdrm's drm.h, which vgem_drm.h then reuses. */
 #include <vgem_drm.h>
 
@@ -35,21 +37,24 @@ static void check_words(const uint32_t *p, size_t n, uint32_t base)
 		igt_assert_f(p[i] == base + i, "word %zu: %08x\n", i, p[i]);
 }
 
+/* A 640x480 XRGB8888 frame, for the display to scan out. */
+#define INFO_SIZE	(640 * 480 * 4)
+
 /*
  * In a child: drop every privilege, map the object, and check what
- * GEM_INFO says of each mapping.  Returns 0, or the step that failed
+ * GEM_INFO says of each mapping (the rule is the same for every caller).  Returns 0, or the step that failed
  * (igt_assert is not for children).
  */
 static int info_unprivileged(int fd, uint32_t h, int dmabuf)
 {
 	struct drm_gembuf_mapping maps[16];
 	struct drm_gembuf_gem_info info = { .handle = h };
-	int own = 0, other = 0, iommu = 0, dma_api = 0;
+	int own = 0, other = 0, iommu = 0, dma_api = 0, kernel = 0;
 	void *mine;
 
 	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
 		return 1;
-	mine = mmap(NULL, 16384, PROT_READ, MAP_SHARED, dmabuf, 0);
+	mine = mmap(NULL, INFO_SIZE, PROT_READ, MAP_SHARED, dmabuf, 0);
 	if (mine == MAP_FAILED)
 		return 2;
 	if (__gembuf_info(fd, &info, maps, 16) || info.num_mappings > 16)
@@ -64,9 +69,15 @@ static int info_unprivileged(int fd, uint32_t h, int dmabuf)
 			break;
 		case GEMBUF_MAPPING_DMA_API:
 			/* vgem's DMA address: physical without an IOMMU. */
-			if (maps[i].dev_addr || maps[i].size != 16384)
+			if (maps[i].dev_addr || maps[i].size != INFO_SIZE)
 				return 5;
 			dma_api++;
+			break;
+		case GEMBUF_MAPPING_KERNEL:
+			/* The display's: a kernel virtual address. */
+			if (maps[i].dev_addr)
+				return 10;
+			kernel++;
 			break;
 		case GEMBUF_MAPPING_USER:
 			if (maps[i].dev_addr == (uintptr_t)mine)
@@ -81,7 +92,7 @@ static int info_unprivileged(int fd, uint32_t h, int dmabuf)
 				return 7;
 		}
 	}
-	if (iommu != 1 || dma_api != 1)
+	if (iommu != 1 || dma_api != 1 || kernel < 1)
 		return 8;
 	if (own != 1 || other != 1)
 		return 9;
@@ -206,21 +217,33 @@ igt_main
 		drm_close_driver(vgem);
 	}
 
-	igt_describe("GEM_INFO from an unprivileged render client tells the engine's IOVA and the caller's own mapping, never another importer's DMA address or another process's mapping.");
+	igt_describe("GEM_INFO, even from a render client without privileges, tells the engine's IOVA and the caller's own mapping, never the display's kernel address, another importer's DMA address or another process's mapping.");
 	igt_subtest("info-addresses") {
 		int vgem = __drm_open_driver(DRIVER_VGEM);
 		int ready[2], done[2], status, checked;
+		struct gk_fb kfb = {};
+		struct gk_layer l;
 		uint32_t h, vh;
+		struct gk k;
 		pid_t holder, checker;
 		char c = 0;
 		int fd;
 
 		igt_require(vgem >= 0);
-		h = gembuf_create(engine, 16384, 0, GEMBUF_CACHE_WB);
+		h = gembuf_create(engine, INFO_SIZE, 0, GEMBUF_CACHE_WB);
 		igt_assert_eq(__gembuf_fill(engine, h, 0, 16384, 0x5afe5afe), 0);
 		gembuf_wait(engine, h);
 		fd = prime_handle_to_fd(engine, h);
 		vh = prime_fd_to_handle(vgem, fd);
+
+		/* The display scans it out: a kernel mapping. */
+		igt_assert_eq(drmSetMaster(display), 0);
+		gk_init(&k, display);
+		igt_assert(gk_set_mode(&k, 640, 480));
+		gk_fb_from_handle(&k, &kfb, prime_fd_to_handle(display, fd), 640, 480,
+				  DRM_FORMAT_XRGB8888, 640 * 4, 0, 0);
+		l = gk_layer_of(&kfb);
+		igt_assert_eq(gk_commit(&k, &l, 1, NULL, 0), 0);
 
 		/* Another process maps the object and keeps the mapping. */
 		igt_assert_eq(pipe(ready), 0);
@@ -228,7 +251,7 @@ igt_main
 		holder = fork();
 		igt_assert(holder >= 0);
 		if (holder == 0) {
-			void *p = mmap(NULL, 16384, PROT_READ, MAP_SHARED, fd, 0);
+			void *p = mmap(NULL, INFO_SIZE, PROT_READ, MAP_SHARED, fd, 0);
 
 			if (p == MAP_FAILED || write(ready[1], &c, 1) != 1)
 				_exit(1);
@@ -254,6 +277,9 @@ igt_main
 		close(ready[1]);
 		close(done[0]);
 		close(done[1]);
+		gk_disable(&k);
+		gk_fb_destroy(&k, &kfb);
+		igt_assert_eq(drmDropMaster(display), 0);
 		gem_close(vgem, vh);
 		close(fd);
 		gem_close(engine, h);

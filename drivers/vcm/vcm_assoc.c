@@ -56,8 +56,9 @@ static int vcm_one_to_one_assoc(struct vcm *vcm, struct device *dev)
  *
  * Context: Process context; takes the VCM's lock.
  * Return: the association, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @vcm,
- * a NULL @dev, a device already associated with @vcm, or a device behind
- * a translating IOMMU for a one-to-one VCM; ERR_PTR(-EOPNOTSUPP) for the
+ * a NULL @dev, a device already associated with @vcm, a device behind
+ * a translating IOMMU for a one-to-one VCM, or a device whose DMA
+ * coherency differs from the IOMMU VCM's first device; ERR_PTR(-EOPNOTSUPP) for the
  * split and high-base attributes; ERR_PTR(-ENODEV) for an IOMMU VCM and a
  * device without IOMMU; ERR_PTR(-ERANGE) if the VCM exceeds the device's
  * DMA mask or the domain's aperture; ERR_PTR(-ENOMEM).

@@ -54,7 +54,7 @@ size_t vcm_iommu_count_ptes(unsigned long pgsizes, unsigned long iova,
 }
 EXPORT_SYMBOL_IF_KUNIT(vcm_iommu_count_ptes);
 
-static int vcm_iommu_prot(const struct vcm *vcm, u32 attr)
+static int vcm_iommu_prot(u32 attr)
 {
 	int prot = 0;
 
@@ -66,12 +66,8 @@ static int vcm_iommu_prot(const struct vcm *vcm, u32 attr)
 		prot |= IOMMU_NOEXEC;
 	if (attr & VCM_SUPERVISOR)
 		prot |= IOMMU_PRIV;
-	/*
-	 * A cacheable IOMMU mapping only means something to a device that
-	 * snoops the CPU caches: for any other, the cached class is kept
-	 * coherent by cache maintenance, and the device maps non-cacheable.
-	 */
-	if (vcm_cache_class(attr) == VCM_CC_CACHED && vcm->dma_coherent)
+	/* Cached memory is only mapped for coherent devices. */
+	if (vcm_cache_class(attr) == VCM_CC_CACHED)
 		prot |= IOMMU_CACHE;
 	return prot;
 }
@@ -80,7 +76,8 @@ static int vcm_iommu_prot(const struct vcm *vcm, u32 attr)
  * vcm_iommu_map() - write a backed reservation into the domain
  * @res: the reservation, its VCM locked and having a domain
  *
- * Return: 0, or the error of iommu_map_sgtable() with nothing mapped.
+ * Return: 0, -EINVAL for cached memory in a domain of non-coherent devices,
+ * or the error of iommu_map_sgtable() with nothing mapped.
  */
 int vcm_iommu_map(struct vcm_res *res)
 {
@@ -91,8 +88,15 @@ int vcm_iommu_map(struct vcm_res *res)
 	unsigned int i;
 	ssize_t mapped;
 
+	/*
+	 * A device that does not snoop the CPU caches would see stale lines
+	 * of cached memory, and VCM has no cache maintenance for devices:
+	 * its domain maps write-combined memory only.
+	 */
+	if (vcm_cache_class(res->attr) == VCM_CC_CACHED && !res->vcm->dma_coherent)
+		return -EINVAL;
 	mapped = iommu_map_sgtable(domain, res->dev_addr, &pm->sgt,
-				   vcm_iommu_prot(res->vcm, res->attr));
+				   vcm_iommu_prot(res->attr));
 	if (mapped < 0)
 		return mapped;
 	if (mapped != res->len) {
@@ -134,8 +138,11 @@ void vcm_iommu_unmap(struct vcm_res *res)
  * @dev: the device
  *
  * The first device gets the VCM its domain, and every backed reservation
- * is mapped into it, cacheable (%IOMMU_CACHE) only if the device is
- * DMA-coherent.  Devices that share the domain later must agree.
+ * is mapped into it.  A DMA-coherent device maps cached memory with
+ * %IOMMU_CACHE; a device that is not maps write-combined memory only.
+ * Devices that share the domain later must agree.  dev_is_dma_coherent()
+ * is what the DMA API itself decides with; a PCI device has no firmware
+ * node of its own for device_get_dma_attr() to read.
  *
  * Return: 0, -ENODEV if @dev is not behind an IOMMU, -ERANGE if the VCM
  * does not fit the domain's aperture or the device's DMA mask, -EINVAL if

@@ -596,8 +596,7 @@ EXPORT_SYMBOL_GPL(vcm_get_next_phys_addr);
 
 /**
  * __vcm_next_phys_chunk() - one step of vcm_for_each_phys_chunk()
- * @physmem: a live physmem
- * @sg: the entry returned by the previous step, NULL to start
+ * @it: the walk; @it->sg NULL to start
  * @cursor: chunks returned so far; set to 0 when starting
  * @phys: output, the chunk's physical address
  * @len: output, the chunk's length
@@ -605,27 +604,28 @@ EXPORT_SYMBOL_GPL(vcm_get_next_phys_addr);
  * Internal to vcm_for_each_phys_chunk(): each step goes on from the entry
  * of the previous one, so a walk is linear in the number of chunks.
  *
- * Return: the scatterlist entry of the next chunk, or NULL, with the
- * outputs untouched, after the last chunk or for a NULL or ERR_PTR()
- * @physmem.
+ * Return: true with the next chunk; false, with the outputs untouched,
+ * after the last chunk or for a NULL or ERR_PTR() physmem.
  */
-struct scatterlist *__vcm_next_phys_chunk(const struct vcm_physmem *physmem,
-					  struct scatterlist *sg,
-					  unsigned int *cursor,
-					  phys_addr_t *phys, size_t *len)
+bool __vcm_next_phys_chunk(struct vcm_phys_iter *it, unsigned int *cursor,
+			   phys_addr_t *phys, size_t *len)
 {
-	if (!sg)
+	const struct vcm_physmem *physmem = it->physmem;
+	struct scatterlist *sg;
+
+	if (!it->sg)
 		*cursor = 0;
 	if (IS_ERR_OR_NULL(physmem) || *cursor >= physmem->sgt.orig_nents)
-		return NULL;
+		return false;
 
-	sg = sg ? sg_next(sg) : physmem->sgt.sgl;
+	sg = it->sg ? sg_next(it->sg) : physmem->sgt.sgl;
 	if (!sg)
-		return NULL;
+		return false;
+	it->sg = sg;
 	*phys = sg_phys(sg);
 	*len = sg->length;
 	(*cursor)++;
-	return sg;
+	return true;
 }
 EXPORT_SYMBOL_GPL(__vcm_next_phys_chunk);
 
@@ -703,14 +703,14 @@ struct vcm_res *vcm_get_next_phys_res(phys_addr_t phys, struct vcm_res *res,
 			}
 			seen = r == res;
 		}
+		/* Read while the reservation is surely listed. */
+		if (next && len)
+			*len = next->len;
 		mutex_unlock(&pm->lock);
 		if (next)
 			break;
 	}
 	mutex_unlock(&vcm_phys_lock);
-
-	if (next && len)
-		*len = next->len;
 	return next;
 }
 EXPORT_SYMBOL_GPL(vcm_get_next_phys_res);

@@ -30,9 +30,10 @@ static unsigned int vcm_attr_align_order(u32 attr)
  *
  * Return: 0, -EINVAL for unknown bits, a cache policy other than
  * %VCM_WB_WA or %VCM_WC (or %VCM_NOTCACHED in a device's VCM, where it
- * is the same as %VCM_WC), an alignment below the page size or above 1 GiB,
- * no access at all, or execute access in the kernel VCM; -EOPNOTSUPP for secure memory, which
- * no memory target provides.
+ * means a non-snooping mapping, the memory type of %VCM_WC), an
+ * alignment below the page size or above 1 GiB, no access at all, or
+ * execute access in the kernel VCM; -EOPNOTSUPP for secure memory,
+ * which no memory target provides.
  */
 int vcm_res_check_attr(const struct vcm *vcm, u32 attr)
 {
@@ -158,6 +159,8 @@ void vcm_res_destroy(struct vcm_res *res)
 	vcm->num_res--;
 	kfree(res);
 	vcm_stat_add(VCM_STAT_RES, -1);
+	/* Under vcm->lock: never the last reference (see above). */
+	WARN_ON_ONCE(kref_read(&vcm->ref) < 2);
 	vcm_put(vcm);
 }
 

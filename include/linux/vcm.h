@@ -45,10 +45,12 @@ struct vcm_physmem;
 #define VCM_CACHE_POLICY	GENMASK(3, 0)
 /*
  * Of the RFC's policies, VCM_WB_WA and VCM_WC are the ones the kernel can
- * map RAM with; the others are refused with -EINVAL (see the cache
- * policy in Documentation/vcm.rst).
+ * map RAM with; the others are refused with -EINVAL, except VCM_NOTCACHED
+ * in a device's VCM, where "not cached" is a mapping the device does not
+ * snoop through, the memory type of VCM_WC (see the cache policy in
+ * docs/vcm.rst).
  */
-#define VCM_NOTCACHED		0x0	/* device / strongly ordered: refused */
+#define VCM_NOTCACHED		0x0	/* not cached: devices only */
 #define VCM_WB_WA		0x1	/* write-back, write-allocate */
 #define VCM_WB_NWA		0x2	/* write-back, no write-allocate: refused */
 #define VCM_WT			0x3	/* write-through: refused */
@@ -154,6 +156,16 @@ enum vcm_memtype {
 typedef int (*vcm_handler)(struct device *dev, dma_addr_t addr, int flags,
 			   void *data);
 
+/**
+ * struct vcm_phys_iter - the state of vcm_for_each_phys_chunk()
+ * @physmem: the physmem walked
+ * @sg: the entry of the chunk returned last, NULL before the first
+ */
+struct vcm_phys_iter {
+	const struct vcm_physmem *physmem;
+	struct scatterlist *sg;
+};
+
 #if IS_ENABLED(CONFIG_VCM)
 
 /* Regions */
@@ -220,10 +232,8 @@ struct vcm_physmem *vcm_get_physmem_from_res(const struct vcm_res *res);
 int vcm_get_next_phys_addr(const struct vcm_physmem *physmem,
 			   unsigned int *cursor, phys_addr_t *phys,
 			   size_t *len);
-struct scatterlist *__vcm_next_phys_chunk(const struct vcm_physmem *physmem,
-					  struct scatterlist *sg,
-					  unsigned int *cursor,
-					  phys_addr_t *phys, size_t *len);
+bool __vcm_next_phys_chunk(struct vcm_phys_iter *it, unsigned int *cursor,
+			   phys_addr_t *phys, size_t *len);
 int vcm_back(struct vcm_res *res, struct vcm_physmem *physmem);
 int vcm_unback(struct vcm_res *res);
 size_t vcm_get_phys_num_res(phys_addr_t phys);
@@ -240,7 +250,7 @@ const char *vcm_hw_ver(struct device *dev);
 
 /**
  * vcm_for_each_phys_chunk - iterate over the physical chunks of a physmem
- * @physmem: a live physmem
+ * @pm: a live physmem
  * @cursor: an unsigned int the iterator owns; the number of chunks seen so
  *	far, so after a complete walk the number of chunks
  * @phys: a phys_addr_t set to each chunk's physical address
@@ -248,14 +258,10 @@ const char *vcm_hw_ver(struct device *dev);
  *
  * Each step goes on from the previous chunk's scatterlist entry, so a walk
  * is linear in the number of chunks (vcm_get_next_phys_addr() is not).
- * A NULL or ERR_PTR() @physmem has no chunks.
+ * A NULL or ERR_PTR() @pm has no chunks.
  */
-#define vcm_for_each_phys_chunk(physmem, cursor, phys, len)			\
-	for (struct scatterlist *__vcm_sg =					\
-		__vcm_next_phys_chunk(physmem, NULL, &(cursor), &(phys),	\
-				      &(len));					\
-	     __vcm_sg;								\
-	     __vcm_sg = __vcm_next_phys_chunk(physmem, __vcm_sg, &(cursor),	\
-					      &(phys), &(len)))
+#define vcm_for_each_phys_chunk(pm, cursor, phys, len)				\
+	for (struct vcm_phys_iter __vcm_it = { .physmem = (pm) };		\
+	     __vcm_next_phys_chunk(&__vcm_it, &(cursor), &(phys), &(len));)
 
 #endif /* _LINUX_VCM_H */

@@ -58,6 +58,7 @@ struct vcm_edu {
 static struct vcm_edu vcm_edu_dev = {
 	.lock = __MUTEX_INITIALIZER(vcm_edu_dev.lock),
 };
+
 static struct vcm_edu *vcm_edu = &vcm_edu_dev;
 
 /* One edu command: see gembuf_edu_dma(). */
@@ -617,12 +618,14 @@ free_vcm:
 	dma_ns = ktime_get_ns() - t0;
 	dma_buf_detach(dmabuf, attach);
 
+	mutex_lock(&edu->lock);
 	if (!ret)
 		scnprintf(edu->bench, sizeof(edu->bench),
 			  "size %zu iterations %u\n"
 			  "vcm_ns %llu vcm_ptes %zu\n"
 			  "dma_api_ns %llu dma_api_ptes %zu\n",
 			  dmabuf->size, iters, vcm_ns, vcm_ptes, dma_ns, dma_ptes);
+	mutex_unlock(&edu->lock);
 put_buf:
 	dma_buf_put(dmabuf);
 	return ret;
@@ -660,9 +663,13 @@ static ssize_t vcm_edu_bench_read(struct file *file, char __user *ubuf,
 				  size_t count, loff_t *ppos)
 {
 	struct vcm_edu *edu = file->private_data;
+	ssize_t ret;
 
-	return simple_read_from_buffer(ubuf, count, ppos, edu->bench,
-				       strlen(edu->bench));
+	mutex_lock(&edu->lock);
+	ret = simple_read_from_buffer(ubuf, count, ppos, edu->bench,
+				      strlen(edu->bench));
+	mutex_unlock(&edu->lock);
+	return ret;
 }
 
 static const struct file_operations vcm_edu_bench_fops = {

@@ -41,15 +41,17 @@ extern "C" {
 #define GEMBUF_GEM_CONTIGUOUS		(1 << 0)
 #define GEMBUF_GEM_CREATE_FLAGS		GEMBUF_GEM_CONTIGUOUS
 
-/* Cache policies of an object's CPU mappings */
 /*
- * CPU cache policies.  There is no "uncached" beyond write-combined: on
- * arm64 that is normal non-cacheable memory, the only uncached type RAM
- * may take (device memory for RAM faults on unaligned accesses and
- * conflicts with the kernel's linear map).
+ * Cache policies of an object's CPU mappings.  There is no "uncached"
+ * beyond write-combined: on arm64 that is normal non-cacheable memory,
+ * the only uncached type RAM may take (device memory for RAM faults on
+ * unaligned accesses and conflicts with the kernel's linear map), so
+ * GEMBUF_CACHE_UNCACHED, which asked for device memory, is refused with
+ * -EINVAL.
  */
 #define GEMBUF_CACHE_WB			0	/* write-back (cached) */
 #define GEMBUF_CACHE_WC			1	/* write-combined, not cached */
+#define GEMBUF_CACHE_UNCACHED		2	/* refused: use GEMBUF_CACHE_WC */
 
 /**
  * struct drm_gembuf_gem_create - allocate a buffer object

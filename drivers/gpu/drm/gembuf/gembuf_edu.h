@@ -33,14 +33,12 @@ int gembuf_edu_dma(void __iomem *regs, dma_addr_t addr, u32 off, u32 len,
  * struct gembuf_edu_lease - edu lent to a test by the engine
  * @dev: edu's PCI device, whose IOMMU domain is the borrower's to choose
  * @regs: edu's registers
- * @gdev: the engine lending it
- * @idx: the engine's drm_dev_enter() section, held for the lease
+ * @gdev: the engine lending it, whose DRM device the lease holds
  */
 struct gembuf_edu_lease {
 	struct device *dev;
 	void __iomem *regs;
 	struct gembuf_device *gdev;
-	int idx;
 };
 
 #if IS_ENABLED(CONFIG_KUNIT)

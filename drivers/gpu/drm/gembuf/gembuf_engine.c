@@ -24,6 +24,7 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_managed.h>
+#include <drm/drm_print.h>
 #include <drm/drm_syncobj.h>
 #include <drm/gembuf_drm.h>
 #include <drm/gpu_scheduler.h>
@@ -32,10 +33,10 @@
 #include <linux/dma-fence.h>
 #include <linux/dma-fence-chain.h>
 #include <linux/dma-resv.h>
-#include <linux/iopoll.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 
 #include "gembuf_drv.h"
 #include "gembuf_edu.h"
@@ -55,7 +56,12 @@
  * @pattern_map: its mapping for the engine
  * @pattern_vaddr: its kernel address
  * @retired: link in the list of engines whose device is gone
- * @lent: edu is lent to a test (gembuf_engine_lend()), no job runs
+ * @reset_lock: serialises the timeout handler, lending edu and removal
+ * @lent: edu is lent to a test (gembuf_engine_lend()): the scheduler is
+ *	stopped; removal waits for it to be returned
+ * @removing: the PCI device is being removed: edu is not lent any more
+ * @wedged: edu did not come back to the engine's IOMMU domain: jobs fail
+ *	without touching it
  */
 struct gembuf_engine {
 	struct gembuf_device *gdev;
@@ -69,7 +75,10 @@ struct gembuf_engine {
 	struct gembuf_mapping *pattern_map;
 	u32 *pattern_vaddr;
 	struct list_head retired;
-	atomic_t lent;
+	struct mutex reset_lock;	/* see the kernel-doc above */
+	bool lent;
+	bool removing;
+	bool wedged;
 };
 
 /*
@@ -248,7 +257,9 @@ static void gembuf_job_work(struct work_struct *work)
 	bool cookie = dma_fence_begin_signalling();
 	int idx, ret = -ENODEV;
 
-	if (drm_dev_enter(&job->engine->gdev->drm, &idx)) {
+	if (READ_ONCE(job->engine->wedged)) {
+		ret = -EIO;
+	} else if (drm_dev_enter(&job->engine->gdev->drm, &idx)) {
 		ret = gembuf_job_run(job);
 		drm_dev_exit(idx);
 	}
@@ -300,6 +311,17 @@ gembuf_sched_timedout_job(struct drm_sched_job *sched_job)
 	struct gembuf_job *job = to_gembuf_job(sched_job);
 	struct gembuf_engine *engine = job->engine;
 
+	mutex_lock(&engine->reset_lock);
+	if (engine->lent) {
+		/*
+		 * gembuf_engine_lend() stopped the scheduler after this job
+		 * finished; its timer fired meanwhile.  Nothing to reset:
+		 * drm_sched_stop() collects the job, and edu stays lent.
+		 */
+		drm_sched_stop(&engine->sched, sched_job);
+		mutex_unlock(&engine->reset_lock);
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+	}
 	dev_warn(engine->gdev->drm.dev, "job %llu timed out, resetting\n",
 		 job->hw_fence.seqno);
 	/* No job starts while the engine is reset... */
@@ -310,6 +332,7 @@ gembuf_sched_timedout_job(struct drm_sched_job *sched_job)
 	WRITE_ONCE(engine->reset, false);
 	drm_sched_stop(&engine->sched, sched_job);
 	drm_sched_start(&engine->sched);
+	mutex_unlock(&engine->reset_lock);
 	if (drm_dev_is_unplugged(&engine->gdev->drm))
 		return DRM_GPU_SCHED_STAT_ENODEV;
 	return DRM_GPU_SCHED_STAT_NOMINAL;
@@ -794,8 +817,11 @@ static int gembuf_engine_probe(struct pci_dev *pdev,
 	void __iomem *regs;
 	int ret;
 
-	if (gembuf.engine)
-		return -EBUSY;
+	mutex_lock(&gembuf.engine_lock);
+	ret = gembuf.engine ? -EBUSY : 0;
+	mutex_unlock(&gembuf.engine_lock);
+	if (ret)
+		return ret;
 	ret = pcim_enable_device(pdev);
 	if (ret)
 		return ret;
@@ -828,6 +854,7 @@ static int gembuf_engine_probe(struct pci_dev *pdev,
 		return ret;
 	engine->regs = regs;
 	engine->gdev = gdev;
+	mutex_init(&engine->reset_lock);
 	gdev->engine = engine;
 	engine->hw_context = dma_fence_context_alloc(1);
 	/* It signals fences, which memory reclaim may wait for. */
@@ -850,26 +877,21 @@ static int gembuf_engine_probe(struct pci_dev *pdev,
 	if (ret)
 		return ret;
 	gembuf.engine_pgsizes = vcm_get_pgsize_bitmap(gdev->vcm);
-	mutex_lock(&gembuf.engine_lock);
-	gembuf.engine = gdev;
-	mutex_unlock(&gembuf.engine_lock);
 
 	ret = gembuf_engine_pattern_init(engine);
 	if (ret)
-		goto err_engine;
+		return ret;
 	ret = drm_dev_register(&gdev->drm, 0);
-	if (ret)
-		goto err_pattern;
+	if (ret) {
+		gembuf_engine_pattern_fini(engine);
+		return ret;
+	}
 	pci_set_drvdata(pdev, gdev);
-	return 0;
-
-err_pattern:
-	gembuf_engine_pattern_fini(engine);
-err_engine:
+	/* Found by PRIME and the tests only once it works. */
 	mutex_lock(&gembuf.engine_lock);
-	gembuf.engine = NULL;
+	gembuf.engine = gdev;
 	mutex_unlock(&gembuf.engine_lock);
-	return ret;
+	return 0;
 }
 
 static void gembuf_engine_remove(struct pci_dev *pdev)
@@ -884,10 +906,15 @@ static void gembuf_engine_remove(struct pci_dev *pdev)
 	 * domain; files, objects, mappings and the scheduler stay until
 	 * the last of them goes.
 	 */
-	drm_dev_unplug(&gdev->drm);
 	mutex_lock(&gembuf.engine_lock);
 	gembuf.engine = NULL;
 	mutex_unlock(&gembuf.engine_lock);
+	/* A test that borrowed edu gives it back first. */
+	mutex_lock(&engine->reset_lock);
+	engine->removing = true;
+	mutex_unlock(&engine->reset_lock);
+	wait_var_event(&engine->lent, !READ_ONCE(engine->lent));
+	drm_dev_unplug(&gdev->drm);
 	flush_workqueue(engine->hw_wq);
 	gembuf_engine_pattern_fini(engine);
 	vcm_deactivate(gdev->avcm);
@@ -921,12 +948,13 @@ struct gembuf_device *gembuf_engine_get(struct device *dev)
  * @lease: filled in with the device and its registers
  *
  * Only one driver binds edu: the VCM tests that need a DMA master behind
- * an IOMMU (the vcm_edu suite) borrow the engine's.  While the device is
- * lent no job starts (jobs submitted meanwhile wait in the scheduler),
- * the device has left the engine's IOMMU domain so that the borrower can
- * attach domains of its own, and the device stays bound: an unbind waits
- * for gembuf_engine_return().  The borrower drives edu with
- * gembuf_edu_dma() and runs one command at a time.
+ * an IOMMU (the vcm_edu suite) borrow the engine's.  The job on edu, if
+ * any, finishes and the scheduler stops (jobs submitted meanwhile wait
+ * in it); the device leaves the engine's IOMMU domain so that the
+ * borrower can attach domains of its own; and it stays bound: removal
+ * waits for gembuf_engine_return().  The borrower drives edu with
+ * gembuf_edu_dma(), one command at a time, and detaches its own domains
+ * before giving edu back.
  *
  * Return: 0, -ENODEV without an engine, -EBUSY when edu is lent already,
  * or the error of leaving the engine's domain.
@@ -935,36 +963,38 @@ int gembuf_engine_lend(struct gembuf_edu_lease *lease)
 {
 	struct gembuf_engine *engine;
 	struct gembuf_device *gdev;
-	int idx, ret;
+	int ret;
 
 	gdev = gembuf_engine_get(NULL);
 	if (!gdev)
 		return -ENODEV;
-	ret = -ENODEV;
-	if (!drm_dev_enter(&gdev->drm, &idx))
-		goto err_put;
 	engine = gdev->engine;
-	ret = -EBUSY;
-	if (atomic_cmpxchg(&engine->lent, 0, 1))
-		goto err_exit;
-	/* The job on edu, if any, finishes; no other starts. */
+	mutex_lock(&engine->reset_lock);
+	ret = engine->removing ? -ENODEV : engine->lent ? -EBUSY : 0;
+	if (ret)
+		goto err_unlock;
+	/*
+	 * No job starts; the one on edu finishes; finished jobs are
+	 * collected and the timeout is cancelled (a timeout that fired
+	 * already finds the engine lent: see gembuf_sched_timedout_job()).
+	 */
 	drm_sched_wqueue_stop(&engine->sched);
 	flush_workqueue(engine->hw_wq);
+	drm_sched_stop(&engine->sched, NULL);
 	ret = vcm_deactivate(gdev->avcm);
-	if (ret)
-		goto err_start;
+	if (ret) {
+		drm_sched_start(&engine->sched);
+		goto err_unlock;
+	}
+	engine->lent = true;
+	mutex_unlock(&engine->reset_lock);
 	lease->gdev = gdev;
 	lease->dev = gdev->drm.dev;
 	lease->regs = engine->regs;
-	lease->idx = idx;
 	return 0;
 
-err_start:
-	drm_sched_wqueue_start(&engine->sched);
-	atomic_set(&engine->lent, 0);
-err_exit:
-	drm_dev_exit(idx);
-err_put:
+err_unlock:
+	mutex_unlock(&engine->reset_lock);
 	drm_dev_put(&gdev->drm);
 	return ret;
 }
@@ -974,8 +1004,10 @@ EXPORT_SYMBOL_IF_KUNIT(gembuf_engine_lend);
  * gembuf_engine_return() - give edu back to the engine
  * @lease: the lease of gembuf_engine_lend()
  *
- * The borrower has detached its own domains; the device goes back to
- * the engine's and jobs run again.
+ * The device goes back to the engine's domain and jobs run again.  If it
+ * cannot (the borrower left a domain of its own attached), the engine is
+ * wedged: its jobs fail with -EIO without touching edu, which would DMA
+ * through the wrong page tables.
  */
 void gembuf_engine_return(struct gembuf_edu_lease *lease)
 {
@@ -983,14 +1015,18 @@ void gembuf_engine_return(struct gembuf_edu_lease *lease)
 	struct gembuf_engine *engine = gdev->engine;
 	int ret;
 
+	mutex_lock(&engine->reset_lock);
 	ret = vcm_activate(gdev->avcm);
-	if (ret)
-		/* Jobs would then fault on the default domain, not corrupt. */
-		drm_err(&gdev->drm, "edu not back in the engine's domain: %d\n",
+	if (ret) {
+		drm_err(&gdev->drm, "edu not back in the engine's domain (%d): engine wedged\n",
 			ret);
-	drm_sched_wqueue_start(&engine->sched);
-	atomic_set(&engine->lent, 0);
-	drm_dev_exit(lease->idx);
+		WRITE_ONCE(engine->wedged, true);
+	}
+	drm_sched_start(&engine->sched);
+	engine->lent = false;
+	mutex_unlock(&engine->reset_lock);
+	wake_up_var(&engine->lent);
+	lease->dev = NULL;
 	drm_dev_put(&gdev->drm);
 }
 EXPORT_SYMBOL_IF_KUNIT(gembuf_engine_return);
