@@ -85,6 +85,60 @@ static void unset_all(void)
 		igt_assert_eq(drmModeSetCrtc(fd, res->crtcs[c], 0, 0, 0, NULL, 0, NULL), 0);
 }
 
+/* Connectors @i and @j together on @crtc, in @i's mode. */
+static int set_pair(int crtc, int i, int j)
+{
+	uint32_t ids[2] = { conns[i], conns[j] };
+
+	return set_crtc(crtc, ids, 2, &modes[i]);
+}
+
+/*
+ * Call @fn for every CRTC and every pair of connectors i < j that are
+ * not each other's clones; returns how many it tried.
+ */
+static int for_each_non_clone_pair(void (*fn)(int crtc, int i, int j))
+{
+	int tried = 0;
+
+	for (int c = 0; c < res->count_crtcs; c++) {
+		for (int i = 0; i < num_conns; i++) {
+			for (int j = i + 1; j < num_conns; j++) {
+				if (clones(i, j) && clones(j, i))
+					continue;
+				fn(c, i, j);
+				tried++;
+			}
+		}
+	}
+	return tried;
+}
+
+static void refuse_pair(int crtc, int i, int j)
+{
+	igt_assert_eq(set_pair(crtc, i, j), -EINVAL);
+}
+
+/*
+ * @i alone on @crtc, then @j, taken from another CRTC where it can be lit
+ * first: after each, the pair is refused on @crtc.
+ */
+static void refuse_pair_stealing(int crtc, int i, int j)
+{
+	/* Each connector on another CRTC first, when it can be. */
+	for (int other = 0; other < res->count_crtcs; other++) {
+		if (other == crtc || !(possible_crtcs[j] & (1u << other)))
+			continue;
+		igt_assert_eq(set_crtc(other, &conns[j], 1, &modes[j]), 0);
+		break;
+	}
+	igt_assert_eq(set_crtc(crtc, &conns[i], 1, &modes[i]), 0);
+	igt_assert_eq(set_pair(crtc, i, j), -EINVAL);
+	igt_assert_eq(set_crtc(crtc, &conns[j], 1, &modes[j]), 0);
+	igt_assert_eq(set_pair(crtc, i, j), -EINVAL);
+	unset_all();
+}
+
 static void lit(int crtc, int conn)
 {
 	uint32_t seq;
@@ -126,51 +180,16 @@ igt_main
 
 	igt_describe("Two connectors that are not clones are refused on one CRTC.");
 	igt_subtest("invalid-clone-single-crtc") {
-		int tried = 0;
+		int tried = for_each_non_clone_pair(refuse_pair);
 
-		for (int c = 0; c < res->count_crtcs; c++) {
-			for (int i = 0; i < num_conns; i++) {
-				for (int j = i + 1; j < num_conns; j++) {
-					uint32_t ids[2] = { conns[i], conns[j] };
-
-					if (clones(i, j) && clones(j, i))
-						continue;
-					igt_assert_eq(set_crtc(c, ids, 2, &modes[i]), -EINVAL);
-					tried++;
-				}
-			}
-		}
 		igt_assert_lt(0, tried);
 		unset_all();
 	}
 
 	igt_describe("Each of two connectors that are not clones lights on a CRTC alone, taking it from wherever it was; both at once are refused.");
 	igt_subtest("invalid-clone-single-crtc-stealing") {
-		int tried = 0;
+		int tried = for_each_non_clone_pair(refuse_pair_stealing);
 
-		for (int c = 0; c < res->count_crtcs; c++) {
-			for (int i = 0; i < num_conns; i++) {
-				for (int j = i + 1; j < num_conns; j++) {
-					uint32_t ids[2] = { conns[i], conns[j] };
-
-					if (clones(i, j) && clones(j, i))
-						continue;
-					/* Each connector on another CRTC first, when it can be. */
-					for (int other = 0; other < res->count_crtcs; other++) {
-						if (other == c || !(possible_crtcs[j] & (1u << other)))
-							continue;
-						igt_assert_eq(set_crtc(other, &conns[j], 1, &modes[j]), 0);
-						break;
-					}
-					igt_assert_eq(set_crtc(c, &conns[i], 1, &modes[i]), 0);
-					igt_assert_eq(set_crtc(c, ids, 2, &modes[i]), -EINVAL);
-					igt_assert_eq(set_crtc(c, &conns[j], 1, &modes[j]), 0);
-					igt_assert_eq(set_crtc(c, ids, 2, &modes[i]), -EINVAL);
-					unset_all();
-					tried++;
-				}
-			}
-		}
 		igt_assert_lt(0, tried);
 	}
 

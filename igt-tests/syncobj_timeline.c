@@ -22,207 +22,19 @@
  *
  * gembuf-job-timeline is ours: points signalled by DMA engine jobs.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
-#include <stdio.h>
 #include <strings.h>
-#include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "igt.h"
 #include "gembuf.h"
 #include "igt_syncobj.h"
 #include "sw_sync.h"
+#include "syncobj_helpers.h"
 
 IGT_TEST_DESCRIPTION("Tests for the drm timeline sync object API");
-
-#define NSECS_PER_MSEC	1000000ull
-#define NSECS_PER_SEC	1000000000ull
-/* A wait that must time out (upstream: 100 ms). */
-#define SHORT_TIME_NSEC	(20 * NSECS_PER_MSEC)
-/* The deadline of a wait that must succeed: only a failure waits it out. */
-#define LONG_TIME_NSEC	(10 * NSECS_PER_SEC)
-/* Between the steps of the threaded tests (upstream: 20 ms). */
-#define STEP_NSEC	(10 * NSECS_PER_MSEC)
-
-static uint64_t gettime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSECS_PER_SEC + ts.tv_nsec;
-}
-
-static void sleep_nsec(uint64_t ns)
-{
-	struct timespec t = { .tv_sec = ns / NSECS_PER_SEC, .tv_nsec = ns % NSECS_PER_SEC };
-
-	igt_assert_eq(nanosleep(&t, NULL), 0);
-}
-
-static uint64_t short_timeout(void)
-{
-	return gettime_ns() + SHORT_TIME_NSEC;
-}
-
-static uint64_t long_timeout(void)
-{
-	return gettime_ns() + LONG_TIME_NSEC;
-}
-
-/*
- * Give @handle an unsignalled fence of a new sw_sync timeline (returned)
- * at @point, or as its fence for point 0.
- */
-static int syncobj_attach_sw_sync(int fd, uint32_t handle, uint64_t point)
-{
-	int timeline = sw_sync_timeline_create();
-	int fence = sw_sync_timeline_create_fence(timeline, 1);
-
-	if (point == 0) {
-		syncobj_import_sync_file(fd, handle, fence);
-	} else {
-		uint32_t syncobj = syncobj_create(fd, 0);
-
-		syncobj_import_sync_file(fd, syncobj, fence);
-		syncobj_binary_to_timeline(fd, handle, point, syncobj);
-		syncobj_destroy(fd, syncobj);
-	}
-	close(fence);
-	return timeline;
-}
-
-/* Give @handle a signalled fence at @point. */
-static void syncobj_trigger(int fd, uint32_t handle, uint64_t point)
-{
-	int timeline = syncobj_attach_sw_sync(fd, handle, point);
-
-	sw_sync_timeline_inc(timeline, 1);
-	close(timeline);
-}
-
-/* Point @point of @handle comes from fence @seqno of sw_sync @timeline. */
-static void syncobj_add_sw_sync_point(int fd, uint32_t handle, uint64_t point,
-				      int timeline, unsigned int seqno)
-{
-	int fence = sw_sync_timeline_create_fence(timeline, seqno);
-	uint32_t tmp = syncobj_create(fd, 0);
-
-	syncobj_import_sync_file(fd, tmp, fence);
-	syncobj_binary_to_timeline(fd, handle, point, tmp);
-	syncobj_destroy(fd, tmp);
-	close(fence);
-}
-
-/*
- * A timeline wait on a helper thread.  It only makes the ioctl (no
- * assertion off the test thread) and lives on the heap: a failing
- * subtest leaves it behind rather than have it write into a stack frame
- * that is gone.
- */
-struct waiter {
-	int fd;
-	uint32_t handles[8];
-	uint64_t points[8];
-	struct drm_syncobj_timeline_wait wait;
-	pthread_t thread;
-	pid_t tid;
-	int ret;
-	bool done;
-};
-
-/* Helper threads leave signals to the test thread (wait-*-interrupted). */
-static void block_signals(void)
-{
-	sigset_t all;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-}
-
-static void *waiter_func(void *data)
-{
-	struct waiter *w = data;
-
-	block_signals();
-	__atomic_store_n(&w->tid, gettid(), __ATOMIC_RELEASE);
-	w->ret = __syncobj_timeline_wait_ioctl(w->fd, &w->wait);
-	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-/* Whether thread @tid of this process sleeps, as a blocking ioctl does. */
-static bool task_sleeping(pid_t tid)
-{
-	char path[64], buf[256], *p;
-	ssize_t n;
-	int f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	f = open(path, O_RDONLY);
-	if (f < 0)
-		return false;
-	n = read(f, buf, sizeof(buf) - 1);
-	close(f);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] == 'S';
-}
-
-static bool waiter_done(struct waiter *w)
-{
-	return __atomic_load_n(&w->done, __ATOMIC_ACQUIRE);
-}
-
-/*
- * Start a wait for @count points of @handles, with @flags, until
- * @abs_timeout; returns once the thread sleeps in it (or finished).
- */
-static struct waiter *waiter_start(int fd, const uint32_t *handles,
-				   const uint64_t *points, uint32_t count,
-				   uint64_t abs_timeout, uint32_t flags)
-{
-	struct waiter *w = calloc(1, sizeof(*w));
-	pid_t tid = 0;
-
-	igt_assert(w && count <= ARRAY_SIZE(w->handles));
-	w->fd = fd;
-	memcpy(w->handles, handles, count * sizeof(*handles));
-	memcpy(w->points, points, count * sizeof(*points));
-	w->wait.handles = (uintptr_t)w->handles;
-	w->wait.points = (uintptr_t)w->points;
-	w->wait.count_handles = count;
-	w->wait.timeout_nsec = abs_timeout;
-	w->wait.flags = flags;
-	igt_assert_eq(pthread_create(&w->thread, NULL, waiter_func, w), 0);
-
-	for (int i = 0; i < 2000 && !waiter_done(w); i++) {
-		tid = __atomic_load_n(&w->tid, __ATOMIC_ACQUIRE);
-		if (tid && task_sleeping(tid))
-			break;
-		usleep(1000);
-	}
-	return w;
-}
-
-/* The wait's result; frees @w. */
-static int waiter_join(struct waiter *w, uint32_t *first_signaled)
-{
-	int ret;
-
-	igt_assert_eq(pthread_join(w->thread, NULL), 0);
-	ret = w->ret;
-	if (first_signaled)
-		*first_signaled = w->wait.first_signaled;
-	free(w);
-	return ret;
-}
 
 static int timeline_array_ioctl(int fd, unsigned long request,
 				struct drm_syncobj_timeline_array *args)
@@ -395,14 +207,6 @@ static void test_transfer_nonexistent_point(int fd)
 	syncobj_destroy(fd, handle);
 }
 
-#define WAIT_FOR_SUBMIT		(1 << 0)
-#define WAIT_ALL		(1 << 1)
-#define WAIT_AVAILABLE		(1 << 2)
-#define WAIT_UNSUBMITTED	(1 << 3)
-#define WAIT_SUBMITTED		(1 << 4)
-#define WAIT_SIGNALED		(1 << 5)
-#define WAIT_FLAGS_MAX		((1 << 6) - 1)
-
 static const char *test_transfer_point_desc =
 	"Verifies that transfering a point from a syncobj timeline is to"
 	" another point in the same timeline works for signal/wait operations";
@@ -437,30 +241,20 @@ static void test_transfer_point(int fd)
 	close(timeline);
 }
 
-static uint32_t flags_for_test_flags(uint32_t test_flags)
+/* What the waits of single-wait with test flags @flags return. */
+static int single_wait_expect(uint32_t flags)
 {
-	uint32_t flags = 0;
+	int err;
 
-	if (test_flags & WAIT_FOR_SUBMIT)
-		flags |= DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT;
-	if (test_flags & WAIT_AVAILABLE)
-		flags |= DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE;
-	if (test_flags & WAIT_ALL)
-		flags |= DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL;
-	return flags;
-}
-
-/* A poll, a short wait and (unless it must time out) an endless one. */
-static void check_waits(int fd, uint32_t *syncobjs, uint64_t *points,
-			uint32_t count, uint32_t flags, int expect)
-{
-	igt_assert_eq(syncobj_timeline_wait_err(fd, syncobjs, points, count, 0,
-						flags), expect);
-	igt_assert_eq(syncobj_timeline_wait_err(fd, syncobjs, points, count,
-						short_timeout(), flags), expect);
-	if (expect != -ETIME)
-		igt_assert_eq(syncobj_timeline_wait_err(fd, syncobjs, points, count,
-							UINT64_MAX, flags), expect);
+	if ((flags & WAIT_UNSUBMITTED) &&
+	    !(flags & (WAIT_FOR_SUBMIT | WAIT_AVAILABLE)))
+		err = -EINVAL;
+	else if (!(flags & WAIT_SIGNALED) &&
+		 !((flags & WAIT_SUBMITTED) && (flags & WAIT_AVAILABLE)))
+		err = -ETIME;
+	else
+		err = 0;
+	return err;
 }
 
 static const char *test_signal_wait_desc =
@@ -476,40 +270,12 @@ static void test_single_wait(int fd, uint32_t test_flags, int expect)
 	if (test_flags & WAIT_SIGNALED)
 		sw_sync_timeline_inc(timeline, 1);
 
-	check_waits(fd, &syncobj, &point, 1, flags_for_test_flags(test_flags), expect);
+	syncobj_check_waits(fd, &syncobj, &point, 1, flags_for_test_flags(test_flags),
+			    expect);
 
 	syncobj_destroy(fd, syncobj);
 	if (timeline != -1)
 		close(timeline);
-}
-
-static const char *test_wait_delayed_signal_desc =
-	"Verifies wait behavior on a timeline syncobj with a delayed signal"
-	" from a different thread";
-static void test_wait_delayed_signal(int fd, uint32_t test_flags)
-{
-	uint32_t syncobj = syncobj_create(fd, 0);
-	uint64_t point = 1;
-	int timeline = -1;
-	struct waiter *w;
-
-	if (!(test_flags & WAIT_FOR_SUBMIT))
-		timeline = syncobj_attach_sw_sync(fd, syncobj, point);
-
-	w = waiter_start(fd, &syncobj, &point, 1, long_timeout(),
-			 flags_for_test_flags(test_flags));
-	sleep_nsec(STEP_NSEC);
-	igt_assert_f(!waiter_done(w), "wait returned %d before the signal\n", w->ret);
-
-	if (test_flags & WAIT_FOR_SUBMIT)
-		syncobj_trigger(fd, syncobj, point);
-	else
-		sw_sync_timeline_inc(timeline, 1);
-	igt_assert_eq(waiter_join(w, NULL), 0);
-
-	if (timeline != -1)
-		close(timeline);
-	syncobj_destroy(fd, syncobj);
 }
 
 static const char *test_reset_unsignaled_desc =
@@ -564,22 +330,6 @@ static void test_reset_multiple_signaled(int fd)
 static const char *test_reset_during_wait_for_submit_desc =
 	"Verifies behavior of a reset operation on timeline syncobj while wait"
 	" operation is ongoing";
-static void test_reset_during_wait_for_submit(int fd)
-{
-	uint32_t syncobj = syncobj_create(fd, 0);
-	uint64_t point = 1;
-	struct waiter *w;
-
-	w = waiter_start(fd, &syncobj, &point, 1, long_timeout(),
-			 DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT);
-	syncobj_reset(fd, &syncobj, 1);
-	sleep_nsec(STEP_NSEC);
-	igt_assert_f(!waiter_done(w), "wait returned %d after a reset\n", w->ret);
-	syncobj_trigger(fd, syncobj, point);
-	igt_assert_eq(waiter_join(w, NULL), 0);
-	syncobj_destroy(fd, syncobj);
-}
-
 static const char *test_signal_desc =
 	"Verifies basic signaling of a timeline syncobj";
 static void test_signal(int fd)
@@ -609,6 +359,28 @@ static void test_signal_point_0(int fd)
 	igt_assert(syncobj_timeline_wait(fd, &syncobj, &point, 1, 0, 0, NULL));
 	igt_assert(syncobj_wait(fd, &syncobj, 1, 0, flags, NULL));
 	syncobj_destroy(fd, syncobj);
+}
+
+/* What the waits of multi-wait with test flags @flags return. */
+static int multi_wait_expect(uint32_t flags)
+{
+	int err = 0;
+
+	if ((flags & WAIT_UNSUBMITTED) &&
+	    !(flags & (WAIT_FOR_SUBMIT | WAIT_AVAILABLE))) {
+		err = -EINVAL;
+	} else if (flags & WAIT_ALL) {
+		if (flags & (WAIT_UNSUBMITTED | WAIT_SUBMITTED))
+			err = -ETIME;
+		if (!(flags & WAIT_UNSUBMITTED) && (flags & WAIT_SUBMITTED) &&
+		    (flags & WAIT_AVAILABLE))
+			err = 0;
+	} else {
+		if (!(flags & WAIT_SIGNALED) &&
+		    !((flags & WAIT_SUBMITTED) && (flags & WAIT_AVAILABLE)))
+			err = -ETIME;
+	}
+	return err;
 }
 
 static const char *test_multi_wait_desc =
@@ -645,232 +417,13 @@ static void test_multi_wait(int fd, uint32_t test_flags, int expect)
 			sw_sync_timeline_inc(timelines[i], 1);
 	}
 
-	check_waits(fd, syncobjs, points, 5, flags, expect);
+	syncobj_check_waits(fd, syncobjs, points, 5, flags, expect);
 
 	for (int i = 0; i < 5; i++) {
 		syncobj_destroy(fd, syncobjs[i]);
 		if (timelines[i] != -1)
 			close(timelines[i]);
 	}
-}
-
-static const char *test_wait_snapshot_desc =
-	"Verifies waiting on a list of timeline syncobjs with different thread"
-	" for wait/signal";
-/*
- * A wait takes the fences the points have when it starts (or, waiting
- * for submission, the first they get): signalling, resetting and
- * re-arming syncobj 0 meanwhile must not make it wait for the new fence,
- * which never signals.
- */
-static void test_wait_snapshot(int fd, uint32_t test_flags)
-{
-	uint32_t syncobjs[2] = { syncobj_create(fd, 0), syncobj_create(fd, 0) };
-	uint64_t points[2] = { 1, 1 };
-	int timelines[3] = { -1, -1, -1 };
-	uint32_t first = ~0u;
-	struct waiter *w;
-
-	if (!(test_flags & WAIT_FOR_SUBMIT)) {
-		timelines[0] = syncobj_attach_sw_sync(fd, syncobjs[0], points[0]);
-		timelines[1] = syncobj_attach_sw_sync(fd, syncobjs[1], points[1]);
-	}
-
-	w = waiter_start(fd, syncobjs, points, 2, long_timeout(),
-			 flags_for_test_flags(test_flags));
-
-	/* Trigger, or for any-wait only submit, the first one... */
-	if (test_flags & WAIT_ALL) {
-		if (timelines[0] == -1)
-			syncobj_trigger(fd, syncobjs[0], points[0]);
-		else
-			sw_sync_timeline_inc(timelines[0], 1);
-	} else if (test_flags & WAIT_FOR_SUBMIT) {
-		timelines[0] = syncobj_attach_sw_sync(fd, syncobjs[0], points[0]);
-	}
-	sleep_nsec(STEP_NSEC);
-
-	/* ...reset it... */
-	syncobj_reset(fd, &syncobjs[0], 1);
-	sleep_nsec(STEP_NSEC);
-
-	/* ...and give it a fence that never signals. */
-	timelines[2] = syncobj_attach_sw_sync(fd, syncobjs[0], points[0]);
-	sleep_nsec(STEP_NSEC);
-	igt_assert_f(!waiter_done(w), "wait returned %d early\n", w->ret);
-
-	/* The second one completes the wait. */
-	if (timelines[1] == -1)
-		syncobj_trigger(fd, syncobjs[1], points[1]);
-	else
-		sw_sync_timeline_inc(timelines[1], 1);
-
-	igt_assert_eq(waiter_join(w, &first), 0);
-	if (!(test_flags & WAIT_ALL))
-		igt_assert_eq_u32(first, 1);
-
-	for (int i = 0; i < 3; i++)
-		if (timelines[i] != -1)
-			close(timelines[i]);
-	syncobj_destroy(fd, syncobjs[0]);
-	syncobj_destroy(fd, syncobjs[1]);
-}
-
-/* The numbers 0-7, each four times, shuffled (upstream's order). */
-static const unsigned int shuffled_0_7_x4[] = {
-	2, 0, 6, 1, 1, 4, 5, 2, 0, 7, 1, 7, 6, 3, 4, 5,
-	0, 2, 7, 3, 5, 4, 0, 6, 7, 3, 2, 5, 6, 1, 4, 3,
-};
-
-enum syncobj_stage {
-	STAGE_UNSUBMITTED,
-	STAGE_SUBMITTED,
-	STAGE_SIGNALED,
-	STAGE_RESET,
-	STAGE_RESUBMITTED,
-};
-
-static const char *test_wait_complex_desc =
-	"Verifies timeline syncobj at different signal/operations stages &"
-	" between different threads.";
-/*
- * Eight syncobjs step through submitted, signalled, reset and submitted
- * again in a shuffled order while another thread waits for point 1 of
- * the first two (upstream waits for two of the eight, too).
- */
-static void test_wait_complex(int fd, uint32_t test_flags)
-{
-	uint64_t points[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
-	enum syncobj_stage stage[8];
-	uint32_t syncobjs[8], first_signaled = ~0u, num_signaled = 0, first = ~0u;
-	int timelines[8];
-	struct waiter *w;
-
-	for (int i = 0; i < 8; i++) {
-		stage[i] = STAGE_UNSUBMITTED;
-		syncobjs[i] = syncobj_create(fd, 0);
-		timelines[i] = -1;
-		if (!(test_flags & WAIT_FOR_SUBMIT))
-			timelines[i] = syncobj_attach_sw_sync(fd, syncobjs[i], points[i]);
-	}
-
-	w = waiter_start(fd, syncobjs, points, 2, long_timeout(),
-			 flags_for_test_flags(test_flags));
-
-	for (unsigned int j = 0; j < ARRAY_SIZE(shuffled_0_7_x4); j++) {
-		unsigned int i = shuffled_0_7_x4[j];
-
-		switch (stage[i]++) {
-		case STAGE_UNSUBMITTED:
-			/* Without WAIT_FOR_SUBMIT, it got its fence up front. */
-			if (!(test_flags & WAIT_FOR_SUBMIT)) {
-				igt_assert_neq(timelines[i], -1);
-				break;
-			}
-			timelines[i] = syncobj_attach_sw_sync(fd, syncobjs[i], points[i]);
-			break;
-		case STAGE_SUBMITTED:
-			igt_assert_neq(timelines[i], -1);
-			sw_sync_timeline_inc(timelines[i], 1);
-			close(timelines[i]);
-			timelines[i] = -1;
-			if (num_signaled++ == 0)
-				first_signaled = i;
-			break;
-		case STAGE_SIGNALED:
-			syncobj_reset(fd, &syncobjs[i], 1);
-			break;
-		case STAGE_RESET:
-			/* Submitted again, never signalled. */
-			timelines[i] = syncobj_attach_sw_sync(fd, syncobjs[i], points[i]);
-			break;
-		case STAGE_RESUBMITTED:
-			igt_assert(!"Should not reach this stage");
-			break;
-		}
-
-		if (test_flags & WAIT_ALL) {
-			if (num_signaled == ARRAY_SIZE(syncobjs))
-				break;
-		} else if (num_signaled > 0) {
-			break;
-		}
-		sleep_nsec(STEP_NSEC / 2);
-	}
-
-	igt_assert_eq(waiter_join(w, &first), 0);
-	if (test_flags & WAIT_ALL) {
-		igt_assert_eq(num_signaled, ARRAY_SIZE(syncobjs));
-	} else {
-		igt_assert_eq(num_signaled, 1);
-		igt_assert_eq_u32(first, first_signaled);
-	}
-
-	for (int i = 0; i < 8; i++) {
-		if (timelines[i] != -1)
-			close(timelines[i]);
-		syncobj_destroy(fd, syncobjs[i]);
-	}
-}
-
-static volatile sig_atomic_t interrupts;
-
-static void count_interrupt(int sig)
-{
-	interrupts++;
-}
-
-/*
- * Make @request while SIGALRM arrives every millisecond, without
- * SA_RESTART, restarting it after each EINTR as igt_while_interruptible
- * does; returns its final -errno or 0.
- */
-static int ioctl_interrupted(int fd, unsigned long request, void *arg,
-			     unsigned int *restarts)
-{
-	struct sigaction sa = { .sa_handler = count_interrupt }, old;
-	struct itimerval on = {
-		.it_interval = { .tv_usec = 1000 }, .it_value = { .tv_usec = 1000 },
-	}, off = {};
-	int ret;
-
-	*restarts = 0;
-	interrupts = 0;
-	sigemptyset(&sa.sa_mask);
-	igt_assert_eq(sigaction(SIGALRM, &sa, &old), 0);
-	igt_assert_eq(setitimer(ITIMER_REAL, &on, NULL), 0);
-	do {
-		ret = ioctl(fd, request, arg) ? -errno : 0;
-		if (ret == -EINTR || ret == -EAGAIN)
-			++*restarts;
-	} while (ret == -EINTR || ret == -EAGAIN);
-	setitimer(ITIMER_REAL, &off, NULL);
-	sigaction(SIGALRM, &old, NULL);
-	return ret;
-}
-
-static const char *test_wait_interrupted_desc =
-	"Verifies timeline syncobj waits interaction with signals.";
-static void test_wait_interrupted(int fd, uint32_t test_flags)
-{
-	uint32_t syncobj = syncobj_create(fd, 0);
-	uint64_t point = 1;
-	struct drm_syncobj_timeline_wait wait = {
-		.handles = (uintptr_t)&syncobj, .points = (uintptr_t)&point,
-		.count_handles = 1, .flags = flags_for_test_flags(test_flags),
-	};
-	unsigned int restarts;
-	int timeline;
-
-	timeline = syncobj_attach_sw_sync(fd, syncobj, point);
-	wait.timeout_nsec = short_timeout();
-	igt_assert_eq(ioctl_interrupted(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &wait,
-					&restarts), -ETIME);
-	igt_info("%u signals, %u restarts\n", (unsigned int)interrupts, restarts);
-	igt_assert_lt(0, (int)restarts);
-
-	syncobj_destroy(fd, syncobj);
-	close(timeline);
 }
 
 static const char *test_host_signal_points_desc =
@@ -1181,6 +734,57 @@ static bool has_syncobj_timeline_wait(int fd)
 	return __syncobj_timeline_wait_ioctl(fd, &wait) == -ENOENT;
 }
 
+static const char test_wait_delayed_signal_desc[] =
+	"Verifies wait behavior on a timeline syncobj with a delayed signal"
+	" from a different thread";
+static const char test_wait_snapshot_desc[] =
+	"Verifies waiting on a list of timeline syncobjs with different thread"
+	" for wait/signal";
+static const char test_wait_complex_desc[] =
+	"Verifies timeline syncobj at different signal/operations stages &"
+	" between different threads.";
+static const char test_wait_interrupted_desc[] =
+	"Verifies timeline syncobj waits interaction with signals.";
+
+/*
+ * Subtests shared with syncobj_wait (see syncobj_helpers.c): waits that
+ * end when the test thread signals...
+ */
+static const struct syncobj_subtest delayed_subtests[] = {
+	{ "wait-delayed-signal", syncobj_test_wait_delayed_signal, 0,
+	  test_wait_delayed_signal_desc },
+	{ "wait-for-submit-delayed-submit", syncobj_test_wait_delayed_signal,
+	  WAIT_FOR_SUBMIT, test_wait_delayed_signal_desc },
+	{ "wait-all-delayed-signal", syncobj_test_wait_delayed_signal, WAIT_ALL,
+	  test_wait_delayed_signal_desc },
+	{ "wait-all-for-submit-delayed-submit", syncobj_test_wait_delayed_signal,
+	  WAIT_ALL | WAIT_FOR_SUBMIT, test_wait_delayed_signal_desc },
+};
+
+/* ...and waits the test thread changes the syncobjs under, or interrupts. */
+static const struct syncobj_subtest racing_subtests[] = {
+	{ "wait-any-snapshot", syncobj_test_wait_snapshot, 0,
+	  test_wait_snapshot_desc },
+	{ "wait-all-snapshot", syncobj_test_wait_snapshot, WAIT_ALL,
+	  test_wait_snapshot_desc },
+	{ "wait-for-submit-snapshot", syncobj_test_wait_snapshot,
+	  WAIT_FOR_SUBMIT, test_wait_snapshot_desc },
+	{ "wait-all-for-submit-snapshot", syncobj_test_wait_snapshot,
+	  WAIT_ALL | WAIT_FOR_SUBMIT, test_wait_snapshot_desc },
+	{ "wait-any-complex", syncobj_test_wait_complex, 0,
+	  test_wait_complex_desc },
+	{ "wait-all-complex", syncobj_test_wait_complex, WAIT_ALL,
+	  test_wait_complex_desc },
+	{ "wait-for-submit-complex", syncobj_test_wait_complex, WAIT_FOR_SUBMIT,
+	  test_wait_complex_desc },
+	{ "wait-all-for-submit-complex", syncobj_test_wait_complex,
+	  WAIT_ALL | WAIT_FOR_SUBMIT, test_wait_complex_desc },
+	{ "wait-any-interrupted", syncobj_test_wait_interrupted, 0,
+	  test_wait_interrupted_desc },
+	{ "wait-all-interrupted", syncobj_test_wait_interrupted, WAIT_ALL,
+	  test_wait_interrupted_desc },
+};
+
 igt_main
 {
 	int fd = -1;
@@ -1259,50 +863,10 @@ igt_main
 	igt_subtest("transfer-timeline-point")
 		test_transfer_point(fd);
 
-	for (unsigned int flags = 0; flags < WAIT_FLAGS_MAX; flags++) {
-		int err;
+	syncobj_wait_subtests(fd, 1, false, single_wait_expect, test_single_wait,
+			      test_signal_wait_desc);
 
-		/* Only one state for single-wait tests */
-		if (__builtin_popcount(flags & (WAIT_UNSUBMITTED | WAIT_SUBMITTED |
-						WAIT_SIGNALED)) != 1)
-			continue;
-
-		if ((flags & WAIT_UNSUBMITTED) &&
-		    !(flags & (WAIT_FOR_SUBMIT | WAIT_AVAILABLE)))
-			err = -EINVAL;
-		else if (!(flags & WAIT_SIGNALED) &&
-			 !((flags & WAIT_SUBMITTED) && (flags & WAIT_AVAILABLE)))
-			err = -ETIME;
-		else
-			err = 0;
-
-		igt_describe(test_signal_wait_desc);
-		igt_subtest_f("%ssingle-wait%s%s%s%s%s%s",
-			      err == -EINVAL ? "invalid-" : err == -ETIME ? "etime-" : "",
-			      (flags & WAIT_ALL) ? "-all" : "",
-			      (flags & WAIT_FOR_SUBMIT) ? "-for-submit" : "",
-			      (flags & WAIT_AVAILABLE) ? "-available" : "",
-			      (flags & WAIT_UNSUBMITTED) ? "-unsubmitted" : "",
-			      (flags & WAIT_SUBMITTED) ? "-submitted" : "",
-			      (flags & WAIT_SIGNALED) ? "-signaled" : "")
-			test_single_wait(fd, flags, err);
-	}
-
-	igt_describe(test_wait_delayed_signal_desc);
-	igt_subtest("wait-delayed-signal")
-		test_wait_delayed_signal(fd, 0);
-
-	igt_describe(test_wait_delayed_signal_desc);
-	igt_subtest("wait-for-submit-delayed-submit")
-		test_wait_delayed_signal(fd, WAIT_FOR_SUBMIT);
-
-	igt_describe(test_wait_delayed_signal_desc);
-	igt_subtest("wait-all-delayed-signal")
-		test_wait_delayed_signal(fd, WAIT_ALL);
-
-	igt_describe(test_wait_delayed_signal_desc);
-	igt_subtest("wait-all-for-submit-delayed-submit")
-		test_wait_delayed_signal(fd, WAIT_ALL | WAIT_FOR_SUBMIT);
+	syncobj_subtests(fd, 1, delayed_subtests, ARRAY_SIZE(delayed_subtests));
 
 	igt_describe(test_reset_unsignaled_desc);
 	igt_subtest("reset-unsignaled")
@@ -1318,7 +882,7 @@ igt_main
 
 	igt_describe(test_reset_during_wait_for_submit_desc);
 	igt_subtest("reset-during-wait-for-submit")
-		test_reset_during_wait_for_submit(fd);
+		syncobj_test_reset_during_wait_for_submit(fd, 1);
 
 	igt_describe(test_signal_desc);
 	igt_subtest("signal")
@@ -1328,79 +892,10 @@ igt_main
 	igt_subtest("signal-point-0")
 		test_signal_point_0(fd);
 
-	for (unsigned int flags = 0; flags < WAIT_FLAGS_MAX; flags++) {
-		int err = 0;
+	syncobj_wait_subtests(fd, 1, true, multi_wait_expect, test_multi_wait,
+			      test_multi_wait_desc);
 
-		/* At least one state for multi-wait tests */
-		if (!(flags & (WAIT_UNSUBMITTED | WAIT_SUBMITTED | WAIT_SIGNALED)))
-			continue;
-
-		if ((flags & WAIT_UNSUBMITTED) &&
-		    !(flags & (WAIT_FOR_SUBMIT | WAIT_AVAILABLE))) {
-			err = -EINVAL;
-		} else if (flags & WAIT_ALL) {
-			if (flags & (WAIT_UNSUBMITTED | WAIT_SUBMITTED))
-				err = -ETIME;
-			if (!(flags & WAIT_UNSUBMITTED) && (flags & WAIT_SUBMITTED) &&
-			    (flags & WAIT_AVAILABLE))
-				err = 0;
-		} else {
-			if (!(flags & WAIT_SIGNALED) &&
-			    !((flags & WAIT_SUBMITTED) && (flags & WAIT_AVAILABLE)))
-				err = -ETIME;
-		}
-
-		igt_describe(test_multi_wait_desc);
-		igt_subtest_f("%smulti-wait%s%s%s%s%s%s",
-			      err == -EINVAL ? "invalid-" : err == -ETIME ? "etime-" : "",
-			      (flags & WAIT_ALL) ? "-all" : "",
-			      (flags & WAIT_FOR_SUBMIT) ? "-for-submit" : "",
-			      (flags & WAIT_AVAILABLE) ? "-available" : "",
-			      (flags & WAIT_UNSUBMITTED) ? "-unsubmitted" : "",
-			      (flags & WAIT_SUBMITTED) ? "-submitted" : "",
-			      (flags & WAIT_SIGNALED) ? "-signaled" : "")
-			test_multi_wait(fd, flags, err);
-	}
-
-	igt_describe(test_wait_snapshot_desc);
-	igt_subtest("wait-any-snapshot")
-		test_wait_snapshot(fd, 0);
-
-	igt_describe(test_wait_snapshot_desc);
-	igt_subtest("wait-all-snapshot")
-		test_wait_snapshot(fd, WAIT_ALL);
-
-	igt_describe(test_wait_snapshot_desc);
-	igt_subtest("wait-for-submit-snapshot")
-		test_wait_snapshot(fd, WAIT_FOR_SUBMIT);
-
-	igt_describe(test_wait_snapshot_desc);
-	igt_subtest("wait-all-for-submit-snapshot")
-		test_wait_snapshot(fd, WAIT_ALL | WAIT_FOR_SUBMIT);
-
-	igt_describe(test_wait_complex_desc);
-	igt_subtest("wait-any-complex")
-		test_wait_complex(fd, 0);
-
-	igt_describe(test_wait_complex_desc);
-	igt_subtest("wait-all-complex")
-		test_wait_complex(fd, WAIT_ALL);
-
-	igt_describe(test_wait_complex_desc);
-	igt_subtest("wait-for-submit-complex")
-		test_wait_complex(fd, WAIT_FOR_SUBMIT);
-
-	igt_describe(test_wait_complex_desc);
-	igt_subtest("wait-all-for-submit-complex")
-		test_wait_complex(fd, WAIT_ALL | WAIT_FOR_SUBMIT);
-
-	igt_describe(test_wait_interrupted_desc);
-	igt_subtest("wait-any-interrupted")
-		test_wait_interrupted(fd, 0);
-
-	igt_describe(test_wait_interrupted_desc);
-	igt_subtest("wait-all-interrupted")
-		test_wait_interrupted(fd, WAIT_ALL);
+	syncobj_subtests(fd, 1, racing_subtests, ARRAY_SIZE(racing_subtests));
 
 	igt_describe(test_host_signal_points_desc);
 	igt_subtest("host-signal-points")

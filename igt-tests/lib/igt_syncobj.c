@@ -169,16 +169,24 @@ void syncobj_signal(int fd, uint32_t *handles, uint32_t count)
 	igt_assert_eq(syncobj_array(fd, DRM_IOCTL_SYNCOBJ_SIGNAL, handles, count), 0);
 }
 
-/** syncobj_timeline_signal() - add a signalled point to each syncobj */
-void syncobj_timeline_signal(int fd, uint32_t *handles, uint64_t *points,
-			     uint32_t count)
+static int syncobj_timeline_array(int fd, unsigned long request,
+				  uint32_t *handles, uint64_t *points,
+				  uint32_t count)
 {
 	struct drm_syncobj_timeline_array array = {
 		.handles = (uintptr_t)handles, .points = (uintptr_t)points,
 		.count_handles = count,
 	};
 
-	igt_assert_eq(syncobj_ioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, &array), 0);
+	return syncobj_ioctl(fd, request, &array);
+}
+
+/** syncobj_timeline_signal() - add a signalled point to each syncobj */
+void syncobj_timeline_signal(int fd, uint32_t *handles, uint64_t *points,
+			     uint32_t count)
+{
+	igt_assert_eq(syncobj_timeline_array(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL,
+					     handles, points, count), 0);
 }
 
 int __syncobj_timeline_wait_ioctl(int fd, struct drm_syncobj_timeline_wait *args)
@@ -233,12 +241,8 @@ bool syncobj_timeline_wait(int fd, uint32_t *handles, uint64_t *points,
 void syncobj_timeline_query(int fd, uint32_t *handles, uint64_t *points,
 			    uint32_t count)
 {
-	struct drm_syncobj_timeline_array args = {
-		.handles = (uintptr_t)handles, .points = (uintptr_t)points,
-		.count_handles = count,
-	};
-
-	igt_assert_eq(syncobj_ioctl(fd, DRM_IOCTL_SYNCOBJ_QUERY, &args), 0);
+	igt_assert_eq(syncobj_timeline_array(fd, DRM_IOCTL_SYNCOBJ_QUERY,
+					     handles, points, count), 0);
 }
 
 static int __syncobj_transfer(int fd, uint32_t handle_dst, uint64_t point_dst,
