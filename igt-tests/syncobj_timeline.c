@@ -655,6 +655,14 @@ static void test_32bits_limit(int fd)
  * Two engine jobs on one timeline: the first, held back by a sw_sync
  * gate, signals point 1; the second waits for point 1 and signals 2.
  */
+/*
+ * The sw_sync timeline holding an engine job back.  A subtest that fails
+ * before releasing it leaves the job waiting; closing the DRM file would
+ * then wait for the job (drm_sched_entity_flush()) and never return, so
+ * the last fixture closes it first.
+ */
+static int job_gate = -1;
+
 static void test_gembuf_job_timeline(int fd)
 {
 	struct drm_gembuf_sync gate_sync = { .handle = syncobj_create(fd, 0) };
@@ -671,7 +679,7 @@ static void test_gembuf_job_timeline(int fd)
 		.handle = b, .size = 4096, .value = 0xbbbb0002,
 		.in_syncs = (uintptr_t)&p1, .in_sync_count = 1, .out_sync = p2,
 	};
-	int gate = syncobj_attach_sw_sync(fd, gate_sync.handle, 0);
+	int gate = job_gate = syncobj_attach_sw_sync(fd, gate_sync.handle, 0);
 	struct drm_syncobj_timeline_array last = {
 		.handles = (uintptr_t)&t, .count_handles = 1,
 		.flags = DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED,
@@ -713,6 +721,7 @@ static void test_gembuf_job_timeline(int fd)
 	igt_assert_eq(syncobj_wait_err(fd, &binary, 1, 0, 0), 0);
 
 	close(gate);
+	job_gate = -1;
 	gem_close(fd, a);
 	gem_close(fd, b);
 	syncobj_destroy(fd, binary);
@@ -921,6 +930,9 @@ igt_main
 	igt_subtest("gembuf-job-timeline")
 		test_gembuf_job_timeline(fd);
 
-	igt_fixture
+	igt_fixture {
+		if (job_gate >= 0)
+			close(job_gate);
 		drm_close_driver(fd);
+	}
 }

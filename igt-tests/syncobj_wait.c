@@ -267,6 +267,14 @@ static void test_signal(int fd)
  * An engine job held back by a sw_sync fence in its in-syncobj: its
  * out-syncobj has a fence that does not signal until the gate opens.
  */
+/*
+ * The sw_sync timeline holding an engine job back.  A subtest that fails
+ * before releasing it leaves the job waiting; closing the DRM file would
+ * then wait for the job (drm_sched_entity_flush()) and never return, so
+ * the last fixture closes it first.
+ */
+static int job_gate = -1;
+
 static void test_gembuf_job_wait(int fd)
 {
 	struct drm_gembuf_sync in = { .handle = syncobj_create(fd, 0) };
@@ -279,7 +287,7 @@ static void test_gembuf_job_wait(int fd)
 		.in_syncs = (uintptr_t)&in, .in_sync_count = 1,
 		.out_sync = { .handle = out },
 	};
-	int gate = syncobj_attach_sw_sync(fd, in.handle, 0);
+	int gate = job_gate = syncobj_attach_sw_sync(fd, in.handle, 0);
 	struct syncobj_waiter *w;
 
 	do_ioctl(fd, DRM_IOCTL_GEMBUF_DMA_FILL, &fill);
@@ -309,6 +317,7 @@ static void test_gembuf_job_wait(int fd)
 	igt_assert_eq(syncobj_wait_err(fd, &out, 1, 0, 0), -EINVAL);
 
 	close(gate);
+	job_gate = -1;
 	gem_close(fd, h);
 	syncobj_destroy(fd, signaled);
 	syncobj_destroy(fd, out);
@@ -461,6 +470,9 @@ igt_main
 	igt_subtest("gembuf-job-wait")
 		test_gembuf_job_wait(fd);
 
-	igt_fixture
+	igt_fixture {
+		if (job_gate >= 0)
+			close(job_gate);
 		drm_close_driver(fd);
+	}
 }
