@@ -28,6 +28,12 @@ initramfs: kernel igt
 
 guest: initramfs
 
+# make run and make bench boot the release kernel: the same sources and
+# options as the test kernel without its debug fragment (KASAN, lockdep,
+# kmemleak, ...), built in a folder of its own.  make test keeps the
+# debug kernel; GEMBUF_KERNEL=release|debug chooses for the others.
+run bench: export GEMBUF_KERNEL = release
+
 # The main job: boot the guest and run the demo.
 run: guest
 	@mkdir -p $(OUT)
@@ -50,6 +56,7 @@ test: guest
 bench: guest
 	@mkdir -p $(OUT)
 	@bash qemu/boot.sh bench
+	@python3 qemu/bench_summary.py $(OUT)/bench
 
 # The whole work as a git format-patch series against pristine 6.12.
 export: tree

@@ -13,7 +13,7 @@ rm -f "$OUT/done"
 
 qemu=(qemu-system-aarch64 -M virt,iommu=smmuv3 -cpu max -smp 2 -m 2G
       -nographic -no-reboot -nic none
-      -kernel "$KOUT/arch/arm64/boot/Image" -initrd "$CACHE/initramfs.cpio.gz"
+      -kernel "$KOUT/arch/arm64/boot/Image" -initrd "$IMG"
       -append "console=ttyAMA0 panic=-1 rdinit=/init gembuf_mode=$mode ${GEMBUF_CMDLINE:-}"
       -device edu,dma_mask=0xffffffffff
       # edu completes every DMA command on a 100 ms timer of the virtual

@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Configure (allnoconfig + qemu/configs/*.config) and cross-build the guest
-# kernel and its modules; install the modules into $STAGE/modules.
+# kernel and its modules; install the modules into $MODULES.  The debug
+# fragment is left out of the release kernel (GEMBUF_KERNEL=release).
 . "$(dirname "$0")/lib.sh"
 
-FRAGS=("$TOP"/qemu/configs/base.config "$TOP"/qemu/configs/debug.config
-       "$TOP"/qemu/configs/gembuf.config)
+FRAGS=("$TOP"/qemu/configs/base.config)
+[ -n "$KSUFFIX" ] || FRAGS+=("$TOP"/qemu/configs/debug.config)
+FRAGS+=("$TOP"/qemu/configs/gembuf.config)
 
 configure() {
 	local stamp=$KOUT/.gembuf-config want
@@ -34,10 +36,10 @@ configure() {
 }
 
 build() {
-	log "building Image and modules (-j$JOBS)"
+	log "building the ${GEMBUF_KERNEL:-debug} kernel: Image and modules (-j$JOBS)"
 	"${KMAKE[@]}" -s Image modules
-	rm -rf "$STAGE/modules"
-	"${KMAKE[@]}" -s INSTALL_MOD_PATH="$STAGE/modules" INSTALL_MOD_STRIP=1 \
+	rm -rf "$MODULES"
+	"${KMAKE[@]}" -s INSTALL_MOD_PATH="$MODULES" INSTALL_MOD_STRIP=1 \
 		modules_install >/dev/null
 }
 

@@ -6,8 +6,21 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${GEMBUF_CACHE:-$HOME/.cache/gembuf}
 KSRC=$CACHE/linux		# git repo: tag v6.12-pristine, branch build
-KOUT=$CACHE/build		# O= directory of the guest kernel
 STAGE=$CACHE/stage		# modules_install and cross-built binaries
+# The guest kernel: "debug" for make test (KASAN, lockdep, kmemleak, debug
+# objects, DMA-API debug, fault injection: qemu/configs/debug.config) or
+# "release" for make run and make bench (the same options without that
+# fragment).  Each has its own build folder, modules and initramfs, so
+# switching between them rebuilds nothing.
+case "${GEMBUF_KERNEL:-debug}" in
+debug) KSUFFIX= ;;
+release) KSUFFIX=-release ;;
+*) printf '[gembuf] error: GEMBUF_KERNEL is debug or release\n' >&2; exit 1 ;;
+esac
+KOUT=$CACHE/build$KSUFFIX	# O= directory of the guest kernel
+MODULES=$STAGE/modules$KSUFFIX	# its modules_install
+INITRAMFS=$CACHE/initramfs$KSUFFIX	# the guest's root, and its image
+IMG=$INITRAMFS.cpio.gz
 SYSROOT=$CACHE/sysroot		# Debian arm64 packages, unpacked
 DEBS=$CACHE/debs		# the .deb files those come from
 OUT=${GEMBUF_OUT:-$TOP/out}	# results, logs and frames of the last run

@@ -6,8 +6,7 @@
 # libraries are pulled in by following DT_NEEDED from $SYSROOT.
 . "$(dirname "$0")/lib.sh"
 
-ROOT=$CACHE/initramfs
-IMG=$CACHE/initramfs.cpio.gz
+ROOT=$INITRAMFS
 READELF=${CROSS_COMPILE}readelf
 TOOLS=(modetest proptest modeprint vbltest drmdevice)
 
@@ -36,7 +35,7 @@ for f in "$TOP"/qemu/guest/*; do
 	[ "$(basename "$f")" = init ] || cp "$f" "$ROOT/usr/libexec/gembuf/"
 done
 cp "$TOP"/igt-tests/igt.list "$TOP"/igt-tests/kunit.list "$ROOT/etc/gembuf/"
-cp -a "$STAGE/modules/lib/modules" "$ROOT/lib/"
+cp -a "$MODULES/lib/modules" "$ROOT/lib/"
 
 # Shared libraries: the loader plus the transitive DT_NEEDED closure.
 find_lib() {

@@ -1,23 +1,63 @@
 // SPDX-License-Identifier: MIT
 /*
- * gembuf_alloc: time allocation plus free of 1, 8 and 64 MiB buffers from
- * gembuf against the dma-heaps system heap, and a PRIME export plus
- * import round trip (engine to display) against vgem (to itself), all in
- * one run, and print each pair with its ratio.
+ * gembuf_alloc: the cost of allocating and freeing a gembuf object of 1,
+ * 4, 16 and 64 MiB against a dma-buf of the same size from the dma-heaps
+ * system heap, and of a PRIME export plus import from gembuf's engine to
+ * its display against vgem's from one file to another, in microseconds.
+ *
+ * Allocation: one timed round is GEM_CREATE plus GEM_CLOSE of the last
+ * handle on the display's file, which frees the object, against
+ * DMA_HEAP_IOCTL_ALLOC plus close() of the dma-buf's only fd, which
+ * frees it (the release runs before close() returns).  Both give the
+ * caller a new buffer of zeroed system pages, taken largest chunks
+ * first, and map it nowhere: no CPU mapping, no device mapping, no
+ * IOMMU entry; freeing gives the pages back.  The chunks differ (gembuf
+ * takes its devices' IOMMU page sizes, 2 MiB on the SMMU here and then
+ * 4 KiB; the heap 1 MiB, 64 KiB and 4 KiB), which is part of what each
+ * costs, not of the method.  A run times sizes[].rounds rounds of one
+ * size on each side and gives their mean: 20 at 1 MiB down to 4 at 64
+ * MiB, which keeps the benchmark short.
+ *
+ * PRIME: one timed round exports an object whose dma-buf its exporting
+ * file already holds (the first export, untimed, made it), so it takes a
+ * new fd of that dma-buf; imports the fd into the other file, closes the
+ * fd and closes the imported handle.  gembuf's engine exports to the
+ * display, vgem to a second file of the same vgem device: each importer
+ * recognises the dma-buf as a device of its own driver's (vgem takes a
+ * reference on the same object, gembuf makes the display's view of the
+ * engine's object), so neither attaches or maps the memory, which stays
+ * 8 MiB on both sides.  A run times PRIME_ROUNDS rounds on each side.
+ *
+ * Every case runs REPS times, the system heap or vgem (the anchor) and
+ * gembuf alternating, after one untimed round of each; the table gives
+ * the median, minimum and maximum of the runs, and of the ratio of each
+ * run of gembuf to the anchor's run just before it.
  */
-#define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-#include <xf86drm.h>
-#include <drm/gembuf_drm.h>
 #include <linux/dma-heap.h>
 
-#define ROUNDS 20
+#include "igt.h"
+#include "gembuf.h"
+
+#define REPS		5
+#define NSIZES		4
+#define PRIME_SIZE	(8u << 20)
+#define PRIME_ROUNDS	20
+#define HEAP		"/dev/dma_heap/system"
+
+static const struct {
+	unsigned int mib;	/* size of the buffers */
+	unsigned int rounds;	/* alloc+free rounds per run, each side */
+} sizes[NSIZES] = {
+	{ 1, 20 }, { 4, 10 }, { 16, 5 }, { 64, 4 },
+};
 
 static double now(void)
 {
@@ -27,129 +67,136 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int open_driver(const char *fmt, int base, const char *name)
-{
-	char path[64];
-
-	for (int i = 0; i < 16; i++) {
-		drmVersionPtr v;
-		int fd;
-
-		snprintf(path, sizeof(path), fmt, base + i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		v = drmGetVersion(fd);
-		if (v && !strcmp(v->name, name)) {
-			drmFreeVersion(v);
-			return fd;
-		}
-		if (v)
-			drmFreeVersion(v);
-		close(fd);
-	}
-	fprintf(stderr, "gembuf_alloc: no %s device\n", name);
-	exit(1);
-}
-
-static void die(const char *what)
-{
-	perror(what);
-	exit(1);
-}
-
-static double gembuf_alloc(int fd, size_t size)
+/* Mean seconds of @rounds GEM_CREATE + GEM_CLOSE of @size on @fd. */
+static double gembuf_alloc(int fd, size_t size, unsigned int rounds)
 {
 	double t = now();
 
-	for (int i = 0; i < ROUNDS; i++) {
-		struct drm_gembuf_gem_create c = { .size = size };
-		struct drm_gem_close cl = {};
-
-		if (drmIoctl(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c))
-			die("GEM_CREATE");
-		cl.handle = c.handle;
-		if (drmIoctl(fd, DRM_IOCTL_GEM_CLOSE, &cl))
-			die("GEM_CLOSE");
-	}
-	return (now() - t) / ROUNDS;
+	for (unsigned int i = 0; i < rounds; i++)
+		gem_close(fd, gembuf_create(fd, size, 0, GEMBUF_CACHE_WB));
+	return (now() - t) / rounds;
 }
 
-static double heap_alloc(int heap, size_t size)
+/* Mean seconds of @rounds DMA_HEAP_IOCTL_ALLOC + close() of @size on @heap. */
+static double heap_alloc(int heap, size_t size, unsigned int rounds)
 {
 	double t = now();
 
-	for (int i = 0; i < ROUNDS; i++) {
+	for (unsigned int i = 0; i < rounds; i++) {
 		struct dma_heap_allocation_data a = {
 			.len = size, .fd_flags = O_RDWR | O_CLOEXEC,
 		};
 
-		if (ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a))
-			die("DMA_HEAP_IOCTL_ALLOC");
-		close(a.fd);
+		igt_assert_eq(igt_ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a), 0);
+		igt_assert_eq(close(a.fd), 0);
 	}
-	return (now() - t) / ROUNDS;
+	return (now() - t) / rounds;
 }
 
-static uint32_t create_dumb(int fd, size_t size)
-{
-	struct drm_mode_create_dumb d = { .width = size / 4096, .height = 1024, .bpp = 32 };
-
-	if (drmIoctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &d))
-		die("CREATE_DUMB");
-	return d.handle;
-}
-
-/* Export from @from, import into @to, close both ends. */
-static double roundtrip(int from, uint32_t handle, int to)
+/*
+ * Mean seconds of @rounds exports of @handle from @from, each imported
+ * into @to (another file) and both ends closed.
+ */
+static double roundtrip(int from, uint32_t handle, int to, unsigned int rounds)
 {
 	double t = now();
 
-	for (int i = 0; i < ROUNDS; i++) {
-		struct drm_gem_close cl = {};
-		uint32_t h;
-		int fd;
+	for (unsigned int i = 0; i < rounds; i++) {
+		int fd = prime_handle_to_fd(from, handle);
+		uint32_t h = prime_fd_to_handle(to, fd);
 
-		if (drmPrimeHandleToFD(from, handle, DRM_CLOEXEC, &fd))
-			die("HANDLE_TO_FD");
-		if (drmPrimeFDToHandle(to, fd, &h))
-			die("FD_TO_HANDLE");
-		close(fd);
-		if (h != handle || from != to) {
-			cl.handle = h;
-			drmIoctl(to, DRM_IOCTL_GEM_CLOSE, &cl);
-		}
+		igt_assert_eq(close(fd), 0);
+		gem_close(to, h);
 	}
-	return (now() - t) / ROUNDS;
+	return (now() - t) / rounds;
 }
 
-int main(void)
+static int cmp_double(const void *a, const void *b)
 {
-	static const size_t sizes[] = { 1 << 20, 8 << 20, 64 << 20 };
-	int display = open_driver("/dev/dri/card%d", 0, "gembuf");
-	int engine = open_driver("/dev/dri/renderD%d", 128, "gembuf_dma");
-	int vgem = open_driver("/dev/dri/card%d", 0, "vgem");
-	int vgem2 = open_driver("/dev/dri/card%d", 0, "vgem");
-	int heap = open("/dev/dma_heap/system", O_RDWR);
-	struct drm_gembuf_gem_create c = { .size = 8 << 20 };
-	uint32_t vh;
-	double g, h;
+	double x = *(const double *)a, y = *(const double *)b;
 
-	if (heap < 0)
-		die("/dev/dma_heap/system");
-	for (unsigned int i = 0; i < 3; i++) {
-		g = gembuf_alloc(display, sizes[i]);
-		h = heap_alloc(heap, sizes[i]);
-		printf("gembuf_alloc: alloc+free %2zu MiB: gembuf %.3f ms, system heap %.3f ms, ratio gembuf/heap %.2f\n",
-		       sizes[i] >> 20, g * 1e3, h * 1e3, g / h);
+	return x < y ? -1 : x > y;
+}
+
+static void row(const char *name, const double *v, double scale, const char *unit)
+{
+	double s[REPS];
+
+	memcpy(s, v, sizeof(s));
+	qsort(s, REPS, sizeof(s[0]), cmp_double);
+	printf("gembuf_alloc: %-44s %10.3f %10.3f %10.3f  %s\n", name,
+	       s[REPS / 2] * scale, s[0] * scale, s[REPS - 1] * scale, unit);
+}
+
+igt_simple_main
+{
+	double g[NSIZES][REPS], h[NSIZES][REPS], r[NSIZES][REPS];
+	double pg[REPS], pv[REPS], pr[REPS];
+	int display, engine, vgem, vgem2, heap;
+	uint32_t eh, vh;
+	struct utsname u;
+	char name[64];
+
+	display = gembuf_open_display();
+	engine = gembuf_open_engine();
+	vgem = __drm_open_driver(DRIVER_VGEM);
+	igt_require_f(vgem >= 0, "no vgem\n");
+	vgem2 = __drm_open_driver(DRIVER_VGEM);
+	igt_assert(vgem2 >= 0);
+	heap = open(HEAP, O_RDWR | O_CLOEXEC);
+	igt_require_f(heap >= 0, "no dma-heaps system heap\n");
+
+	/* The same two objects for every PRIME round; each exported once. */
+	eh = gembuf_create(engine, PRIME_SIZE, 0, GEMBUF_CACHE_WB);
+	vh = kmstest_dumb_create(vgem, PRIME_SIZE / 4096, 1024, 32, NULL, NULL);
+	roundtrip(vgem, vh, vgem2, 1);
+	roundtrip(engine, eh, display, 1);
+	for (unsigned int s = 0; s < NSIZES; s++) {
+		heap_alloc(heap, (size_t)sizes[s].mib << 20, 1);
+		gembuf_alloc(display, (size_t)sizes[s].mib << 20, 1);
 	}
 
-	if (drmIoctl(engine, DRM_IOCTL_GEMBUF_GEM_CREATE, &c))
-		die("GEM_CREATE");
-	vh = create_dumb(vgem, 8 << 20);
-	g = roundtrip(engine, c.handle, display);
-	h = roundtrip(vgem, vh, vgem2);
-	printf("gembuf_alloc: PRIME export+import 8 MiB: gembuf engine->display %.3f ms, vgem file->file %.3f ms, ratio gembuf/vgem %.2f\n",
-	       g * 1e3, h * 1e3, g / h);
-	return 0;
+	for (unsigned int rep = 0; rep < REPS; rep++) {
+		for (unsigned int s = 0; s < NSIZES; s++) {
+			size_t size = (size_t)sizes[s].mib << 20;
+
+			h[s][rep] = heap_alloc(heap, size, sizes[s].rounds);
+			g[s][rep] = gembuf_alloc(display, size, sizes[s].rounds);
+			r[s][rep] = g[s][rep] / h[s][rep];
+		}
+		pv[rep] = roundtrip(vgem, vh, vgem2, PRIME_ROUNDS);
+		pg[rep] = roundtrip(engine, eh, display, PRIME_ROUNDS);
+		pr[rep] = pg[rep] / pv[rep];
+	}
+
+	igt_assert_eq(uname(&u), 0);
+	printf("gembuf_alloc: %d runs per case, anchor and gembuf alternating; alloc+free rounds per run",
+	       REPS);
+	for (unsigned int s = 0; s < NSIZES; s++)
+		printf(" %u at %u MiB%s", sizes[s].rounds, sizes[s].mib,
+		       s < NSIZES - 1 ? "," : ";");
+	printf(" %d PRIME rounds of %u MiB; kernel %s %s\n", PRIME_ROUNDS,
+	       PRIME_SIZE >> 20, u.release, u.version);
+	printf("gembuf_alloc: %-44s %10s %10s %10s  %s\n", "case", "median", "min", "max", "unit");
+	for (unsigned int s = 0; s < NSIZES; s++) {
+		snprintf(name, sizeof(name), "alloc+free %u MiB, gembuf", sizes[s].mib);
+		row(name, g[s], 1e6, "us");
+		snprintf(name, sizeof(name), "alloc+free %u MiB, system heap (anchor)", sizes[s].mib);
+		row(name, h[s], 1e6, "us");
+		snprintf(name, sizeof(name), "ratio alloc+free %u MiB, gembuf / heap", sizes[s].mib);
+		row(name, r[s], 1, "x");
+	}
+	snprintf(name, sizeof(name), "PRIME export+import %u MiB, gembuf", PRIME_SIZE >> 20);
+	row(name, pg, 1e6, "us");
+	snprintf(name, sizeof(name), "PRIME export+import %u MiB, vgem (anchor)", PRIME_SIZE >> 20);
+	row(name, pv, 1e6, "us");
+	row("ratio PRIME, gembuf / vgem", pr, 1, "x");
+
+	close(heap);
+	gem_close(engine, eh);
+	igt_assert_eq(kmstest_dumb_destroy(vgem, vh), 0);
+	drm_close_driver(vgem2);
+	drm_close_driver(vgem);
+	drm_close_driver(engine);
+	drm_close_driver(display);
 }

@@ -1,77 +1,174 @@
 // SPDX-License-Identifier: MIT
 /*
- * vcm_map: map and unmap a 64 MiB buffer for QEMU's edu device through an
- * IOMMU VCM and, in the same run, through the DMA API, and print both
- * times, their ratio and the IOMMU leaf entries each mapping uses.
+ * vcm_map: the cost of mapping and unmapping a buffer of 1, 4, 16 and 64
+ * MiB for QEMU's edu device through an IOMMU VCM against the DMA API, in
+ * microseconds per map+unmap, with the IOMMU leaf entries each mapping
+ * uses.
  *
- * The DMA API side is a dma-heaps system-heap buffer attached to edu:
- * mapping the attachment is dma_map_sgtable() on the heap's pages.  The
- * kernel side lives in the vcm_edu module's debugfs file, which takes the
- * dma-buf fd of this process and the iteration count.
+ * The kernel side is the vcm_edu module's debugfs file vcm_edu/bench.
+ * Written "<fd> <iters>", it borrows edu from gembuf's engine and, for
+ * the dma-buf of that fd of this process, times first @iters vcm_back()
+ * + vcm_unback() of a reservation as large as the dma-buf in an IOMMU VCM
+ * associated with and activated for edu, behind a physmem of that size
+ * the module allocates for the write in chunks of the SMMU's page sizes
+ * (2 MiB, then 4 KiB); then, with edu back on its DMA API domain, @iters
+ * dma_buf_map_attachment() + dma_buf_unmap_attachment() of the dma-buf
+ * attached to edu: for a dma-heaps system-heap buffer, dma_map_sgtable()
+ * and dma_unmap_sgtable() through dma-iommu of the heap's 1 MiB, 64 KiB
+ * and 4 KiB chunks.  Read, it gives "size <bytes> iterations <n>",
+ * "vcm_ns <ns> vcm_ptes <n>" and "dma_api_ns <ns> dma_api_ptes <n>", the
+ * entries counted on the first mapping of each side.
+ *
+ * Both sides map the same number of bytes of system pages, readable and
+ * writable, for the same device through the same SMMU, and unmap them
+ * with the IOTLB invalidation that takes (the DMA API's domain is strict
+ * here, as VCM flushes on every unback).  Neither allocates or frees
+ * memory inside the timing: the module makes the physmem and the
+ * reservation before it, this program the dma-buf once for all runs.
+ * What differs is each interface's own work, which is what is compared:
+ * the DMA API finds an IOVA range on every map and maps the heap's
+ * chunks as they come; a VCM reservation is its address range already,
+ * and its chunks are sized for the IOMMU's block entries, as the entries
+ * rows show.
+ *
+ * Each size has its own system-heap dma-buf, allocated once and used for
+ * every run of that size.  A run is one write: sizes[].iters cycles of
+ * the VCM, then as many of the DMA API, so the two alternate from run to
+ * run (VCM, DMA API, VCM, ...); fewer cycles at larger sizes (20 at 1 MiB
+ * down to 4 at 64 MiB) keep the benchmark short.  Every size runs REPS
+ * times, after one untimed write of one cycle; the table gives the
+ * median, minimum and maximum of the runs, and of the ratio of each
+ * run's VCM time to its DMA API time.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
+#include <sys/utsname.h>
 #include <unistd.h>
-#include <linux/dma-heap.h>
+
+#include "igt.h"
+#include "gembuf.h"
 
 #define BENCH_FILE	"/sys/kernel/debug/vcm_edu/bench"
-#define HEAP		"/dev/dma_heap/system"
-#define SIZE		(64u << 20)
+#define REPS		5
+#define NSIZES		4
 
-static int fail(const char *what)
+static const struct {
+	unsigned int mib;	/* size of the buffer */
+	unsigned int iters;	/* map+unmap cycles per run, each side */
+} sizes[NSIZES] = {
+	{ 1, 20 }, { 4, 10 }, { 16, 5 }, { 64, 4 },
+};
+
+struct result {
+	double vcm, dma;		/* seconds per map+unmap */
+	double vcm_ptes, dma_ptes;	/* IOMMU leaf entries of one mapping */
+};
+
+/* One write of the benchmark file: @iters cycles of each side on @buf. */
+static struct result run(int bench, int buf, size_t size, unsigned int iters)
 {
-	fprintf(stderr, "vcm_map: %s: %s\n", what, strerror(errno));
-	return 1;
+	unsigned long long vcm_ns, dma_ns;
+	size_t got_size, vcm_ptes, dma_ptes;
+	unsigned int got_iters;
+	char cmd[32], out[512];
+	struct result r;
+	ssize_t len;
+	int n;
+
+	n = snprintf(cmd, sizeof(cmd), "%d %u", buf, iters);
+	igt_assert_f(write(bench, cmd, n) == n, "%s \"%s\": %s\n",
+		     BENCH_FILE, cmd, strerror(errno));
+	len = pread(bench, out, sizeof(out) - 1, 0);
+	igt_assert_f(len > 0, "reading %s: %s\n", BENCH_FILE,
+		     len ? strerror(errno) : "empty");
+	out[len] = '\0';
+	igt_assert_f(sscanf(out, "size %zu iterations %u vcm_ns %llu vcm_ptes %zu "
+			    "dma_api_ns %llu dma_api_ptes %zu",
+			    &got_size, &got_iters, &vcm_ns, &vcm_ptes, &dma_ns,
+			    &dma_ptes) == 6,
+		     "unexpected results from %s:\n%s", BENCH_FILE, out);
+	igt_assert_eq_u64(got_size, size);
+	igt_assert_eq_u32(got_iters, iters);
+	igt_assert(vcm_ns && dma_ns);
+	r.vcm = vcm_ns / 1e9 / iters;
+	r.dma = dma_ns / 1e9 / iters;
+	r.vcm_ptes = vcm_ptes;
+	r.dma_ptes = dma_ptes;
+	return r;
 }
 
-int main(int argc, char **argv)
+static int cmp_double(const void *a, const void *b)
 {
-	struct dma_heap_allocation_data alloc = {
-		.len = SIZE,
-		.fd_flags = O_RDWR | O_CLOEXEC,
-	};
-	unsigned int iters = argc > 1 ? strtoul(argv[1], NULL, 0) : 20;
-	unsigned long long vcm_ns, dma_ns;
-	size_t size, vcm_ptes, dma_ptes;
-	char cmd[32], out[512];
-	int heap, bench, n;
-	ssize_t len;
+	double x = *(const double *)a, y = *(const double *)b;
 
-	heap = open(HEAP, O_RDWR);
-	if (heap < 0)
-		return fail(HEAP);
-	if (ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &alloc))
-		return fail("DMA_HEAP_IOCTL_ALLOC");
+	return x < y ? -1 : x > y;
+}
 
-	bench = open(BENCH_FILE, O_RDWR);
-	if (bench < 0)
-		return fail(BENCH_FILE);
-	n = snprintf(cmd, sizeof(cmd), "%u %u", alloc.fd, iters);
-	if (write(bench, cmd, n) != n)
-		return fail("running the benchmark");
-	len = pread(bench, out, sizeof(out) - 1, 0);
-	if (len <= 0)
-		return fail("reading the results");
-	out[len] = '\0';
+static void row(const char *name, const double *v, double scale, const char *unit)
+{
+	double s[REPS];
+	int prec = strcmp(unit, "entries") ? 3 : 0;
 
-	if (sscanf(out, "size %zu iterations %u vcm_ns %llu vcm_ptes %zu "
-		   "dma_api_ns %llu dma_api_ptes %zu",
-		   &size, &iters, &vcm_ns, &vcm_ptes, &dma_ns, &dma_ptes) != 6) {
-		fprintf(stderr, "vcm_map: unexpected results:\n%s", out);
-		return 1;
+	memcpy(s, v, sizeof(s));
+	qsort(s, REPS, sizeof(s[0]), cmp_double);
+	printf("vcm_map: %-44s %10.*f %10.*f %10.*f  %s\n", name,
+	       prec, s[REPS / 2] * scale, prec, s[0] * scale,
+	       prec, s[REPS - 1] * scale, unit);
+}
+
+igt_simple_main
+{
+	double vcm[NSIZES][REPS], dma[NSIZES][REPS], ratio[NSIZES][REPS];
+	double vptes[NSIZES][REPS], dptes[NSIZES][REPS];
+	int buf[NSIZES], bench;
+	struct utsname u;
+	char name[64];
+
+	bench = open(BENCH_FILE, O_RDWR | O_CLOEXEC);
+	igt_require_f(bench >= 0, "no %s: %s\n", BENCH_FILE, strerror(errno));
+	for (unsigned int s = 0; s < NSIZES; s++) {
+		buf[s] = gembuf_heap_alloc("system", (size_t)sizes[s].mib << 20);
+		run(bench, buf[s], (size_t)sizes[s].mib << 20, 1);
 	}
 
-	printf("vcm_map: %zu MiB, %u map+unmap cycles each\n", size >> 20, iters);
-	printf("vcm_map: IOMMU VCM: %.3f ms per cycle, %zu IOMMU entries\n",
-	       vcm_ns / 1e6 / iters, vcm_ptes);
-	printf("vcm_map: DMA API:   %.3f ms per cycle, %zu IOMMU entries\n",
-	       dma_ns / 1e6 / iters, dma_ptes);
-	printf("vcm_map: ratio DMA API / VCM: time %.2f, entries %.2f\n",
-	       (double)dma_ns / vcm_ns, (double)dma_ptes / vcm_ptes);
-	return 0;
+	for (unsigned int rep = 0; rep < REPS; rep++) {
+		for (unsigned int s = 0; s < NSIZES; s++) {
+			struct result r = run(bench, buf[s], (size_t)sizes[s].mib << 20,
+					      sizes[s].iters);
+
+			vcm[s][rep] = r.vcm;
+			dma[s][rep] = r.dma;
+			ratio[s][rep] = r.vcm / r.dma;
+			vptes[s][rep] = r.vcm_ptes;
+			dptes[s][rep] = r.dma_ptes;
+		}
+	}
+
+	igt_assert_eq(uname(&u), 0);
+	printf("vcm_map: %d runs per size, each VCM then DMA API; map+unmap cycles per run",
+	       REPS);
+	for (unsigned int s = 0; s < NSIZES; s++)
+		printf(" %u at %u MiB%s", sizes[s].iters, sizes[s].mib,
+		       s < NSIZES - 1 ? "," : ";");
+	printf(" kernel %s %s\n", u.release, u.version);
+	printf("vcm_map: %-44s %10s %10s %10s  %s\n", "case", "median", "min", "max", "unit");
+	for (unsigned int s = 0; s < NSIZES; s++) {
+		snprintf(name, sizeof(name), "map+unmap %u MiB, VCM", sizes[s].mib);
+		row(name, vcm[s], 1e6, "us");
+		snprintf(name, sizeof(name), "map+unmap %u MiB, DMA API (anchor)", sizes[s].mib);
+		row(name, dma[s], 1e6, "us");
+		snprintf(name, sizeof(name), "ratio map+unmap %u MiB, VCM / DMA API", sizes[s].mib);
+		row(name, ratio[s], 1, "x");
+		snprintf(name, sizeof(name), "IOMMU entries %u MiB, VCM", sizes[s].mib);
+		row(name, vptes[s], 1, "entries");
+		snprintf(name, sizeof(name), "IOMMU entries %u MiB, DMA API", sizes[s].mib);
+		row(name, dptes[s], 1, "entries");
+	}
+
+	for (unsigned int s = 0; s < NSIZES; s++)
+		close(buf[s]);
+	close(bench);
 }
