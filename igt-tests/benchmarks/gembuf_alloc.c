@@ -44,6 +44,7 @@
 #include <linux/dma-heap.h>
 
 #include "igt.h"
+#include "bench.h"
 #include "gembuf.h"
 
 #define REPS		5
@@ -59,28 +60,20 @@ static const struct {
 	{ 1, 20 }, { 4, 10 }, { 16, 5 }, { 64, 4 },
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Mean seconds of @rounds GEM_CREATE + GEM_CLOSE of @size on @fd. */
 static double gembuf_alloc(int fd, size_t size, unsigned int rounds)
 {
-	double t = now();
+	double t = bench_now();
 
 	for (unsigned int i = 0; i < rounds; i++)
 		gem_close(fd, gembuf_create(fd, size, 0, GEMBUF_CACHE_WB));
-	return (now() - t) / rounds;
+	return (bench_now() - t) / rounds;
 }
 
 /* Mean seconds of @rounds DMA_HEAP_IOCTL_ALLOC + close() of @size on @heap. */
 static double heap_alloc(int heap, size_t size, unsigned int rounds)
 {
-	double t = now();
+	double t = bench_now();
 
 	for (unsigned int i = 0; i < rounds; i++) {
 		struct dma_heap_allocation_data a = {
@@ -90,7 +83,7 @@ static double heap_alloc(int heap, size_t size, unsigned int rounds)
 		igt_assert_eq(igt_ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a), 0);
 		igt_assert_eq(close(a.fd), 0);
 	}
-	return (now() - t) / rounds;
+	return (bench_now() - t) / rounds;
 }
 
 /*
@@ -99,7 +92,7 @@ static double heap_alloc(int heap, size_t size, unsigned int rounds)
  */
 static double roundtrip(int from, uint32_t handle, int to, unsigned int rounds)
 {
-	double t = now();
+	double t = bench_now();
 
 	for (unsigned int i = 0; i < rounds; i++) {
 		int fd = prime_handle_to_fd(from, handle);
@@ -108,24 +101,12 @@ static double roundtrip(int from, uint32_t handle, int to, unsigned int rounds)
 		igt_assert_eq(close(fd), 0);
 		gem_close(to, h);
 	}
-	return (now() - t) / rounds;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
+	return (bench_now() - t) / rounds;
 }
 
 static void row(const char *name, const double *v, double scale, const char *unit)
 {
-	double s[REPS];
-
-	memcpy(s, v, sizeof(s));
-	qsort(s, REPS, sizeof(s[0]), cmp_double);
-	printf("gembuf_alloc: %-44s %10.3f %10.3f %10.3f  %s\n", name,
-	       s[REPS / 2] * scale, s[0] * scale, s[REPS - 1] * scale, unit);
+	bench_row("gembuf_alloc", 44, name, v, REPS, scale, unit);
 }
 
 igt_simple_main

@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "igt.h"
+#include "bench.h"
 #include "gembuf.h"
 
 #define JOB_SIZE	4096
@@ -76,14 +77,6 @@ struct result {
 	int err;	/* -errno of the first failure, or 0 */
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* The value job @job of client @client writes in run @rep (0xff: warm-up). */
 static uint32_t value_of(unsigned int client, unsigned int rep, unsigned int job)
 {
@@ -101,9 +94,9 @@ static double anchor(const struct client *c)
 
 		memset(&info, 0, sizeof(info));
 		info.handle = c->h;
-		t0 = now();
+		t0 = bench_now();
 		ret = igt_ioctl(c->fd, DRM_IOCTL_GEMBUF_GEM_INFO, &info);
-		t += now() - t0;
+		t += bench_now() - t0;
 		igt_assert_eq(ret, 0);
 	}
 	igt_assert_eq_u64(info.size, JOB_SIZE);
@@ -122,9 +115,9 @@ static void run_one(const struct client *c, unsigned int client,
 	for (unsigned int j = 0; j < JOBS_1; j++) {
 		int ret;
 
-		t0 = now();
+		t0 = bench_now();
 		ret = __gembuf_fill(c->fd, c->h, 0, JOB_SIZE, value_of(client, rep, j));
-		t += now() - t0;
+		t += bench_now() - t0;
 		igt_assert_eq(ret, 0);
 		if (!j)
 			first = t0;
@@ -134,7 +127,7 @@ static void run_one(const struct client *c, unsigned int client,
 	igt_assert_f(__gembuf_wait(c->fd, c->h, 0, 0) == -ETIME,
 		     "the jobs were done before the anchor was\n");
 	igt_assert_eq(__gembuf_wait(c->fd, c->h, 0, WAIT_NS), 0);
-	*rate = JOBS_1 / (now() - first);
+	*rate = JOBS_1 / (bench_now() - first);
 	*submit = t / JOBS_1;
 	gembuf_check_words(c->fd, c->h, JOB_SIZE, value_of(client, rep, JOBS_1 - 1));
 }
@@ -154,16 +147,16 @@ client_main(const struct client *c, unsigned int client, unsigned int rep,
 	if (write(ready, "r", 1) != 1 || read(go, &b, 1) != 0)
 		_exit(2);
 	for (unsigned int j = 0; j < JOBS_EACH && !r.err; j++) {
-		double t0 = now();
+		double t0 = bench_now();
 
 		r.err = __gembuf_fill(c->fd, c->h, 0, JOB_SIZE, value_of(client, rep, j));
-		r.submit += now() - t0;
+		r.submit += bench_now() - t0;
 		if (!j)
 			r.first = t0;
 	}
 	if (!r.err)
 		r.err = __gembuf_wait(c->fd, c->h, 0, WAIT_NS);
-	r.end = now();
+	r.end = bench_now();
 	if (write(out, &r, sizeof(r)) != (ssize_t)sizeof(r))
 		_exit(3);
 	_exit(r.err ? 4 : 0);
@@ -224,21 +217,9 @@ static void run_four(const struct client *c, unsigned int rep, double *rate,
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void row(const char *name, const double *v, double scale, const char *unit)
 {
-	double s[REPS];
-
-	memcpy(s, v, sizeof(s));
-	qsort(s, REPS, sizeof(s[0]), cmp_double);
-	printf("gembuf_jobs: %-40s %10.3f %10.3f %10.3f  %s\n", name,
-	       s[REPS / 2] * scale, s[0] * scale, s[REPS - 1] * scale, unit);
+	bench_row("gembuf_jobs", 40, name, v, REPS, scale, unit);
 }
 
 igt_simple_main

@@ -44,6 +44,7 @@
 #include <drm_fourcc.h>
 
 #include "igt.h"
+#include "bench.h"
 #include "gembuf.h"
 #include "gembuf_kms.h"
 
@@ -67,14 +68,6 @@ struct composer {
 	struct gk_fb primary, ov[OVERLAYS], wb;
 	struct gk_layer l[1 + OVERLAYS];
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void fill(struct gk_fb *fb, uint32_t v)
 {
@@ -166,9 +159,9 @@ static double run(struct composer *c)
 
 	for (int i = 0; i < FRAMES; i++) {
 		poison(c);
-		t0 = now();
+		t0 = bench_now();
 		frame(c);
-		t += now() - t0;
+		t += bench_now() - t0;
 		/* Not counted: let the finished job's cleanup run first. */
 		usleep(SETTLE_US);
 		check(c);
@@ -179,33 +172,21 @@ static double run(struct composer *c)
 /* Mean seconds of memcpy()ing one frame's bytes between @a and @b. */
 static double run_memcpy(char *a, char *b, size_t size)
 {
-	double t0 = now(), t;
+	double t0 = bench_now(), t;
 
 	for (int i = 0; i < MEMCPYS; i++) {
 		memcpy(i & 1 ? a : b, i & 1 ? b : a, size);
 		__asm__ volatile("" : : "r"(a), "r"(b) : "memory");
 	}
-	t = now() - t0;
+	t = bench_now() - t0;
 	igt_assert(a[0] == 0x5a && a[size - 1] == 0x5a);
 	igt_assert(b[0] == 0x5a && b[size - 1] == 0x5a);
 	return t / MEMCPYS;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void row(const char *name, const double *v, double scale, const char *unit)
 {
-	double s[REPS];
-
-	memcpy(s, v, sizeof(s));
-	qsort(s, REPS, sizeof(s[0]), cmp_double);
-	printf("kms_compose: %-44s %10.3f %10.3f %10.3f  %s\n", name,
-	       s[REPS / 2] * scale, s[0] * scale, s[REPS - 1] * scale, unit);
+	bench_row("kms_compose", 44, name, v, REPS, scale, unit);
 }
 
 igt_simple_main

@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "igt.h"
+#include "bench.h"
 #include "gembuf.h"
 
 #define BENCH_FILE	"/sys/kernel/debug/vcm_edu/bench"
@@ -100,23 +101,9 @@ static struct result run(int bench, int buf, size_t size, unsigned int iters)
 	return r;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void row(const char *name, const double *v, double scale, const char *unit)
 {
-	double s[REPS];
-	int prec = strcmp(unit, "entries") ? 3 : 0;
-
-	memcpy(s, v, sizeof(s));
-	qsort(s, REPS, sizeof(s[0]), cmp_double);
-	printf("vcm_map: %-44s %10.*f %10.*f %10.*f  %s\n", name,
-	       prec, s[REPS / 2] * scale, prec, s[0] * scale,
-	       prec, s[REPS - 1] * scale, unit);
+	bench_row("vcm_map", 44, name, v, REPS, scale, unit);
 }
 
 igt_simple_main
