@@ -504,7 +504,6 @@ static void vcm_edu_suite_exit(struct kunit_suite *suite)
 {
 	if (vcm_edu->lease.dev)
 		gembuf_engine_return(&vcm_edu->lease);
-	vcm_edu->lease.dev = NULL;
 }
 
 static struct kunit_suite vcm_edu_test_suite = {

@@ -201,12 +201,6 @@ static const struct dma_fence_ops gembuf_fence_ops = {
 	.release = gembuf_fence_release,
 };
 
-static int edu_dma(struct gembuf_engine *engine, dma_addr_t addr, u32 len,
-		   bool to_ram)
-{
-	return gembuf_edu_dma(engine->regs, addr, 0, len, to_ram);
-}
-
 /* A job that hangs the engine until it is reset (fault injection). */
 static int gembuf_job_hang(struct gembuf_engine *engine)
 {
@@ -231,8 +225,9 @@ static int gembuf_job_run(struct gembuf_job *job)
 
 		for (i = 0; i < GEMBUF_EDU_XFER / 4; i++)
 			engine->pattern_vaddr[i] = job->value;
-		ret = edu_dma(engine, vcm_get_dev_addr(engine->pattern_map->res),
-			      GEMBUF_EDU_XFER, false);
+		ret = gembuf_edu_dma(engine->regs,
+				     vcm_get_dev_addr(engine->pattern_map->res),
+				     0, GEMBUF_EDU_XFER, false);
 	}
 	while (!ret && done < job->size) {
 		u32 n = min_t(u64, job->size - done, GEMBUF_EDU_XFER);
@@ -243,9 +238,11 @@ static int gembuf_job_run(struct gembuf_job *job)
 		if (drm_dev_is_unplugged(&engine->gdev->drm))
 			return -ENODEV;
 		if (job->src)
-			ret = edu_dma(engine, job->src_addr + done, n, false);
+			ret = gembuf_edu_dma(engine->regs, job->src_addr + done, 0, n,
+					     false);
 		if (!ret)
-			ret = edu_dma(engine, job->dst_addr + done, n, true);
+			ret = gembuf_edu_dma(engine->regs, job->dst_addr + done, 0, n,
+					     true);
 		done += n;
 	}
 	return ret;
