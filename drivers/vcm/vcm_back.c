@@ -20,7 +20,7 @@
 
 static int vcm_one_to_one_place(struct vcm_res *res, struct vcm_physmem *pm)
 {
-	phys_addr_t phys = sg_phys(pm->sgt.sgl);
+	phys_addr_t phys = vcm_chunk_addr(pm, pm->sgt.sgl);
 	int ret;
 
 	if (!pm->contiguous) {
@@ -95,6 +95,13 @@ int __vcm_back(struct vcm_res *res, struct vcm_physmem *pm)
 		    res->len > pm->len - ((size_t)res->pgoff << PAGE_SHIFT))
 			return -EINVAL;
 	} else if (res->len != pm->len) {
+		return -EINVAL;
+	}
+
+	/* Output addresses of one VCM's IOMMU mean nothing anywhere else. */
+	if (pm->dev_vcm && pm->dev_vcm != res->vcm) {
+		pr_debug("vcm: physmem %u holds DMA addresses for VCM %u only\n",
+			 pm->id, pm->dev_vcm->id);
 		return -EINVAL;
 	}
 

@@ -72,6 +72,89 @@ static int vcm_iommu_prot(u32 attr)
 	return prot;
 }
 
+/*
+ * iommu_map_sgtable() maps the pages of a table; a physmem of output
+ * addresses (vcm_phys_from_dma()) has none, so its ranges are mapped one
+ * by one.  Returns the bytes mapped or an error with nothing mapped.
+ */
+static ssize_t vcm_iommu_map_addrs(struct iommu_domain *domain,
+				   unsigned long iova, struct vcm_physmem *pm,
+				   int prot)
+{
+	struct scatterlist *sg;
+	size_t mapped = 0;
+	unsigned int i;
+	int ret;
+
+	for_each_sgtable_sg(&pm->sgt, sg, i) {
+		ret = iommu_map(domain, iova + mapped, sg_dma_address(sg),
+				sg->length, prot, GFP_KERNEL);
+		if (ret) {
+			if (mapped)
+				iommu_unmap(domain, iova, mapped);
+			return ret;
+		}
+		mapped += sg->length;
+	}
+	return mapped;
+}
+
+/**
+ * vcm_iommu_dma_chunks() - the output addresses behind a DMA mapping
+ * @dma_domain: the domain the DMA API mapped @sgt into
+ * @sgt: a DMA-mapped table; its DMA segments are page-aligned
+ * @out: NULL to count, or a table of that many entries to fill with the
+ *	ranges of contiguous output addresses, in DMA address and length
+ *
+ * The IOMMU says where each page goes (iommu_iova_to_phys(), which is the
+ * identity for an identity domain); no struct page is looked at.  Ranges
+ * are cut at 1 GiB, like VCM's own contiguous memory.
+ *
+ * Return: the number of ranges, or -EFAULT if a page of @sgt is not mapped
+ * in @dma_domain.
+ */
+int vcm_iommu_dma_chunks(struct iommu_domain *dma_domain,
+			 struct sg_table *sgt, struct sg_table *out)
+{
+	struct scatterlist *sg, *o = out ? out->sgl : NULL;
+	phys_addr_t start = 0, next = 0;
+	unsigned int i, n = 0;
+	size_t run = 0, off;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		for (off = 0; off < sg_dma_len(sg); off += PAGE_SIZE) {
+			phys_addr_t phys;
+
+			phys = iommu_iova_to_phys(dma_domain,
+						  sg_dma_address(sg) + off);
+			if (!phys)
+				return -EFAULT;
+			if (run && phys == next && run < SZ_1G) {
+				run += PAGE_SIZE;
+				next += PAGE_SIZE;
+				continue;
+			}
+			if (run && o) {
+				sg_dma_address(o) = start;
+				sg_dma_len(o) = run;
+				o->length = run;
+				o = sg_next(o);
+			}
+			n += !!run;
+			start = phys;
+			next = phys + PAGE_SIZE;
+			run = PAGE_SIZE;
+		}
+		cond_resched();
+	}
+	if (run && o) {
+		sg_dma_address(o) = start;
+		sg_dma_len(o) = run;
+		o->length = run;
+	}
+	return n + !!run;
+}
+
 /**
  * vcm_iommu_map() - write a backed reservation into the domain
  * @res: the reservation, its VCM locked and having a domain
@@ -95,8 +178,12 @@ int vcm_iommu_map(struct vcm_res *res)
 	 */
 	if (vcm_cache_class(res->attr) == VCM_CC_CACHED && !res->vcm->dma_coherent)
 		return -EINVAL;
-	mapped = iommu_map_sgtable(domain, res->dev_addr, &pm->sgt,
-				   vcm_iommu_prot(res->attr));
+	if (pm->dev_vcm)
+		mapped = vcm_iommu_map_addrs(domain, res->dev_addr, pm,
+					     vcm_iommu_prot(res->attr));
+	else
+		mapped = iommu_map_sgtable(domain, res->dev_addr, &pm->sgt,
+					   vcm_iommu_prot(res->attr));
 	if (mapped < 0)
 		return mapped;
 	if (mapped != res->len) {
@@ -108,7 +195,8 @@ int vcm_iommu_map(struct vcm_res *res)
 	iova = res->dev_addr;
 	for_each_sgtable_sg(&pm->sgt, sg, i) {
 		res->num_ptes += vcm_iommu_count_ptes(domain->pgsize_bitmap, iova,
-						      sg_phys(sg), sg->length);
+						      vcm_chunk_addr(pm, sg),
+						      sg->length);
 		iova += sg->length;
 	}
 	res->mapped = true;
@@ -207,12 +295,24 @@ void vcm_iommu_free(struct vcm *vcm)
  * vcm_iommu_activate() - make the device translate through the VCM
  * @avcm: the association, its VCM locked
  *
+ * The first activation records the device's default domain.
+ *
  * Return: 0, or the error of iommu_attach_device(): -EBUSY if the device
  * already uses a domain other than its default one.
  */
 int vcm_iommu_activate(struct vcm_avcm *avcm)
 {
-	return iommu_attach_device(avcm->vcm->domain, avcm->dev);
+	struct iommu_domain *prev = iommu_get_domain_for_dev(avcm->dev);
+	int ret;
+
+	ret = iommu_attach_device(avcm->vcm->domain, avcm->dev);
+	/*
+	 * The attach succeeds only from the default domain: the one the DMA
+	 * API maps into for the device, and which vcm_phys_from_dma() asks.
+	 */
+	if (!ret && !avcm->dma_domain)
+		avcm->dma_domain = prev;
+	return ret;
 }
 
 /**

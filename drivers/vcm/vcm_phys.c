@@ -73,7 +73,8 @@ void vcm_phys_clean(struct vcm_physmem *physmem, size_t offset, size_t len)
 	struct scatterlist *sg;
 	unsigned int i;
 
-	if (physmem->cclass != VCM_CC_WC)
+	/* Without pages, the owner's DMA mapping does the maintenance. */
+	if (physmem->cclass != VCM_CC_WC || physmem->dev_vcm)
 		return;
 
 	for_each_sgtable_sg(&physmem->sgt, sg, i) {
@@ -340,8 +341,11 @@ static bool vcm_sgt_contiguous(struct sg_table *sgt)
 
 /**
  * vcm_phys_from_sgt() - wrap memory described by a scatterlist
- * @sgt: the table, for instance a dma-buf's; every entry must be a
- *	page-aligned run of whole pages with struct pages
+ * @sgt: a table of pages the caller owns, such as a driver's own
+ *	allocation; every entry must be a page-aligned run of whole pages
+ *	with struct pages.  Not a dma-buf's: an importer has no right to its
+ *	pages and wraps its own device's DMA addresses with
+ *	vcm_phys_from_dma() instead
  * @attr: %VCM_COHERENT if the owner maps the memory non-cacheable
  *
  * The physmem refers to @sgt, which the caller keeps unchanged until
@@ -380,6 +384,80 @@ struct vcm_physmem *vcm_phys_from_sgt(struct sg_table *sgt, u32 attr)
 	return pm;
 }
 EXPORT_SYMBOL_GPL(vcm_phys_from_sgt);
+
+/**
+ * vcm_phys_from_dma() - wrap memory a device knows by DMA address only
+ * @avcm: an association of an IOMMU VCM with the device, active at least
+ *	once (vcm_activate())
+ * @sgt: a DMA mapping made for that device by the memory's owner, such as
+ *	the table dma_buf_map_attachment() returns for an attachment of the
+ *	device; its DMA segments must be page-aligned
+ *
+ * For importers, which may use nothing of someone else's buffer but the
+ * DMA addresses of their own device's mapping of it: the pages, if any,
+ * are the owner's.  The DMA API maps @sgt into the device's default
+ * domain, while an active association makes the device translate through
+ * the VCM's domain instead.  VCM asks the IOMMU where the default domain
+ * sends each page of @sgt and records those output addresses; backing a
+ * reservation maps them into the VCM's domain.  The physmem backs
+ * reservations of @avcm's VCM only, never a CPU mapping, and VCM does no
+ * cache maintenance on it: the owner's DMA mapping and its CPU access
+ * calls (dma_buf_begin_cpu_access()) do.
+ *
+ * The caller keeps @sgt mapped until it frees the physmem, and owns the
+ * physmem as for vcm_phys_alloc().  gembuf's engine wraps the dma-bufs it
+ * imports with this.
+ *
+ * Context: Process context.
+ * Return: the physmem, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() argument,
+ * a VCM that is not an IOMMU VCM, an association never activated or a
+ * misaligned or empty table, ERR_PTR(-EFAULT) if part of @sgt is not
+ * mapped for the device, ERR_PTR(-ENOMEM).
+ */
+struct vcm_physmem *vcm_phys_from_dma(struct vcm_avcm *avcm,
+				      struct sg_table *sgt)
+{
+	struct iommu_domain *dma_domain;
+	struct vcm_physmem *pm;
+	struct scatterlist *sg;
+	size_t len = 0;
+	unsigned int i;
+	int n;
+
+	if (IS_ERR_OR_NULL(avcm) || !sgt || !sgt->sgl || !sgt->nents)
+		return ERR_PTR(-EINVAL);
+	mutex_lock(&avcm->vcm->lock);
+	dma_domain = avcm->vcm->type == VCM_DEVICE ? avcm->dma_domain : NULL;
+	mutex_unlock(&avcm->vcm->lock);
+	if (!dma_domain)
+		return ERR_PTR(-EINVAL);
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		if (!sg_dma_len(sg) || !PAGE_ALIGNED(sg_dma_address(sg)) ||
+		    !PAGE_ALIGNED(sg_dma_len(sg)))
+			return ERR_PTR(-EINVAL);
+		len += sg_dma_len(sg);
+	}
+
+	n = vcm_iommu_dma_chunks(dma_domain, sgt, NULL);
+	if (n < 0)
+		return ERR_PTR(n);
+	pm = vcm_physmem_new(VCM_MEMTYPE_FOREIGN, len, 0);
+	if (!pm)
+		return ERR_PTR(-ENOMEM);
+	if (sg_alloc_table(&pm->sgt, n, GFP_KERNEL)) {
+		kfree(pm);
+		return ERR_PTR(-ENOMEM);
+	}
+	vcm_iommu_dma_chunks(dma_domain, sgt, &pm->sgt);
+	pm->contiguous = n == 1;
+	if (pm->contiguous)
+		pm->attr |= VCM_PHYS_CONT;
+	pm->dev_vcm = avcm->vcm;
+	vcm_get(pm->dev_vcm);
+	vcm_physmem_publish(pm);
+	return pm;
+}
+EXPORT_SYMBOL_GPL(vcm_phys_from_dma);
 
 /**
  * vcm_map_phys_addr() - wrap a physically contiguous range of RAM
@@ -434,6 +512,8 @@ static void vcm_phys_release(struct kref *ref)
 	}
 	if (!pm->foreign_sgt)
 		sg_free_table(&pm->sgt);
+	if (pm->dev_vcm)
+		vcm_put(pm->dev_vcm);
 	mutex_destroy(&pm->lock);
 	kfree(pm);
 	vcm_stat_add(VCM_STAT_PHYSMEMS, -1);
@@ -531,11 +611,12 @@ EXPORT_SYMBOL_GPL(vcm_get_memtype_of_physalloc);
  * modify it, and copy it before dma_map_sgtable() (a mapping writes the
  * DMA fields).
  *
- * Return: the table, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @physmem.
+ * Return: the table, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @physmem
+ * or one of vcm_phys_from_dma(), which has no pages.
  */
 struct sg_table *vcm_get_physmem_sgt(struct vcm_physmem *physmem)
 {
-	if (IS_ERR_OR_NULL(physmem))
+	if (IS_ERR_OR_NULL(physmem) || physmem->dev_vcm)
 		return ERR_PTR(-EINVAL);
 	return &physmem->sgt;
 }
@@ -587,7 +668,7 @@ int vcm_get_next_phys_addr(const struct vcm_physmem *physmem,
 	for_each_sgtable_sg(&physmem->sgt, sg, i)
 		if (i == *cursor)
 			break;
-	*phys = sg_phys(sg);
+	*phys = vcm_chunk_addr(physmem, sg);
 	*len = sg->length;
 	(*cursor)++;
 	return 0;
@@ -622,7 +703,7 @@ bool __vcm_next_phys_chunk(struct vcm_phys_iter *it, unsigned int *cursor,
 	if (!sg)
 		return false;
 	it->sg = sg;
-	*phys = sg_phys(sg);
+	*phys = vcm_chunk_addr(physmem, sg);
 	*len = sg->length;
 	(*cursor)++;
 	return true;
@@ -634,9 +715,12 @@ static bool vcm_physmem_holds(const struct vcm_physmem *pm, phys_addr_t phys)
 	struct scatterlist *sg;
 	unsigned int i;
 
-	for_each_sgtable_sg(&pm->sgt, sg, i)
-		if (phys >= sg_phys(sg) && phys - sg_phys(sg) < sg->length)
+	for_each_sgtable_sg(&pm->sgt, sg, i) {
+		phys_addr_t addr = vcm_chunk_addr(pm, sg);
+
+		if (phys >= addr && phys - addr < sg->length)
 			return true;
+	}
 	return false;
 }
 

@@ -41,6 +41,8 @@
 #include <linux/vcm.h>
 
 struct iommu_domain;
+
+struct iommu_domain;
 struct mm_struct;
 
 /**
@@ -164,6 +166,8 @@ struct vcm_res {
  * @dev: the device
  * @attr: association attributes
  * @active: the device currently uses the VCM
+ * @dma_domain: for an IOMMU VCM, the domain the device was in before its
+ *	first activation: the one the DMA API maps into for it
  * @node: link in &vcm.assoc_list
  */
 struct vcm_avcm {
@@ -171,6 +175,7 @@ struct vcm_avcm {
 	struct device *dev;
 	u32 attr;
 	bool active;
+	struct iommu_domain *dma_domain;
 	struct list_head node;
 };
 
@@ -215,8 +220,12 @@ enum vcm_cache_class {
  * @attr: physical allocation attributes
  * @contiguous: one physically contiguous range
  * @cma_pages: first page of a CMA allocation, or NULL
- * @sgt: the chunks, one scatterlist entry each
+ * @sgt: the chunks, one scatterlist entry each; for a physmem of @dev_vcm,
+ *	entries without pages, each a range of output addresses of that VCM's
+ *	IOMMU in its DMA address and length
  * @foreign_sgt: the caller's table for %VCM_MEMTYPE_FOREIGN, or NULL
+ * @dev_vcm: for memory known by a device's DMA addresses only
+ *	(vcm_phys_from_dma()), the one VCM it may back reservations in
  * @lock: serialises backings of the physmem; protects the members below
  * @res_list: reservations backed by this physmem
  * @num_res: number of them
@@ -234,6 +243,7 @@ struct vcm_physmem {
 	struct page *cma_pages;
 	struct sg_table sgt;
 	struct sg_table *foreign_sgt;
+	struct vcm *dev_vcm;
 	struct mutex lock;	/* see the kernel-doc above */
 	struct list_head res_list;
 	unsigned int num_res;
@@ -334,6 +344,16 @@ static inline void vcm_phys_get(struct vcm_physmem *physmem)
 	kref_get(&physmem->ref);
 }
 
+/*
+ * The address a chunk is mapped at: its pages' physical address, or the
+ * IOMMU output address recorded for memory VCM knows no pages of.
+ */
+static inline phys_addr_t vcm_chunk_addr(const struct vcm_physmem *physmem,
+					 struct scatterlist *sg)
+{
+	return physmem->dev_vcm ? sg_dma_address(sg) : sg_phys(sg);
+}
+
 enum vcm_cache_class vcm_cache_class(u32 attr);
 void vcm_phys_clean(struct vcm_physmem *physmem, size_t offset, size_t len);
 
@@ -343,6 +363,8 @@ void vcm_iommu_free(struct vcm *vcm);
 int vcm_iommu_map(struct vcm_res *res);
 void vcm_iommu_unmap(struct vcm_res *res);
 int vcm_iommu_activate(struct vcm_avcm *avcm);
+int vcm_iommu_dma_chunks(struct iommu_domain *dma_domain,
+			 struct sg_table *sgt, struct sg_table *out);
 void vcm_iommu_deactivate(struct vcm_avcm *avcm);
 void vcm_iommu_update_fault_handler(struct vcm *vcm);
 size_t vcm_iommu_count_ptes(unsigned long pgsizes, unsigned long iova,

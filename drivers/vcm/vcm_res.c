@@ -598,8 +598,9 @@ static struct page *vcm_res_page(const struct vcm_res *res, size_t offset)
  *
  * Context: Process context; may sleep.  The caller keeps both reservations
  * backed during the copy.
- * Return: @len, or -EINVAL for a NULL or ERR_PTR() reservation or ranges
- * outside them, -ENOENT if either is unbacked.
+ * Return: @len, or -EINVAL for a NULL or ERR_PTR() reservation, ranges
+ * outside them or a backing of vcm_phys_from_dma(), -ENOENT if either is
+ * unbacked.
  */
 ssize_t vcm_res_copy(struct vcm_res *to, size_t to_off, struct vcm_res *from,
 		     size_t from_off, size_t len)
@@ -613,6 +614,9 @@ ssize_t vcm_res_copy(struct vcm_res *to, size_t to_off, struct vcm_res *from,
 		return -EINVAL;
 	if (!to->physmem || !from->physmem)
 		return -ENOENT;
+	/* The CPU copies through pages, which a DMA-only physmem has none of. */
+	if (to->physmem->dev_vcm || from->physmem->dev_vcm)
+		return -EINVAL;
 	if (len > SSIZE_MAX)
 		return -EINVAL;
 

@@ -135,7 +135,8 @@ enum vcm_prebuilt {
  * @VCM_MEMTYPE_SYSTEM: the page allocator (chunked) or the default CMA
  *	area (with %VCM_PHYS_CONT)
  * @VCM_MEMTYPE_FOREIGN: memory owned by someone else and wrapped with
- *	vcm_phys_from_sgt() or vcm_map_phys_addr(); never allocated by VCM
+ *	vcm_phys_from_sgt(), vcm_phys_from_dma() or vcm_map_phys_addr();
+ *	never allocated by VCM
  */
 enum vcm_memtype {
 	VCM_MEMTYPE_INVALID,
@@ -223,6 +224,8 @@ size_t vcm_get_bound_len(const struct vcm_bound *bound);
 struct vcm_physmem *vcm_phys_alloc(enum vcm_memtype memtype, size_t len,
 				   u32 attr, unsigned long pgsizes);
 struct vcm_physmem *vcm_phys_from_sgt(struct sg_table *sgt, u32 attr);
+struct vcm_physmem *vcm_phys_from_dma(struct vcm_avcm *avcm,
+				      struct sg_table *sgt);
 struct vcm_physmem *vcm_map_phys_addr(phys_addr_t phys, size_t len);
 int vcm_phys_free(struct vcm_physmem *physmem);
 size_t vcm_get_physmem_len(const struct vcm_physmem *physmem);

@@ -235,6 +235,97 @@ static void vcm_edu_test_mixed_chunks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
 }
 
+/*
+ * Memory known only by the DMA addresses of someone else's mapping for
+ * edu, as an importer of a dma-buf knows it: the DMA API maps it into
+ * edu's default domain while edu translates through the test's VCM.  VCM
+ * learns from the IOMMU where those addresses go and maps the same pages
+ * into its own domain, where edu copies between them; the CPU sees the
+ * copy.  The physmem backs nothing but that VCM.
+ */
+static void vcm_edu_test_from_dma(struct kunit *test)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+	struct vcm *k = vcm_create_from_prebuilt(VCM_PREBUILT_KERNEL);
+	struct sg_table sgt, bad;
+	struct page *pages[3];
+	struct vcm_physmem *pm;
+	struct vcm_res *res, *rk;
+	unsigned int cursor;
+	phys_addr_t phys;
+	size_t len, off = 0;
+	dma_addr_t iova;
+	u32 *p;
+	int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, k);
+	for (i = 0; i < 3; i++) {
+		pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+		p = kmap_local_page(pages[i]);
+		for (len = 0; len < PAGE_SIZE / 4; len++)
+			p[len] = 0xd0a00000 + i * 0x10000 + len;
+		kunmap_local(p);
+	}
+	KUNIT_ASSERT_EQ(test, sg_alloc_table_from_pages(&sgt, pages, 3, 0,
+							3 * PAGE_SIZE, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, dma_map_sgtable(ctx->dev, &sgt, DMA_BIDIRECTIONAL, 0), 0);
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(NULL, &sgt)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(ctx->avcm, NULL)), -EINVAL);
+	/* An address the DMA API never mapped for edu. */
+	KUNIT_ASSERT_EQ(test, sg_alloc_table(&bad, 1, GFP_KERNEL), 0);
+	sg_dma_address(bad.sgl) = SZ_1M;
+	sg_dma_len(bad.sgl) = PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(ctx->avcm, &bad)), -EFAULT);
+	sg_dma_address(bad.sgl) = sg_dma_address(sgt.sgl) + 8;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(ctx->avcm, &bad)), -EINVAL);
+	sg_free_table(&bad);
+
+	pm = vcm_phys_from_dma(ctx->avcm, &sgt);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
+	KUNIT_EXPECT_EQ(test, vcm_get_physmem_len(pm), 3 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, vcm_get_memtype_of_physalloc(pm), VCM_MEMTYPE_FOREIGN);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_sgt(pm)), -EINVAL);
+	/* The IOMMU said where each page is: the pages themselves, in order. */
+	vcm_for_each_phys_chunk(pm, cursor, phys, len) {
+		for (i = 0; i < len / PAGE_SIZE; i++)
+			KUNIT_EXPECT_EQ(test, phys + i * PAGE_SIZE,
+					page_to_phys(pages[(off / PAGE_SIZE) + i]));
+		off += len;
+	}
+	KUNIT_EXPECT_EQ(test, off, 3 * PAGE_SIZE);
+
+	/* No other VCM may map it: neither the CPU's nor another device's. */
+	rk = vcm_reserve(k, 3 * PAGE_SIZE, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
+	KUNIT_EXPECT_EQ(test, vcm_back(rk, pm), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(rk), 0);
+
+	res = vcm_reserve(ctx->vcm, 3 * PAGE_SIZE, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_ASSERT_EQ(test, vcm_back(res, pm), 0);
+	iova = vcm_get_dev_addr(res);
+	edu_copy(test, iova + SZ_1K, iova + 2 * PAGE_SIZE + SZ_1K, EDU_XFER);
+	dma_sync_sgtable_for_cpu(ctx->dev, &sgt, DMA_BIDIRECTIONAL);
+	p = kmap_local_page(pages[2]);
+	for (i = 0; i < EDU_XFER / 4; i++)
+		KUNIT_EXPECT_EQ(test, p[SZ_1K / 4 + i], 0xd0a00000 + SZ_1K / 4 + i);
+	/* The word after the copy is still page 2's. */
+	KUNIT_EXPECT_EQ(test, p[(SZ_1K + EDU_XFER) / 4],
+			0xd0a20000 + (SZ_1K + EDU_XFER) / 4);
+	kunmap_local(p);
+
+	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	dma_unmap_sgtable(ctx->dev, &sgt, DMA_BIDIRECTIONAL, 0);
+	sg_free_table(&sgt);
+	for (i = 0; i < 3; i++)
+		__free_page(pages[i]);
+	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+}
+
 /* The CPU writes through a kernel VCM, edu moves it, the CPU reads it back. */
 static void vcm_edu_test_shared_with_cpu(struct kunit *test)
 {
@@ -487,6 +578,7 @@ static struct kunit_case vcm_edu_test_cases[] = {
 	KUNIT_CASE(vcm_edu_test_identify),
 	KUNIT_CASE(vcm_edu_test_mixed_chunks),
 	KUNIT_CASE(vcm_edu_test_shared_with_cpu),
+	KUNIT_CASE(vcm_edu_test_from_dma),
 	KUNIT_CASE(vcm_edu_test_unbacked),
 	KUNIT_CASE(vcm_edu_test_fault_hook),
 	KUNIT_CASE(vcm_edu_test_domains),

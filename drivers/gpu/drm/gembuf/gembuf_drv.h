@@ -73,6 +73,8 @@ struct gembuf_device {
  * @vcm: the VCM of the reservation, NULL for a DMA API mapping
  * @res: the reservation backed by the object's physmem
  * @vma: the user mapping, for a user VCM
+ * @vaddr: the kernel address, for a kernel mapping: in the kernel VCM, or
+ *	for a foreign buffer, its exporter's dma_buf_vmap()
  * @sgt: the DMA API mapping of a dma-buf importer outside VCM
  * @kind: GEMBUF_MAPPING_* of the uapi
  * @users: holders of the mapping
@@ -84,6 +86,7 @@ struct gembuf_mapping {
 	struct vcm *vcm;
 	struct vcm_res *res;
 	struct vm_area_struct *vma;
+	void *vaddr;
 	struct sg_table *sgt;
 	u32 kind;
 	unsigned int users;
@@ -95,10 +98,14 @@ struct gembuf_mapping {
  * @real: the object that owns the memory: itself, or for an object
  *	imported from the other gembuf device, the exporter's object (held
  *	through @base.dma_buf of the import)
- * @physmem: the memory
+ * @physmem: the memory; for a foreign dma-buf imported on the engine, the
+ *	DMA addresses of the engine's attachment (vcm_phys_from_dma()); NULL
+ *	for one imported on the display, which reads it through the
+ *	exporter's dma_buf_vmap()
  * @cache: GEMBUF_CACHE_* policy
  * @flags: GEMBUF_GEM_* creation flags
- * @sgt: for a foreign import, the importer's mapping that @physmem wraps
+ * @sgt: for a foreign import, the mapping of the importing device's
+ *	attachment
  * @lock: protects @mappings
  * @mappings: the mappings of @physmem
  * @vmap: the kernel's mapping for vmap, shared by its users
@@ -159,7 +166,8 @@ void gembuf_device_fini(struct gembuf_device *gdev);
 /* gembuf_gem.c */
 struct gembuf_object *gembuf_object_create(struct drm_device *dev, size_t size,
 					   u32 flags, u32 cache);
-struct drm_gem_object *gembuf_gem_create_object(struct drm_device *dev,
+struct drm_gem_object *gembuf_gem_create_import(struct drm_device *dev,
+						size_t size,
 						struct vcm_physmem *physmem);
 int gembuf_gem_create_ioctl(struct drm_device *dev, void *data,
 			    struct drm_file *file);
@@ -191,6 +199,10 @@ void gembuf_user_vcms_fini(void);
 struct dma_buf *gembuf_gem_prime_export(struct drm_gem_object *obj, int flags);
 struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
 					       struct dma_buf *dma_buf);
+struct drm_gem_object *
+gembuf_gem_prime_import_sg_table(struct drm_device *dev,
+				 struct dma_buf_attachment *attach,
+				 struct sg_table *sgt);
 
 /* gembuf_engine.c */
 int gembuf_engine_register(void);

@@ -9,6 +9,7 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_prime.h>
 #include <drm/gembuf_drm.h>
+#include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
 #include <linux/iosys-map.h>
 #include <linux/log2.h>
@@ -47,7 +48,8 @@ static void gembuf_gem_free(struct drm_gem_object *gem)
 		drm_gem_object_put(&obj->real->base);
 	} else {
 		WARN_ON(!list_empty(&obj->mappings));
-		vcm_phys_free(obj->physmem);
+		if (obj->physmem)
+			vcm_phys_free(obj->physmem);
 		atomic_dec(&gembuf.objects);
 	}
 	if (gem->import_attach)
@@ -58,9 +60,14 @@ static void gembuf_gem_free(struct drm_gem_object *gem)
 	kfree(obj);
 }
 
+/* drm_gem_vmap() holds the reservation lock, a foreign buffer's too. */
 static int gembuf_gem_vmap(struct drm_gem_object *gem, struct iosys_map *map)
 {
-	void *vaddr = gembuf_vmap(to_gembuf_object(gem));
+	void *vaddr;
+
+	if (gem->import_attach)
+		return dma_buf_vmap(gem->import_attach->dmabuf, map);
+	vaddr = gembuf_vmap(to_gembuf_object(gem));
 
 	if (IS_ERR(vaddr))
 		return PTR_ERR(vaddr);
@@ -70,7 +77,10 @@ static int gembuf_gem_vmap(struct drm_gem_object *gem, struct iosys_map *map)
 
 static void gembuf_gem_vunmap(struct drm_gem_object *gem, struct iosys_map *map)
 {
-	gembuf_vunmap(to_gembuf_object(gem));
+	if (gem->import_attach)
+		dma_buf_vunmap(gem->import_attach->dmabuf, map);
+	else
+		gembuf_vunmap(to_gembuf_object(gem));
 }
 
 static int gembuf_gem_mmap(struct drm_gem_object *gem, struct vm_area_struct *vma)
@@ -85,6 +95,25 @@ static int gembuf_gem_mmap(struct drm_gem_object *gem, struct vm_area_struct *vm
 	 * 0: DRM looks the fake offset up exactly): keep the latter.
 	 */
 	vma->vm_pgoff -= drm_vma_node_start(&gem->vma_node);
+
+	/*
+	 * A foreign buffer's pages are its exporter's: so is the mapping.
+	 * dma_buf_mmap() moves the VMA to the dma-buf's file, which holds the
+	 * buffer; the reference drm_gem_mmap_obj() took is not needed.
+	 */
+	if (gem->import_attach) {
+		int ret;
+
+		vma->vm_private_data = NULL;
+		vma->vm_ops = NULL;
+		ret = dma_buf_mmap(gem->import_attach->dmabuf, vma, vma->vm_pgoff);
+		if (!ret) {
+			vm_flags_set(vma, VM_DONTEXPAND);
+			drm_gem_object_put(gem);
+		}
+		return ret;
+	}
+
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
 	return gembuf_mapping_user(to_gembuf_object(gem), vma);
 }
@@ -207,22 +236,36 @@ struct gembuf_object *gembuf_object_create(struct drm_device *dev, size_t size,
 	return obj;
 }
 
+/*
+ * An exported object's lock is taken inside its reservation lock, by the
+ * dma-buf callbacks; a foreign import's lock is taken outside its dma-buf's
+ * reservation lock, to vmap it.  Imports are never exported by gembuf (DRM
+ * hands out the original dma-buf again), so the two orders never meet on
+ * one object: give imports a lock class of their own.
+ */
+static struct lock_class_key gembuf_import_lock_key;
+
 /**
- * gembuf_gem_create_object() - an object around memory imported from
- * outside gembuf
+ * gembuf_gem_create_import() - an object for a foreign dma-buf
  * @dev: the importing DRM device
- * @physmem: the wrapped memory; the object frees it
+ * @size: the dma-buf's size
+ * @physmem: what the device maps (vcm_phys_from_dma()), or NULL; the
+ *	object frees it
  *
  * Return: the object or an ERR_PTR().
  */
-struct drm_gem_object *gembuf_gem_create_object(struct drm_device *dev,
+struct drm_gem_object *gembuf_gem_create_import(struct drm_device *dev,
+						size_t size,
 						struct vcm_physmem *physmem)
 {
 	struct gembuf_object *obj;
 
-	obj = gembuf_object_alloc(dev, vcm_get_physmem_len(physmem));
+	if (!size || !PAGE_ALIGNED(size))
+		return ERR_PTR(-EINVAL);
+	obj = gembuf_object_alloc(dev, size);
 	if (IS_ERR(obj))
 		return ERR_CAST(obj);
+	lockdep_set_class(&obj->lock, &gembuf_import_lock_key);
 	obj->physmem = physmem;
 	obj->cache = GEMBUF_CACHE_WB;
 	atomic_inc(&gembuf.objects);

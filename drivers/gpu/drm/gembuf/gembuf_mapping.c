@@ -6,6 +6,8 @@
  */
 
 #include <drm/drm_drv.h>
+#include <linux/dma-buf.h>
+#include <linux/iosys-map.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 
@@ -71,17 +73,59 @@ static struct gembuf_mapping *gembuf_mapping_new(struct gembuf_object *obj,
 	}
 	map->vcm = vcm;
 	map->res = res;
+	if (kind == GEMBUF_MAPPING_KERNEL)
+		map->vaddr = vcm_get_vaddr(res);
 	map->kind = kind;
 	map->users = 1;
 	gembuf_mapping_add(obj, map);
 	return map;
 }
 
+/*
+ * The kernel's mapping of a foreign buffer is the exporter's vmap: its
+ * pages, and the cache attributes it chose for them, are the exporter's.
+ */
+static struct gembuf_mapping *gembuf_mapping_new_import(struct gembuf_object *obj)
+{
+	struct dma_buf *dmabuf = obj->base.import_attach->dmabuf;
+	struct gembuf_mapping *map;
+	struct iosys_map vmap;
+	int ret;
+
+	map = kzalloc(sizeof(*map), GFP_KERNEL);
+	if (!map)
+		return ERR_PTR(-ENOMEM);
+	ret = dma_buf_vmap_unlocked(dmabuf, &vmap);
+	if (ret)
+		goto err;
+	/* The composer reads and writes with plain loads and stores. */
+	if (vmap.is_iomem) {
+		dma_buf_vunmap_unlocked(dmabuf, &vmap);
+		ret = -EOPNOTSUPP;
+		goto err;
+	}
+	map->vaddr = vmap.vaddr;
+	map->kind = GEMBUF_MAPPING_KERNEL;
+	map->users = 1;
+	gembuf_mapping_add(obj, map);
+	return map;
+
+err:
+	kfree(map);
+	return ERR_PTR(ret);
+}
+
 static void gembuf_mapping_release(struct gembuf_object *obj,
 				   struct gembuf_mapping *map)
 {
-	vcm_unback(map->res);
-	vcm_unreserve(map->res);
+	if (map->res) {
+		vcm_unback(map->res);
+		vcm_unreserve(map->res);
+	} else {
+		struct iosys_map vmap = IOSYS_MAP_INIT_VADDR(map->vaddr);
+
+		dma_buf_vunmap_unlocked(obj->base.import_attach->dmabuf, &vmap);
+	}
 	gembuf_mapping_del(obj, map);
 }
 
@@ -105,9 +149,15 @@ struct gembuf_mapping *gembuf_mapping_get(struct gembuf_object *obj,
 			goto out;
 		}
 	}
-	map = gembuf_mapping_new(obj, gdev->vcm,
-				 gdev->role == GEMBUF_ENGINE ? GEMBUF_MAPPING_IOMMU :
-							       GEMBUF_MAPPING_KERNEL);
+	if (gdev->role == GEMBUF_DISPLAY && obj->base.import_attach)
+		map = gembuf_mapping_new_import(obj);
+	else if (!obj->physmem)
+		/* Imported on the display: the engine has no attachment. */
+		map = ERR_PTR(-EINVAL);
+	else
+		map = gembuf_mapping_new(obj, gdev->vcm,
+					 gdev->role == GEMBUF_ENGINE ?
+					 GEMBUF_MAPPING_IOMMU : GEMBUF_MAPPING_KERNEL);
 	if (!IS_ERR(map)) {
 		/* Its reservation is in the device's VCM: keep that. */
 		drm_dev_get(&gdev->drm);
@@ -157,12 +207,15 @@ void *gembuf_vmap(struct gembuf_object *obj)
 	if (map) {
 		map->users++;
 	} else {
-		map = gembuf_mapping_new(obj, gembuf.kernel_vcm,
-					 GEMBUF_MAPPING_KERNEL);
+		if (obj->base.import_attach)
+			map = gembuf_mapping_new_import(obj);
+		else
+			map = gembuf_mapping_new(obj, gembuf.kernel_vcm,
+						 GEMBUF_MAPPING_KERNEL);
 		if (!IS_ERR(map))
 			obj->vmap = map;
 	}
-	vaddr = IS_ERR(map) ? ERR_CAST(map) : vcm_get_vaddr(map->res);
+	vaddr = IS_ERR(map) ? ERR_CAST(map) : map->vaddr;
 	mutex_unlock(&obj->lock);
 	return vaddr;
 }
@@ -262,6 +315,8 @@ int gembuf_mapping_user(struct gembuf_object *obj, struct vm_area_struct *vma)
 	    vma_pages(vma) > (obj->base.size >> PAGE_SHIFT) - vma->vm_pgoff)
 		return -EINVAL;
 	obj = obj->real;
+	if (obj->base.import_attach)
+		return -EINVAL;
 	uvcm = gembuf_user_vcm_get(vma->vm_mm);
 	if (IS_ERR(uvcm))
 		return PTR_ERR(uvcm);

@@ -7,8 +7,10 @@
  * of its reservation.  Any other importer gets the chunks mapped with
  * the DMA API for its device.  Between the two gembuf devices an import
  * is the exporter's object itself, seen from the other device: one
- * physmem, one list of mappings.  Foreign dma-bufs are wrapped as VCM
- * physmem, so every gembuf device maps them like its own memory.
+ * physmem, one list of mappings.  A foreign dma-buf is attached by the
+ * importing device and used only as the dma-buf rules allow: the DMA
+ * addresses of that attachment, and the exporter's vmap, mmap and CPU
+ * access calls.
  */
 
 #include <drm/drm_drv.h>
@@ -197,63 +199,45 @@ struct dma_buf *gembuf_gem_prime_export(struct drm_gem_object *gem, int flags)
 	return drm_gem_dmabuf_export(gem->dev, &exp_info);
 }
 
-static struct drm_gem_object *gembuf_import_sg_table(struct drm_device *dev,
-						     struct dma_buf_attachment *attach,
-						     struct sg_table *sgt)
+/**
+ * gembuf_gem_prime_import_sg_table() - wrap a foreign dma-buf
+ * @dev: the importing gembuf device
+ * @attach: @dev's attachment
+ * @sgt: its mapping
+ *
+ * The importer keeps to what the dma-buf rules give it: the DMA addresses
+ * of its own device's attachment.  The engine, which runs in its own IOMMU
+ * VCM, has VCM wrap those addresses so it can map them there; the display
+ * reads with the CPU, through the exporter's dma_buf_vmap(), and user
+ * mappings go to the exporter's dma_buf_mmap().
+ *
+ * Return: the object or an ERR_PTR().
+ */
+struct drm_gem_object *
+gembuf_gem_prime_import_sg_table(struct drm_device *dev,
+				 struct dma_buf_attachment *attach,
+				 struct sg_table *sgt)
 {
-	struct vcm_physmem *pm = vcm_phys_from_sgt(sgt, 0);
+	struct gembuf_device *gdev = to_gembuf_device(dev);
+	struct vcm_physmem *pm = NULL;
 	struct drm_gem_object *gem;
 
-	if (IS_ERR(pm))
-		return ERR_CAST(pm);
-	gem = gembuf_gem_create_object(dev, pm);
+	if (gdev->role == GEMBUF_ENGINE) {
+		pm = vcm_phys_from_dma(gdev->avcm, sgt);
+		if (IS_ERR(pm))
+			return ERR_CAST(pm);
+		if (vcm_get_physmem_len(pm) != attach->dmabuf->size) {
+			vcm_phys_free(pm);
+			return ERR_PTR(-EINVAL);
+		}
+	}
+	gem = gembuf_gem_create_import(dev, attach->dmabuf->size, pm);
 	if (IS_ERR(gem)) {
 		vcm_phys_free(pm);
 		return gem;
 	}
 	to_gembuf_object(gem)->sgt = sgt;
 	return gem;
-}
-
-static struct drm_gem_object *gembuf_import_foreign(struct drm_device *dev,
-						    struct dma_buf *dma_buf)
-{
-	struct device *attach_dev = gembuf.display->drm.dev;
-	struct dma_buf_attachment *attach;
-	struct drm_gem_object *gem;
-	struct sg_table *sgt;
-	int ret;
-
-	/*
-	 * Attach through the display's device: it maps with dma-direct, so
-	 * the table lists the pages themselves, which VCM then maps for
-	 * every gembuf device.
-	 */
-	attach = dma_buf_attach(dma_buf, attach_dev);
-	if (IS_ERR(attach))
-		return ERR_CAST(attach);
-	get_dma_buf(dma_buf);
-
-	sgt = dma_buf_map_attachment_unlocked(attach, DMA_BIDIRECTIONAL);
-	if (IS_ERR(sgt)) {
-		ret = PTR_ERR(sgt);
-		goto err_detach;
-	}
-	gem = gembuf_import_sg_table(dev, attach, sgt);
-	if (IS_ERR(gem)) {
-		ret = PTR_ERR(gem);
-		goto err_unmap;
-	}
-	gem->import_attach = attach;
-	gem->resv = dma_buf->resv;
-	return gem;
-
-err_unmap:
-	dma_buf_unmap_attachment_unlocked(attach, sgt, DMA_BIDIRECTIONAL);
-err_detach:
-	dma_buf_detach(dma_buf, attach);
-	dma_buf_put(dma_buf);
-	return ERR_PTR(ret);
 }
 
 /**
@@ -270,8 +254,9 @@ struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
 {
 	struct gembuf_object *exp, *obj;
 
+	/* Each device attaches for itself: its own DMA addresses. */
 	if (dma_buf->ops != &gembuf_dmabuf_ops)
-		return gembuf_import_foreign(dev, dma_buf);
+		return drm_gem_prime_import_dev(dev, dma_buf, dev->dev);
 
 	exp = to_gembuf_object(dma_buf->priv);
 	if (exp->base.dev == dev) {
