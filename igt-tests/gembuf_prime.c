@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/udmabuf.h>
@@ -99,6 +100,61 @@ static int info_unprivileged(int fd, uint32_t h, int dmabuf)
 	return 0;
 }
 
+/*
+ * The devices attached to a dma-buf, from dma-buf's debugfs: the block
+ * of the buffer whose inode is @fd's lists one "\t<device>" line each.
+ */
+static int attached_devices(int fd, char names[][64], int max)
+{
+	char line[256], ino[32];
+	struct stat st;
+	bool mine = false;
+	int n = 0;
+	FILE *f;
+
+	igt_assert_eq(fstat(fd, &st), 0);
+	snprintf(ino, sizeof(ino), "\t%08lu\t", (unsigned long)st.st_ino);
+	f = fopen("/sys/kernel/debug/dma_buf/bufinfo", "r");
+	igt_assert(f);
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (line[0] != '\t') {
+			/* A buffer's first line: size, flags, mode, count, exporter, inode. */
+			mine = strstr(line, ino) != NULL;
+			continue;
+		}
+		/* Device names have no blanks; "Attached Devices:" and fences do. */
+		if (!mine || strpbrk(line + 1, " \t"))
+			continue;
+		if (n < max)
+			snprintf(names[n], 64, "%.63s", line + 1);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/* Whether the user mapping at @p belongs to a dma-buf's file. */
+static bool mapped_from_dmabuf(const void *p)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	igt_assert(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long start, end;
+
+		if (sscanf(line, "%lx-%lx", &start, &end) != 2 ||
+		    (uintptr_t)p < start || (uintptr_t)p >= end)
+			continue;
+		igt_info("mapping: %s", line);
+		found = strstr(line, "dmabuf") != NULL;
+	}
+	fclose(f);
+	return found;
+}
+
 igt_main
 {
 	igt_fixture {
@@ -181,6 +237,84 @@ igt_main
 		for (size_t i = 0; i < size / 4; i++)
 			igt_assert_eq_u32(v[i], i >= 1024 && i < 3072 ? 0x7e57da7a : 0);
 		gem_close(engine, h);
+		close(fd);
+		munmap(v, size);
+		gem_close(vgem, vh);
+		drm_close_driver(vgem);
+	}
+
+	igt_describe("A vgem buffer imported by the display and by the engine is attached once by each, with its own device: each uses only the DMA addresses of its own attachment.");
+	igt_subtest("import-attach-per-device") {
+		int vgem = __drm_open_driver(DRIVER_VGEM);
+		struct drm_gembuf_mapping m;
+		char names[8][64];
+		unsigned int stride;
+		uint32_t vh, hd, he;
+		uint64_t size;
+		int fd, n;
+
+		igt_require(vgem >= 0);
+		vh = kmstest_dumb_create(vgem, 1024, 16, 32, &stride, &size);
+		fd = prime_handle_to_fd(vgem, vh);
+		hd = prime_fd_to_handle(display, fd);
+		he = prime_fd_to_handle(engine, fd);
+		igt_assert_eq(__gembuf_fill(engine, he, 0, 4096, 0x0ddba11), 0);
+		gembuf_wait(engine, he);
+		igt_assert_eq(gembuf_find_mapping(engine, he, GEMBUF_MAPPING_IOMMU, &m), 1);
+
+		n = attached_devices(fd, names, 8);
+		for (int i = 0; i < n && i < 8; i++)
+			igt_info("attached: %s\n", names[i]);
+		igt_assert_eq(n, 2);
+		igt_assert_f(strcmp(names[0], names[1]),
+			     "both imports attached through %s\n", names[0]);
+		/* One of them is the engine's own device, which maps the IOVA. */
+		igt_assert(!strcmp(names[0], m.device) || !strcmp(names[1], m.device));
+
+		gem_close(engine, he);
+		igt_assert_eq(attached_devices(fd, names, 8), 1);
+		gem_close(display, hd);
+		igt_assert_eq(attached_devices(fd, names, 8), 0);
+		close(fd);
+		gem_close(vgem, vh);
+		drm_close_driver(vgem);
+	}
+
+	igt_describe("Mapping an imported vgem buffer through gembuf maps the exporter's dma-buf (its pages, its cache attributes): writes through vgem show through gembuf's mappings and back.");
+	igt_subtest("import-mmap") {
+		int vgem = __drm_open_driver(DRIVER_VGEM);
+		uint32_t vh, hd, he, *v, *d, *e;
+		unsigned int stride;
+		uint64_t size;
+		int fd;
+
+		igt_require(vgem >= 0);
+		vh = kmstest_dumb_create(vgem, 1024, 16, 32, &stride, &size);
+		v = kmstest_dumb_map_buffer(vgem, vh, size, PROT_READ | PROT_WRITE);
+		fd = prime_handle_to_fd(vgem, vh);
+		hd = prime_fd_to_handle(display, fd);
+		he = prime_fd_to_handle(engine, fd);
+		d = gembuf_mmap(display, hd, size);
+		e = gembuf_mmap(engine, he, size);
+		igt_assert(mapped_from_dmabuf(d));
+		igt_assert(mapped_from_dmabuf(e));
+
+		fill_words(v, size / 4, 0x1000);
+		check_words(d, size / 4, 0x1000);
+		check_words(e, size / 4, 0x1000);
+		fill_words(d, size / 4, 0x2000);
+		check_words(v, size / 4, 0x2000);
+		/* The engine's DMA lands where vgem's mapping sees it. */
+		igt_assert_eq(__gembuf_fill(engine, he, 0, 4096, 0xfeedf00d), 0);
+		gembuf_wait(engine, he);
+		igt_assert_eq_u32(e[0], 0xfeedf00d);
+		igt_assert_eq_u32(v[1023], 0xfeedf00d);
+		igt_assert_eq_u32(d[1024], 0x2000 + 1024);
+
+		munmap(e, size);
+		munmap(d, size);
+		gem_close(engine, he);
+		gem_close(display, hd);
 		close(fd);
 		munmap(v, size);
 		gem_close(vgem, vh);
