@@ -83,16 +83,14 @@ static bool keyed_out(const struct gembuf_plane_state *ps,
 	return (rgb & ps->colorkey_mask) == (ps->colorkey & ps->colorkey_mask);
 }
 
-/**
- * gembuf_blend() - blend one pixel over another
- * @dst: the pixel below, opaque, replaced by the result
- * @src: the plane's pixel, straight alpha as the readers return it
- * @plane_alpha: the plane's "alpha" property
- * @mode: the plane's "pixel blend mode" (DRM_MODE_BLEND_*)
+/*
+ * One pixel blended over another, inlined into each loop that blends, so
+ * the loop makes no call a pixel and, where @mode is a constant, the
+ * compiler drops what that mode does not use.
  */
-VISIBLE_IF_KUNIT void gembuf_blend(struct gembuf_pixel *dst,
-				   const struct gembuf_pixel *src,
-				   u16 plane_alpha, u16 mode)
+static __always_inline void blend_pixel(struct gembuf_pixel *dst,
+					const struct gembuf_pixel *src,
+					u16 plane_alpha, u16 mode)
 {
 	u32 a = mode == DRM_MODE_BLEND_PIXEL_NONE ? 0xffff : src->a;
 	u32 cov = mul16(a, plane_alpha);
@@ -112,6 +110,20 @@ VISIBLE_IF_KUNIT void gembuf_blend(struct gembuf_pixel *dst,
 	dst->g = min(mul16(src->g, k) + mul16(dst->g, 0xffff - cov), 0xffffU);
 	dst->b = min(mul16(src->b, k) + mul16(dst->b, 0xffff - cov), 0xffffU);
 	dst->a = 0xffff;
+}
+
+/**
+ * gembuf_blend() - blend one pixel over another
+ * @dst: the pixel below, opaque, replaced by the result
+ * @src: the plane's pixel, straight alpha as the readers return it
+ * @plane_alpha: the plane's "alpha" property
+ * @mode: the plane's "pixel blend mode" (DRM_MODE_BLEND_*)
+ */
+VISIBLE_IF_KUNIT void gembuf_blend(struct gembuf_pixel *dst,
+				   const struct gembuf_pixel *src,
+				   u16 plane_alpha, u16 mode)
+{
+	blend_pixel(dst, src, plane_alpha, mode);
 }
 EXPORT_SYMBOL_IF_KUNIT(gembuf_blend);
 
@@ -162,7 +174,7 @@ static void compose_plane_line(struct gembuf_pixel *line,
 	for (i = 0; i < n; i++) {
 		if (keyed_out(ps, &px[i]))
 			continue;
-		gembuf_blend(&line[i], &px[i], s->alpha, s->pixel_blend_mode);
+		blend_pixel(&line[i], &px[i], s->alpha, s->pixel_blend_mode);
 	}
 }
 
