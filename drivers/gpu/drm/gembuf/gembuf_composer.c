@@ -5,6 +5,12 @@
  * its format's reader), applies the gamma LUT and hands the frame
  * to the CRC and the writeback connector.  Every plane is read where its
  * framebuffer's objects are, through the display's VCM mapping.
+ *
+ * Most frames are 32-bit RGB planes shown at their size, and most of
+ * their pixels are opaque: those planes are read as plain runs of words,
+ * and a line keeps the 8-bit form of its pixels until a plane is blended
+ * onto it, so it is widened to 16 bits and narrowed back only where
+ * blending needs it.  Every path gives the same pixels, bit for bit.
  */
 
 #include <drm/drm_blend.h>
@@ -83,16 +89,14 @@ static bool keyed_out(const struct gembuf_plane_state *ps,
 	return (rgb & ps->colorkey_mask) == (ps->colorkey & ps->colorkey_mask);
 }
 
-/**
- * gembuf_blend() - blend one pixel over another
- * @dst: the pixel below, opaque, replaced by the result
- * @src: the plane's pixel, straight alpha as the readers return it
- * @plane_alpha: the plane's "alpha" property
- * @mode: the plane's "pixel blend mode" (DRM_MODE_BLEND_*)
+/*
+ * One pixel blended over another, inlined into each loop that blends, so
+ * the loop makes no call a pixel and, where @mode is a constant, the
+ * compiler drops what that mode does not use.
  */
-VISIBLE_IF_KUNIT void gembuf_blend(struct gembuf_pixel *dst,
-				   const struct gembuf_pixel *src,
-				   u16 plane_alpha, u16 mode)
+static __always_inline void blend_pixel(struct gembuf_pixel *dst,
+					const struct gembuf_pixel *src,
+					u16 plane_alpha, u16 mode)
 {
 	u32 a = mode == DRM_MODE_BLEND_PIXEL_NONE ? 0xffff : src->a;
 	u32 cov = mul16(a, plane_alpha);
@@ -113,7 +117,155 @@ VISIBLE_IF_KUNIT void gembuf_blend(struct gembuf_pixel *dst,
 	dst->b = min(mul16(src->b, k) + mul16(dst->b, 0xffff - cov), 0xffffU);
 	dst->a = 0xffff;
 }
+
+/**
+ * gembuf_blend() - blend one pixel over another
+ * @dst: the pixel below, opaque, replaced by the result
+ * @src: the plane's pixel, straight alpha as the readers return it
+ * @plane_alpha: the plane's "alpha" property
+ * @mode: the plane's "pixel blend mode" (DRM_MODE_BLEND_*)
+ */
+VISIBLE_IF_KUNIT void gembuf_blend(struct gembuf_pixel *dst,
+				   const struct gembuf_pixel *src,
+				   u16 plane_alpha, u16 mode)
+{
+	blend_pixel(dst, src, plane_alpha, mode);
+}
 EXPORT_SYMBOL_IF_KUNIT(gembuf_blend);
+
+/*
+ * The line of a 32-bit RGB plane (XRGB8888, ARGB8888) that no pixel
+ * blend mode nor plane alpha makes translucent is copied onto a line of
+ * XRGB8888 words, the X byte cleared: 8-bit channels become 16 bits as
+ * v * 0x101 and come back as v >> 8, both exact, so a line on which only
+ * such planes lie needs neither step until something is blended onto it,
+ * and its words are already what the CRC and an XRGB8888 writeback take.
+ */
+
+/**
+ * gembuf_copy_rgb32_line() - lay opaque 32-bit RGB pixels on a word line
+ * @dst: the line's XRGB8888 words
+ * @src: XRGB8888 or ARGB8888 pixels, one per word of @dst
+ * @n: their number
+ */
+VISIBLE_IF_KUNIT void gembuf_copy_rgb32_line(u32 *dst, const u32 *src, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = src[i] & 0xffffff;
+}
+EXPORT_SYMBOL_IF_KUNIT(gembuf_copy_rgb32_line);
+
+/**
+ * gembuf_widen_line() - a line of XRGB8888 words as composer pixels
+ * @line: the @n pixels, opaque
+ * @words: the words
+ * @n: their number
+ *
+ * Each channel as the XRGB8888 reader gives it.
+ */
+VISIBLE_IF_KUNIT void gembuf_widen_line(struct gembuf_pixel *line,
+					const u32 *words, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		u32 v = words[i];
+
+		line[i] = (struct gembuf_pixel){
+			.a = 0xffff,
+			.r = (v >> 16 & 0xff) * 0x101,
+			.g = (v >> 8 & 0xff) * 0x101,
+			.b = (v & 0xff) * 0x101,
+		};
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(gembuf_widen_line);
+
+/**
+ * gembuf_narrow_line() - a line of composer pixels as XRGB8888 words
+ * @words: the @n words
+ * @line: the pixels
+ * @n: their number
+ *
+ * The 8 high bits of each channel, as an XRGB8888 writeback stores them;
+ * the CRC is taken over these words.
+ */
+VISIBLE_IF_KUNIT void gembuf_narrow_line(u32 *words,
+					 const struct gembuf_pixel *line, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		words[i] = (line[i].r >> 8) << 16 | (line[i].g >> 8) << 8 |
+			   line[i].b >> 8;
+}
+EXPORT_SYMBOL_IF_KUNIT(gembuf_narrow_line);
+
+/*
+ * gembuf_blend() over a run of 32-bit RGB pixels read as the ARGB8888
+ * reader reads them, @mode a constant at each call so that every blend
+ * mode gets a loop of its own.
+ */
+static __always_inline void blend_rgb32_run(struct gembuf_pixel *dst,
+					    const u32 *src, int n,
+					    u16 plane_alpha, u16 mode)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		u32 v = src[i];
+		struct gembuf_pixel p = {
+			.a = (v >> 24) * 0x101,
+			.r = (v >> 16 & 0xff) * 0x101,
+			.g = (v >> 8 & 0xff) * 0x101,
+			.b = (v & 0xff) * 0x101,
+		};
+
+		/*
+		 * A transparent pixel that adds no color leaves the opaque
+		 * pixel below as it is (mul16(x, 0xffff) is x): common in
+		 * cursors and overlays, so skip the arithmetic.
+		 */
+		if (mode != DRM_MODE_BLEND_PIXEL_NONE && !(v >> 24) &&
+		    (mode == DRM_MODE_BLEND_COVERAGE || !(v & 0xffffff)))
+			continue;
+		blend_pixel(&dst[i], &p, plane_alpha, mode);
+	}
+}
+
+/**
+ * gembuf_blend_rgb32_line() - blend a run of 32-bit RGB pixels over a line
+ * @dst: the line's pixels below, opaque, replaced by the result
+ * @src: the plane's XRGB8888 or ARGB8888 pixels, one per pixel of @dst
+ * @n: their number
+ * @s: the plane state, for its format, alpha and pixel blend mode
+ *
+ * Gives what the plane's reader and gembuf_blend() give, pixel by pixel.
+ * XRGB8888 pixels read as opaque, which every blend mode treats as
+ * pixel blend mode None does.
+ */
+VISIBLE_IF_KUNIT void gembuf_blend_rgb32_line(struct gembuf_pixel *dst,
+					      const u32 *src, int n,
+					      const struct drm_plane_state *s)
+{
+	u16 mode = s->fb->format->has_alpha ? s->pixel_blend_mode :
+					       DRM_MODE_BLEND_PIXEL_NONE;
+
+	switch (mode) {
+	case DRM_MODE_BLEND_PIXEL_NONE:
+		blend_rgb32_run(dst, src, n, s->alpha, DRM_MODE_BLEND_PIXEL_NONE);
+		break;
+	case DRM_MODE_BLEND_COVERAGE:
+		blend_rgb32_run(dst, src, n, s->alpha, DRM_MODE_BLEND_COVERAGE);
+		break;
+	default:
+		blend_rgb32_run(dst, src, n, s->alpha, DRM_MODE_BLEND_PREMULTI);
+		break;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(gembuf_blend_rgb32_line);
 
 /* Rotated by 90 or 270 degrees, a destination line crosses source lines. */
 static bool transposed(const struct drm_plane_state *s)
@@ -136,6 +288,64 @@ static void source_columns(const struct drm_plane_state *s, int *xs)
 	}
 }
 
+/* The source line of destination line @y, for a plane not transposed. */
+static int source_row(const struct drm_plane_state *s, int y)
+{
+	int sx, sy;
+
+	gembuf_source_point(s, s->dst.x1, y, &sx, &sy);
+	return clamp(sy, 0, (int)s->fb->height - 1);
+}
+
+/**
+ * struct gembuf_layer - how one plane is composed, worked out once a frame
+ * @ps: the plane state
+ * @xs: the source column of each destination column, unless transposed
+ * @rgb32: XRGB8888 or ARGB8888, no color key, and @xs a plain run of
+ *	columns (no horizontal scaling nor reflection): each line is a run
+ *	of words from @xs[0] on, for gembuf_blend_rgb32_line()
+ * @opaque: and every pixel of it hides what is below: for
+ *	gembuf_copy_rgb32_line() onto a line of words
+ */
+struct gembuf_layer {
+	const struct gembuf_plane_state *ps;
+	const int *xs;
+	bool rgb32;
+	bool opaque;
+};
+
+static void layer_init(struct gembuf_layer *l,
+		       const struct gembuf_plane_state *ps, int *xs)
+{
+	const struct drm_plane_state *s = &ps->base;
+	u32 format = s->fb->format->format;
+	int i, n = drm_rect_width(&s->dst);
+
+	*l = (struct gembuf_layer){ .ps = ps, .xs = xs };
+	if (transposed(s))
+		return;
+	source_columns(s, xs);
+	if (ps->colorkey_mask ||
+	    (format != DRM_FORMAT_XRGB8888 && format != DRM_FORMAT_ARGB8888))
+		return;
+	for (i = 1; i < n; i++)
+		if (xs[i] != xs[0] + i)
+			return;
+	l->rgb32 = true;
+	l->opaque = s->alpha == DRM_BLEND_ALPHA_OPAQUE &&
+		    (!s->fb->format->has_alpha ||
+		     s->pixel_blend_mode == DRM_MODE_BLEND_PIXEL_NONE);
+}
+
+/* The words of line @y of an rgb32 layer, from its first column. */
+static const u32 *layer_words(const struct gembuf_layer *l, int y)
+{
+	const struct drm_plane_state *s = &l->ps->base;
+
+	return (const u32 *)(l->ps->vaddr[0] +
+			     source_row(s, y) * s->fb->pitches[0]) + l->xs[0];
+}
+
 static void compose_plane_line(struct gembuf_pixel *line,
 			       struct gembuf_pixel *px, int y,
 			       const struct gembuf_plane_state *ps, const int *xs)
@@ -144,12 +354,8 @@ static void compose_plane_line(struct gembuf_pixel *line,
 	const struct drm_framebuffer *fb = s->fb;
 	int i, sx, sy, n = drm_rect_width(&s->dst);
 
-	if (y < s->dst.y1 || y >= s->dst.y2)
-		return;
 	if (!transposed(s)) {
-		gembuf_source_point(s, s->dst.x1, y, &sx, &sy);
-		sy = clamp(sy, 0, (int)fb->height - 1);
-		ps->read(ps->vaddr, fb, sy, xs, n, s, px);
+		ps->read(ps->vaddr, fb, source_row(s, y), xs, n, s, px);
 	} else {
 		for (i = 0; i < n; i++) {
 			gembuf_source_point(s, s->dst.x1 + i, y, &sx, &sy);
@@ -162,8 +368,69 @@ static void compose_plane_line(struct gembuf_pixel *line,
 	for (i = 0; i < n; i++) {
 		if (keyed_out(ps, &px[i]))
 			continue;
-		gembuf_blend(&line[i], &px[i], s->alpha, s->pixel_blend_mode);
+		blend_pixel(&line[i], &px[i], s->alpha, s->pixel_blend_mode);
 	}
+}
+
+/**
+ * struct gembuf_frame - what composing one frame takes, set up once a frame
+ * @layers: the planes composed, bottom to top
+ * @num_layers: their number
+ * @width: the frame's width
+ * @wide_out: the output needs the 16-bit line (gamma LUT, XRGB2101010
+ *	writeback) even where no plane was blended
+ * @words: a line as XRGB8888 words
+ * @line: a line as composer pixels
+ * @px: a plane's line as its reader gives it
+ */
+struct gembuf_frame {
+	struct gembuf_layer layers[GEMBUF_MAX_PLANES];
+	unsigned int num_layers;
+	int width;
+	bool wide_out;
+	u32 *words;
+	struct gembuf_pixel *line;
+	struct gembuf_pixel *px;
+};
+
+/*
+ * Compose line @y: on @f->words while only opaque 32-bit RGB planes come,
+ * then on @f->line.  Return whether the line is in @f->line.
+ */
+static bool compose_line(struct gembuf_frame *f, int y)
+{
+	bool wide = false;
+	unsigned int i;
+
+	/* An opaque black background under every plane. */
+	memset(f->words, 0, f->width * sizeof(*f->words));
+	for (i = 0; i < f->num_layers; i++) {
+		const struct gembuf_layer *l = &f->layers[i];
+		const struct drm_plane_state *s = &l->ps->base;
+		int n = drm_rect_width(&s->dst);
+
+		if (y < s->dst.y1 || y >= s->dst.y2)
+			continue;
+		if (!wide && l->opaque) {
+			gembuf_copy_rgb32_line(f->words + s->dst.x1,
+					       layer_words(l, y), n);
+			continue;
+		}
+		if (!wide) {
+			gembuf_widen_line(f->line, f->words, f->width);
+			wide = true;
+		}
+		if (l->rgb32)
+			gembuf_blend_rgb32_line(f->line + s->dst.x1,
+						layer_words(l, y), n, s);
+		else
+			compose_plane_line(f->line, f->px, y, l->ps, l->xs);
+	}
+	if (!wide && f->wide_out) {
+		gembuf_widen_line(f->line, f->words, f->width);
+		wide = true;
+	}
+	return wide;
 }
 
 /*
@@ -196,17 +463,6 @@ static void apply_gamma(struct gembuf_pixel *line, int width,
 	}
 }
 
-static u32 line_crc(u32 crc, const struct gembuf_pixel *line, int width,
-		    u32 *scratch)
-{
-	int x;
-
-	for (x = 0; x < width; x++)
-		scratch[x] = (line[x].r >> 8) << 16 | (line[x].g >> 8) << 8 |
-			     line[x].b >> 8;
-	return crc32_le(crc, (u8 *)scratch, width * sizeof(u32));
-}
-
 /**
  * gembuf_composer_work() - compose one frame
  * @work: &gembuf_output.composer_work
@@ -215,11 +471,12 @@ void gembuf_composer_work(struct work_struct *work)
 {
 	struct gembuf_output *out = container_of(work, struct gembuf_output,
 						 composer_work);
+	const struct drm_property_blob *gamma_lut;
 	struct gembuf_crtc_state *state;
-	struct gembuf_pixel *line, *px = NULL;
-	bool crc_on, wb;
-	u32 crc = 0, *scratch = NULL;
-	int width, height, y, *xs = NULL, ret = 0;
+	struct gembuf_frame f = {};
+	bool crc_on, wb, wb_words = false, wide;
+	u32 crc = 0;
+	int height, y, *xs = NULL, ret = 0;
 	unsigned int i, first;
 	u64 frame, frame_end;
 
@@ -237,39 +494,44 @@ void gembuf_composer_work(struct work_struct *work)
 	if (!state || (!crc_on && !wb))
 		return;
 
-	width = state->base.mode.hdisplay;
+	f.width = state->base.mode.hdisplay;
 	height = state->base.mode.vdisplay;
-	line = kvmalloc_array(width, sizeof(*line), GFP_KERNEL);
-	px = kvmalloc_array(width, sizeof(*px), GFP_KERNEL);
-	scratch = kvmalloc_array(width, sizeof(*scratch), GFP_KERNEL);
-	xs = kvmalloc_array(width * GEMBUF_MAX_PLANES, sizeof(*xs), GFP_KERNEL);
-	if (!line || !px || !scratch || !xs ||
+	f.line = kvmalloc_array(f.width, sizeof(*f.line), GFP_KERNEL);
+	f.px = kvmalloc_array(f.width, sizeof(*f.px), GFP_KERNEL);
+	f.words = kvmalloc_array(f.width, sizeof(*f.words), GFP_KERNEL);
+	xs = kvmalloc_array(f.width * GEMBUF_MAX_PLANES, sizeof(*xs), GFP_KERNEL);
+	if (!f.line || !f.px || !f.words || !xs ||
 	    should_fail(&gembuf_fail_compose, 1)) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	/* Planes under the topmost full-frame opaque one are not read at all. */
 	for (first = 0, i = 0; i < state->num_planes; i++)
-		if (hides_below(state->planes[i], width, height))
+		if (hides_below(state->planes[i], f.width, height))
 			first = i;
 	for (i = first; i < state->num_planes; i++)
-		if (!transposed(&state->planes[i]->base))
-			source_columns(&state->planes[i]->base, xs + i * width);
+		layer_init(&f.layers[f.num_layers++], state->planes[i],
+			   xs + i * f.width);
+	gamma_lut = state->base.gamma_lut;
+	if (wb)
+		wb_words = state->wb_fb->format->format == DRM_FORMAT_XRGB8888;
+	f.wide_out = gamma_lut || (wb && !wb_words);
 
 	for (y = 0; y < height; y++) {
-		/* An opaque black background under every plane. */
-		for (i = 0; i < width; i++)
-			line[i] = (struct gembuf_pixel){ .a = 0xffff };
-		for (i = first; i < state->num_planes; i++)
-			compose_plane_line(line, px, y, state->planes[i],
-					   xs + i * width);
-		if (state->base.gamma_lut)
-			apply_gamma(line, width, state->base.gamma_lut);
+		wide = compose_line(&f, y);
+		if (wide && gamma_lut)
+			apply_gamma(f.line, f.width, gamma_lut);
+		if (wide && (crc_on || wb_words))
+			gembuf_narrow_line(f.words, f.line, f.width);
 		if (crc_on)
-			crc = line_crc(crc, line, width, scratch);
-		if (wb)
-			gembuf_write_line(state->wb_fb, state->wb_vaddr, y, line,
-					  width);
+			crc = crc32_le(crc, (u8 *)f.words,
+				       f.width * sizeof(*f.words));
+		if (wb_words)
+			gembuf_write_words(state->wb_fb, state->wb_vaddr, y,
+					   f.words, f.width);
+		else if (wb)
+			gembuf_write_line(state->wb_fb, state->wb_vaddr, y,
+					  f.line, f.width);
 	}
 	atomic64_inc(&out->frames_composed);
 	/* Frames the composer fell behind on showed this same picture. */
@@ -281,7 +543,7 @@ out:
 		drm_crtc_vblank_put(&out->crtc);
 	}
 	kvfree(xs);
-	kvfree(scratch);
-	kvfree(px);
-	kvfree(line);
+	kvfree(f.words);
+	kvfree(f.px);
+	kvfree(f.line);
 }

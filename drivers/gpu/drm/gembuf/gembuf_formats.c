@@ -10,6 +10,7 @@
 #include <drm/drm_framebuffer.h>
 #include <kunit/visibility.h>
 #include <linux/minmax.h>
+#include <linux/string.h>
 
 #include "gembuf_kms.h"
 
@@ -314,3 +315,21 @@ void gembuf_write_line(const struct drm_framebuffer *fb, void *vaddr, int y,
 		dst[x] = (p->r >> 8) << 16 | (p->g >> 8) << 8 | p->b >> 8;
 }
 EXPORT_SYMBOL_IF_KUNIT(gembuf_write_line);
+
+/**
+ * gembuf_write_words() - store a line of words into an XRGB8888 framebuffer
+ * @fb: the framebuffer, XRGB8888
+ * @vaddr: its kernel address
+ * @y: the line
+ * @words: the pixels as XRGB8888 words, X bytes clear
+ * @width: their number
+ *
+ * The composer has the words already when the line needs no 16-bit
+ * pixels or has been narrowed for the CRC: they are the line's bytes.
+ */
+void gembuf_write_words(const struct drm_framebuffer *fb, void *vaddr, int y,
+			const u32 *words, int width)
+{
+	memcpy(vaddr + fb->offsets[0] + y * fb->pitches[0], words,
+	       width * sizeof(*words));
+}

@@ -7,8 +7,9 @@
  * virtual connector and a writeback connector.  Planes read their
  * framebuffers in place, through the display's VCM mapping of the
  * objects; the composer blends them into an ARGB16161616 line buffer per
- * output line and writes the frame to the writeback framebuffer and to
- * the CRC.
+ * output line (a line of XRGB8888 words while only opaque 32-bit RGB
+ * planes lie on it) and writes the frame to the writeback framebuffer
+ * and to the CRC.
  */
 #ifndef _GEMBUF_KMS_H_
 #define _GEMBUF_KMS_H_
@@ -219,6 +220,8 @@ extern const unsigned int gembuf_num_wb_formats;
 gembuf_read_fn gembuf_format_reader(u32 format);
 void gembuf_write_line(const struct drm_framebuffer *fb, void *vaddr, int y,
 		       const struct gembuf_pixel *line, int width);
+void gembuf_write_words(const struct drm_framebuffer *fb, void *vaddr, int y,
+			const u32 *words, int width);
 
 /* gembuf_composer.c */
 void gembuf_composer_work(struct work_struct *work);
@@ -227,6 +230,11 @@ void gembuf_source_point(const struct drm_plane_state *s, int x, int y,
 			 int *sx, int *sy);
 void gembuf_blend(struct gembuf_pixel *dst, const struct gembuf_pixel *src,
 		  u16 plane_alpha, u16 mode);
+void gembuf_copy_rgb32_line(u32 *dst, const u32 *src, int n);
+void gembuf_widen_line(struct gembuf_pixel *line, const u32 *words, int n);
+void gembuf_narrow_line(u32 *words, const struct gembuf_pixel *line, int n);
+void gembuf_blend_rgb32_line(struct gembuf_pixel *dst, const u32 *src, int n,
+			     const struct drm_plane_state *s);
 #endif
 
 #endif /* _GEMBUF_KMS_H_ */
