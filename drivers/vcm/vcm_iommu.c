@@ -13,6 +13,7 @@
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/iommu.h>
+#include <linux/platform_device.h>
 
 #include <kunit/visibility.h>
 
@@ -489,28 +490,38 @@ int vcm_hook(struct device *dev, vcm_handler handler, void *data)
 EXPORT_SYMBOL_GPL(vcm_hook);
 
 /**
- * vcm_hw_ver() - identify the translation hardware of a device
+ * vcm_get_iommu_name() - name the translation hardware of a device
  * @dev: the device
  *
- * The IOMMU API exposes no version registers; the IOMMU driver's name is
- * what identifies the hardware model.
+ * The RFC's vcm_hw_ver(): the IOMMU API has no version registers, so the
+ * hardware model is named by the driver of the IOMMU that the device's
+ * firmware description (its IOMMU fwspec) points at.  For logs and tests
+ * (the vcm_edu suite checks it is the SMMUv3).
  *
- * Return: the name of the IOMMU driver translating for @dev (for example
- * "arm-smmu-v3"), ERR_PTR(-EINVAL) for a NULL @dev, ERR_PTR(-ENODEV) if
- * @dev is not behind an IOMMU.
+ * Context: Process context.
+ * Return: the IOMMU driver's name (for example "arm-smmu-v3"), "iommu" if
+ * the IOMMU's device cannot be found, ERR_PTR(-EINVAL) for a NULL @dev,
+ * ERR_PTR(-ENODEV) if @dev is not behind an IOMMU.
  */
-const char *vcm_hw_ver(struct device *dev)
+const char *vcm_get_iommu_name(struct device *dev)
 {
+	struct iommu_fwspec *fwspec;
+	const char *name = "iommu";
 	struct device *iommu;
 
 	if (!dev)
 		return ERR_PTR(-EINVAL);
-	if (!device_iommu_mapped(dev) || !dev->iommu || !dev->iommu->iommu_dev)
+	fwspec = dev_iommu_fwspec_get(dev);
+	if (!device_iommu_mapped(dev) || !fwspec || !fwspec->iommu_fwnode)
 		return ERR_PTR(-ENODEV);
-	/* The IOMMU's sysfs device is a child of the one its driver binds. */
-	for (iommu = dev->iommu->iommu_dev->dev; iommu; iommu = iommu->parent)
-		if (iommu->driver)
-			return iommu->driver->name;
-	return "iommu";
+	iommu = bus_find_device_by_fwnode(&platform_bus_type,
+					  fwspec->iommu_fwnode);
+	if (!iommu)
+		return name;
+	/* Driver names are static strings of their (built-in) drivers. */
+	if (iommu->driver)
+		name = iommu->driver->name;
+	put_device(iommu);
+	return name;
 }
-EXPORT_SYMBOL_GPL(vcm_hw_ver);
+EXPORT_SYMBOL_GPL(vcm_get_iommu_name);

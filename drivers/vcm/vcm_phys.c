@@ -27,7 +27,11 @@ LIST_HEAD(vcm_phys_list);
 static unsigned int vcm_phys_next_id;
 
 #define VCM_PHYS_ATTR_ALL	(VCM_COHERENT | VCM_PHYS_CONT | VCM_ALIGN_MASK)
-#define VCM_DEFAULT_PGSIZES	(SZ_2M | SZ_1M | SZ_64K | PAGE_SIZE)
+/*
+ * Memory for no device in particular is cut for the CPU's own page
+ * tables: base pages and the block one PMD entry maps.
+ */
+#define VCM_CPU_PGSIZES		(PMD_SIZE | PAGE_SIZE)
 #define VCM_MAX_CHUNK		(PAGE_SIZE << MAX_PAGE_ORDER)
 
 /*
@@ -274,9 +278,10 @@ err_release:
  *	area (aligned as a VCM_ALIGN_* in @attr asks, up to the CMA
  *	alignment), %VCM_COHERENT for memory only ever mapped non-cacheable
  * @pgsizes: the chunk sizes to use, largest first: typically the union of
- *	vcm_get_pgsize_bitmap() of the VCMs the memory is for; 0 for 4K,
- *	64K, 1M and 2M.  Sizes the page allocator cannot provide are
- *	ignored and the base page size is always a fallback.
+ *	vcm_get_pgsize_bitmap() of the VCMs the memory is for; 0 for the
+ *	sizes the CPU's page tables map with one entry (base pages and PMD
+ *	blocks).  Sizes the page allocator cannot provide are ignored and
+ *	the base page size is always a fallback.
  *
  * The memory is zeroed.  It is not mapped anywhere until a reservation is
  * backed with it.  The caller owns the physmem: it frees it with
@@ -311,7 +316,7 @@ struct vcm_physmem *vcm_phys_alloc(enum vcm_memtype memtype, size_t len,
 	if (attr & VCM_PHYS_CONT)
 		ret = vcm_alloc_contiguous(pm);
 	else
-		ret = vcm_alloc_chunks(pm, pgsizes ?: VCM_DEFAULT_PGSIZES);
+		ret = vcm_alloc_chunks(pm, pgsizes ?: VCM_CPU_PGSIZES);
 	if (ret) {
 		kfree(pm);
 		return ERR_PTR(ret);
@@ -460,19 +465,21 @@ struct vcm_physmem *vcm_phys_from_dma(struct vcm_avcm *avcm,
 EXPORT_SYMBOL_GPL(vcm_phys_from_dma);
 
 /**
- * vcm_map_phys_addr() - wrap a physically contiguous range of RAM
+ * vcm_phys_from_range() - wrap a physically contiguous range of RAM
  * @phys: first physical address, page-aligned
  * @len: length, a non-zero multiple of the page size
  *
- * For carve-outs and other memory set aside outside VCM.  The range must
- * have struct pages.  The caller owns the physmem as for vcm_phys_alloc().
+ * The RFC's vcm_map_phys_addr(), named for what it does: it maps nothing,
+ * it makes a physmem of the range, for carve-outs and other memory set
+ * aside outside VCM by its caller, who owns it.  The range must have
+ * struct pages.  The caller owns the physmem as for vcm_phys_alloc().
  *
  * Context: Process context.
  * Return: a contiguous %VCM_MEMTYPE_FOREIGN physmem, ERR_PTR(-EINVAL) for a
  * misaligned, empty or wrapping range or one without struct pages,
  * ERR_PTR(-ENOMEM).
  */
-struct vcm_physmem *vcm_map_phys_addr(phys_addr_t phys, size_t len)
+struct vcm_physmem *vcm_phys_from_range(phys_addr_t phys, size_t len)
 {
 	struct vcm_physmem *pm;
 	unsigned long pfn;
@@ -496,7 +503,7 @@ struct vcm_physmem *vcm_map_phys_addr(phys_addr_t phys, size_t len)
 	vcm_physmem_publish(pm);
 	return pm;
 }
-EXPORT_SYMBOL_GPL(vcm_map_phys_addr);
+EXPORT_SYMBOL_GPL(vcm_phys_from_range);
 
 static void vcm_phys_release(struct kref *ref)
 {

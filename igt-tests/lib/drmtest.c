@@ -185,6 +185,18 @@ int prime_handle_to_fd(int fd, uint32_t handle)
 	return args.fd;
 }
 
+/* As upstream: a read-write dma-buf fd, for mmap(); -1 if refused. */
+int prime_handle_to_fd_for_mmap(int fd, uint32_t handle)
+{
+	struct drm_prime_handle args = {
+		.handle = handle, .flags = DRM_CLOEXEC | DRM_RDWR,
+	};
+
+	if (igt_ioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &args))
+		return -1;
+	return args.fd;
+}
+
 uint32_t prime_fd_to_handle(int fd, int dma_buf_fd)
 {
 	struct drm_prime_handle args = { .fd = dma_buf_fd };

@@ -55,6 +55,7 @@ uint32_t gem_flink(int fd, uint32_t handle);
 int __gem_flink(int fd, uint32_t handle, uint32_t *name);
 uint32_t gem_open(int fd, uint32_t name);
 int prime_handle_to_fd(int fd, uint32_t handle);
+int prime_handle_to_fd_for_mmap(int fd, uint32_t handle);
 uint32_t prime_fd_to_handle(int fd, int dma_buf_fd);
 
 uint32_t kmstest_dumb_create(int fd, int width, int height, int bpp,

@@ -135,7 +135,7 @@ enum vcm_prebuilt {
  * @VCM_MEMTYPE_SYSTEM: the page allocator (chunked) or the default CMA
  *	area (with %VCM_PHYS_CONT)
  * @VCM_MEMTYPE_FOREIGN: memory owned by someone else and wrapped with
- *	vcm_phys_from_sgt(), vcm_phys_from_dma() or vcm_map_phys_addr();
+ *	vcm_phys_from_sgt(), vcm_phys_from_dma() or vcm_phys_from_range();
  *	never allocated by VCM
  */
 enum vcm_memtype {
@@ -226,7 +226,7 @@ struct vcm_physmem *vcm_phys_alloc(enum vcm_memtype memtype, size_t len,
 struct vcm_physmem *vcm_phys_from_sgt(struct sg_table *sgt, u32 attr);
 struct vcm_physmem *vcm_phys_from_dma(struct vcm_avcm *avcm,
 				      struct sg_table *sgt);
-struct vcm_physmem *vcm_map_phys_addr(phys_addr_t phys, size_t len);
+struct vcm_physmem *vcm_phys_from_range(phys_addr_t phys, size_t len);
 int vcm_phys_free(struct vcm_physmem *physmem);
 size_t vcm_get_physmem_len(const struct vcm_physmem *physmem);
 enum vcm_memtype vcm_get_memtype_of_physalloc(const struct vcm_physmem *physmem);
@@ -247,7 +247,7 @@ int vcm_dev_addr_to_phys_addr(struct device *dev, dma_addr_t dev_addr,
 
 /* Faults and hardware */
 int vcm_hook(struct device *dev, vcm_handler handler, void *data);
-const char *vcm_hw_ver(struct device *dev);
+const char *vcm_get_iommu_name(struct device *dev);
 
 #endif /* CONFIG_VCM */
 

@@ -155,7 +155,7 @@ static u32 read_word(struct vcm_physmem *pm, size_t off)
 static void vcm_edu_test_identify(struct kunit *test)
 {
 	struct vcm_edu_ctx *ctx = test->priv;
-	const char *hw = vcm_hw_ver(ctx->dev);
+	const char *hw = vcm_get_iommu_name(ctx->dev);
 
 	KUNIT_EXPECT_TRUE(test, gembuf_edu_present(vcm_edu->lease.regs));
 	KUNIT_EXPECT_TRUE(test, gembuf_edu_alive(vcm_edu->lease.regs));

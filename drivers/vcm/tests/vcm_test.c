@@ -679,7 +679,7 @@ static void vcm_test_phys_contiguous(struct kunit *test)
 	kunmap_local(p);
 
 	/* The same range wrapped as a carve-out. */
-	wrap = vcm_map_phys_addr(phys, SZ_2M);
+	wrap = vcm_phys_from_range(phys, SZ_2M);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wrap);
 	KUNIT_EXPECT_EQ(test, vcm_get_memtype_of_physalloc(wrap), VCM_MEMTYPE_FOREIGN);
 	cursor = 0;
@@ -688,9 +688,9 @@ static void vcm_test_phys_contiguous(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, l2, (size_t)SZ_2M);
 	KUNIT_EXPECT_EQ(test, vcm_phys_free(wrap), 0);
 
-	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_map_phys_addr(phys + 1, SZ_4K)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_map_phys_addr(phys, 0)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_map_phys_addr(PHYS_ADDR_MAX & PAGE_MASK,
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_range(phys + 1, SZ_4K)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_range(phys, 0)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_range(PHYS_ADDR_MAX & PAGE_MASK,
 							SZ_64K)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
 }
@@ -953,8 +953,8 @@ static void vcm_test_assoc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(vcm, dev, 0)), -ENODEV);
 	KUNIT_EXPECT_EQ(test, vcm_hook(dev, NULL, NULL), -ENODEV);
 	KUNIT_EXPECT_EQ(test, vcm_hook(NULL, NULL, NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_hw_ver(dev)), -ENODEV);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_hw_ver(NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_iommu_name(dev)), -ENODEV);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_iommu_name(NULL)), -EINVAL);
 
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(k, NULL, 0)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(NULL, dev, 0)), -EINVAL);

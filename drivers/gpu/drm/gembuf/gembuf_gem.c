@@ -97,22 +97,11 @@ static int gembuf_gem_mmap(struct drm_gem_object *gem, struct vm_area_struct *vm
 	vma->vm_pgoff -= drm_vma_node_start(&gem->vma_node);
 
 	/*
-	 * A foreign buffer's pages are its exporter's: so is the mapping.
-	 * dma_buf_mmap() moves the VMA to the dma-buf's file, which holds the
-	 * buffer; the reference drm_gem_mmap_obj() took is not needed.
+	 * DRM gives no map offset for an import (drm_gem_dumb_map_offset()):
+	 * a foreign buffer is mapped through its dma-buf, by its exporter.
 	 */
-	if (gem->import_attach) {
-		int ret;
-
-		vma->vm_private_data = NULL;
-		vma->vm_ops = NULL;
-		ret = dma_buf_mmap(gem->import_attach->dmabuf, vma, vma->vm_pgoff);
-		if (!ret) {
-			vm_flags_set(vma, VM_DONTEXPAND);
-			drm_gem_object_put(gem);
-		}
-		return ret;
-	}
+	if (gem->import_attach)
+		return -EINVAL;
 
 	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
 	return gembuf_mapping_user(to_gembuf_object(gem), vma);
