@@ -73,11 +73,14 @@ static int shuffled_udmabuf(int dev, uint64_t size)
 /* Mean seconds of @rounds GEM_INFO of @h on @fd; its chunk count in @chunks. */
 static double info(int fd, uint32_t h, unsigned int rounds, uint32_t *chunks)
 {
-	struct drm_gembuf_gem_info i = { .handle = h };
+	struct drm_gembuf_gem_info i;
 	double t = bench_now();
 
-	for (unsigned int r = 0; r < rounds; r++)
+	/* flags is in and out: each call starts from a clean struct. */
+	for (unsigned int r = 0; r < rounds; r++) {
+		i = (struct drm_gembuf_gem_info){ .handle = h };
 		igt_assert_eq(__gembuf_info(fd, &i, NULL, 0), 0);
+	}
 	t = (bench_now() - t) / rounds;
 	*chunks = i.num_chunks;
 	return t;

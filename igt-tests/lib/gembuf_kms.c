@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <linux/sync_file.h>
 #include <unistd.h>
 #include <drm_fourcc.h>
 
@@ -358,8 +360,16 @@ int gk_commit(struct gk *k, const struct gk_layer *layers, unsigned int n,
 	if (wb && !(flags & DRM_MODE_ATOMIC_TEST_ONLY)) {
 		struct pollfd pfd = { .fd = fence, .events = POLLIN };
 
+		struct sync_fence_info fi = {};
+		struct sync_file_info info = {
+			.num_fences = 1, .sync_fence_info = (uintptr_t)&fi,
+		};
+
 		igt_assert(fence >= 0);
 		igt_assert_eq(poll(&pfd, 1, 60000), 1);
+		/* When the composer finished, for the benchmarks. */
+		igt_assert_eq(ioctl(fence, SYNC_IOC_FILE_INFO, &info), 0);
+		k->wb_signal_ns = fi.timestamp_ns;
 		close(fence);
 	}
 	return 0;

@@ -58,6 +58,7 @@ struct gk {
 	bool wb_only;		/* drive the CRTC with the writeback connector alone */
 	uint32_t crtc_gamma_prop, gamma_blob;	/* GAMMA_LUT; blob 0: none */
 	struct drm_color_lut gamma[256];	/* the LUT of gamma_blob */
+	uint64_t wb_signal_ns;	/* CLOCK_MONOTONIC the last writeback fence signalled at */
 };
 
 /* Id of property @name of @obj (0 if it has none), its value in *@val. */
