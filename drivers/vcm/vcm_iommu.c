@@ -107,9 +107,10 @@ static ssize_t vcm_iommu_map_addrs(struct iommu_domain *domain,
  * @out: NULL to count, or a table of that many entries to fill with the
  *	ranges of contiguous output addresses, in DMA address and length
  *
- * The IOMMU says where each page goes (iommu_iova_to_phys(), which is the
- * identity for an identity domain); no struct page is looked at.  Ranges
- * are cut at 1 GiB, like VCM's own contiguous memory.
+ * The IOMMU says where each page goes (iommu_iova_to_phys()); no struct
+ * page is looked at.  Ranges are cut at VCM_CONT_SEG, like VCM's own
+ * contiguous memory.  Physical address 0, which iommu_iova_to_phys() also
+ * returns for an unmapped IOVA, is taken as unmapped.
  *
  * Return: the number of ranges, or -EFAULT if a page of @sgt is not mapped
  * in @dma_domain.
@@ -130,7 +131,7 @@ int vcm_iommu_dma_chunks(struct iommu_domain *dma_domain,
 						  sg_dma_address(sg) + off);
 			if (!phys)
 				return -EFAULT;
-			if (run && phys == next && run < SZ_1G) {
+			if (run && phys == next && run < VCM_CONT_SEG) {
 				run += PAGE_SIZE;
 				next += PAGE_SIZE;
 				continue;
@@ -145,8 +146,9 @@ int vcm_iommu_dma_chunks(struct iommu_domain *dma_domain,
 			start = phys;
 			next = phys + PAGE_SIZE;
 			run = PAGE_SIZE;
+			if (!(n % 512))
+				cond_resched();
 		}
-		cond_resched();
 	}
 	if (run && o) {
 		sg_dma_address(o) = start;
@@ -167,24 +169,31 @@ int vcm_iommu_map(struct vcm_res *res)
 {
 	struct iommu_domain *domain = res->vcm->domain;
 	struct vcm_physmem *pm = res->physmem;
+	int prot = vcm_iommu_prot(res->attr);
 	struct scatterlist *sg;
 	unsigned long iova;
 	unsigned int i;
 	ssize_t mapped;
 
-	/*
-	 * A device that does not snoop the CPU caches would see stale lines
-	 * of cached memory, and VCM has no cache maintenance for devices:
-	 * its domain maps write-combined memory only.
-	 */
-	if (vcm_cache_class(res->attr) == VCM_CC_CACHED && !res->vcm->dma_coherent)
-		return -EINVAL;
-	if (pm->dev_vcm)
-		mapped = vcm_iommu_map_addrs(domain, res->dev_addr, pm,
-					     vcm_iommu_prot(res->attr));
-	else
-		mapped = iommu_map_sgtable(domain, res->dev_addr, &pm->sgt,
-					   vcm_iommu_prot(res->attr));
+	if (pm->dev_vcm) {
+		/*
+		 * The owner mapped it for the device with the DMA API, which
+		 * snoops exactly when the device is coherent: so does VCM.
+		 */
+		prot &= ~IOMMU_CACHE;
+		if (res->vcm->dma_coherent)
+			prot |= IOMMU_CACHE;
+		mapped = vcm_iommu_map_addrs(domain, res->dev_addr, pm, prot);
+	} else {
+		/*
+		 * A device that does not snoop the CPU caches would see stale
+		 * lines of cached memory, and VCM does no cache maintenance
+		 * for devices: its domain maps write-combined memory only.
+		 */
+		if ((prot & IOMMU_CACHE) && !res->vcm->dma_coherent)
+			return -EINVAL;
+		mapped = iommu_map_sgtable(domain, res->dev_addr, &pm->sgt, prot);
+	}
 	if (mapped < 0)
 		return mapped;
 	if (mapped != res->len) {
@@ -308,11 +317,14 @@ int vcm_iommu_activate(struct vcm_avcm *avcm)
 
 	ret = iommu_attach_device(avcm->vcm->domain, avcm->dev);
 	/*
-	 * The attach succeeds only from the default domain: the one the DMA
-	 * API maps into for the device, and which vcm_phys_from_dma() asks.
+	 * The domain the DMA API maps into for the device, which
+	 * vcm_phys_from_dma() asks: the device's default domain, if it is
+	 * one of the DMA API's (not an identity or a blocking domain).  It
+	 * lives as long as the device's IOMMU group, which outlives the
+	 * association.
 	 */
-	if (!ret && !avcm->dma_domain)
-		avcm->dma_domain = prev;
+	if (!ret && !avcm->dma_domain && prev && iommu_is_dma_domain(prev))
+		WRITE_ONCE(avcm->dma_domain, prev);
 	return ret;
 }
 
@@ -492,36 +504,40 @@ EXPORT_SYMBOL_GPL(vcm_hook);
 /**
  * vcm_get_iommu_name() - name the translation hardware of a device
  * @dev: the device
+ * @buf: output, the name
+ * @len: size of @buf
  *
- * The RFC's vcm_hw_ver(): the IOMMU API has no version registers, so the
- * hardware model is named by the driver of the IOMMU that the device's
- * firmware description (its IOMMU fwspec) points at.  For logs and tests
- * (the vcm_edu suite checks it is the SMMUv3).
+ * The IOMMU API has no version registers, so the hardware model is named
+ * by the driver of the IOMMU that the device's firmware description (its
+ * IOMMU fwspec) points at, for logs and tests (the vcm_edu suite checks
+ * that edu is behind the SMMUv3).  An IOMMU known to the firmware by a
+ * node without a platform device of its own is named "iommu".
  *
- * Context: Process context.
- * Return: the IOMMU driver's name (for example "arm-smmu-v3"), "iommu" if
- * the IOMMU's device cannot be found, ERR_PTR(-EINVAL) for a NULL @dev,
- * ERR_PTR(-ENODEV) if @dev is not behind an IOMMU.
+ * Context: Process context; takes the IOMMU device's lock.
+ * Return: 0 with the name in @buf, -EINVAL for a NULL @dev or @buf or a
+ * zero @len, -ENODEV if @dev has no IOMMU described by firmware.
  */
-const char *vcm_get_iommu_name(struct device *dev)
+int vcm_get_iommu_name(struct device *dev, char *buf, size_t len)
 {
 	struct iommu_fwspec *fwspec;
-	const char *name = "iommu";
 	struct device *iommu;
 
-	if (!dev)
-		return ERR_PTR(-EINVAL);
+	if (!dev || !buf || !len)
+		return -EINVAL;
 	fwspec = dev_iommu_fwspec_get(dev);
 	if (!device_iommu_mapped(dev) || !fwspec || !fwspec->iommu_fwnode)
-		return ERR_PTR(-ENODEV);
+		return -ENODEV;
 	iommu = bus_find_device_by_fwnode(&platform_bus_type,
 					  fwspec->iommu_fwnode);
-	if (!iommu)
-		return name;
-	/* Driver names are static strings of their (built-in) drivers. */
-	if (iommu->driver)
-		name = iommu->driver->name;
+	if (!iommu) {
+		strscpy(buf, "iommu", len);
+		return 0;
+	}
+	/* The driver, and its name, stay while the device lock is held. */
+	device_lock(iommu);
+	strscpy(buf, iommu->driver ? iommu->driver->name : "iommu", len);
+	device_unlock(iommu);
 	put_device(iommu);
-	return name;
+	return 0;
 }
 EXPORT_SYMBOL_GPL(vcm_get_iommu_name);

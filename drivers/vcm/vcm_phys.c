@@ -209,9 +209,6 @@ err:
 	return ret;
 }
 
-/* A scatterlist entry holds at most 4 GiB; contiguous memory is cut here. */
-#define VCM_CONT_SEG	SZ_1G
-
 static int vcm_sgt_from_range(struct sg_table *sgt, struct page *page,
 			      size_t len)
 {
@@ -415,9 +412,9 @@ EXPORT_SYMBOL_GPL(vcm_phys_from_sgt);
  *
  * Context: Process context.
  * Return: the physmem, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() argument,
- * a VCM that is not an IOMMU VCM, an association never activated or a
- * misaligned or empty table, ERR_PTR(-EFAULT) if part of @sgt is not
- * mapped for the device, ERR_PTR(-ENOMEM).
+ * a VCM that is not an IOMMU VCM, an association never activated from a
+ * DMA API domain or a misaligned or empty table, ERR_PTR(-EFAULT) if part
+ * of @sgt is not mapped for the device, ERR_PTR(-ENOMEM).
  */
 struct vcm_physmem *vcm_phys_from_dma(struct vcm_avcm *avcm,
 				      struct sg_table *sgt)
@@ -429,12 +426,12 @@ struct vcm_physmem *vcm_phys_from_dma(struct vcm_avcm *avcm,
 	unsigned int i;
 	int n;
 
-	if (IS_ERR_OR_NULL(avcm) || !sgt || !sgt->sgl || !sgt->nents)
+	if (IS_ERR_OR_NULL(avcm) || IS_ERR_OR_NULL(sgt) || !sgt->sgl ||
+	    !sgt->nents)
 		return ERR_PTR(-EINVAL);
-	mutex_lock(&avcm->vcm->lock);
-	dma_domain = avcm->vcm->type == VCM_DEVICE ? avcm->dma_domain : NULL;
-	mutex_unlock(&avcm->vcm->lock);
-	if (!dma_domain)
+	/* Set once, by the first activation, and kept: no lock needed. */
+	dma_domain = READ_ONCE(avcm->dma_domain);
+	if (avcm->vcm->type != VCM_DEVICE || !dma_domain)
 		return ERR_PTR(-EINVAL);
 	for_each_sgtable_dma_sg(sgt, sg, i) {
 		if (!sg_dma_len(sg) || !PAGE_ALIGNED(sg_dma_address(sg)) ||
@@ -450,10 +447,15 @@ struct vcm_physmem *vcm_phys_from_dma(struct vcm_avcm *avcm,
 	if (!pm)
 		return ERR_PTR(-ENOMEM);
 	if (sg_alloc_table(&pm->sgt, n, GFP_KERNEL)) {
-		kfree(pm);
-		return ERR_PTR(-ENOMEM);
+		n = -ENOMEM;
+		goto err;
 	}
-	vcm_iommu_dma_chunks(dma_domain, sgt, &pm->sgt);
+	/* The owner keeps @sgt mapped: a second walk finds the same runs. */
+	if (vcm_iommu_dma_chunks(dma_domain, sgt, &pm->sgt) != n) {
+		sg_free_table(&pm->sgt);
+		n = -EFAULT;
+		goto err;
+	}
 	pm->contiguous = n == 1;
 	if (pm->contiguous)
 		pm->attr |= VCM_PHYS_CONT;
@@ -461,6 +463,11 @@ struct vcm_physmem *vcm_phys_from_dma(struct vcm_avcm *avcm,
 	vcm_get(pm->dev_vcm);
 	vcm_physmem_publish(pm);
 	return pm;
+
+err:
+	mutex_destroy(&pm->lock);
+	kfree(pm);
+	return ERR_PTR(n);
 }
 EXPORT_SYMBOL_GPL(vcm_phys_from_dma);
 

@@ -40,7 +40,8 @@
 #include <linux/scatterlist.h>
 #include <linux/vcm.h>
 
-struct iommu_domain;
+/* A scatterlist entry holds at most 4 GiB; contiguous memory is cut here. */
+#define VCM_CONT_SEG	SZ_1G
 
 struct iommu_domain;
 struct mm_struct;

@@ -247,7 +247,7 @@ int vcm_dev_addr_to_phys_addr(struct device *dev, dma_addr_t dev_addr,
 
 /* Faults and hardware */
 int vcm_hook(struct device *dev, vcm_handler handler, void *data);
-const char *vcm_get_iommu_name(struct device *dev);
+int vcm_get_iommu_name(struct device *dev, char *buf, size_t len);
 
 #endif /* CONFIG_VCM */
 

@@ -947,14 +947,16 @@ static void vcm_test_assoc(struct kunit *test)
 	struct device *dev = kunit_device_register(test, "vcm-assoc");
 	struct vcm *vcm = new_dev_vcm(test), *k = new_kernel_vcm(test);
 	struct vcm_avcm *avcm;
+	char name[16];
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
 	/* The KUnit device is behind no IOMMU. */
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(vcm, dev, 0)), -ENODEV);
 	KUNIT_EXPECT_EQ(test, vcm_hook(dev, NULL, NULL), -ENODEV);
 	KUNIT_EXPECT_EQ(test, vcm_hook(NULL, NULL, NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_iommu_name(dev)), -ENODEV);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_iommu_name(NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_get_iommu_name(dev, name, sizeof(name)), -ENODEV);
+	KUNIT_EXPECT_EQ(test, vcm_get_iommu_name(NULL, name, sizeof(name)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_get_iommu_name(dev, name, 0), -EINVAL);
 
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(k, NULL, 0)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(NULL, dev, 0)), -EINVAL);

@@ -17,6 +17,7 @@
 #include <drm/drm_color_mgmt.h>
 #include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
+#include <drm/drm_gem_framebuffer_helper.h>
 #include <drm/drm_vblank.h>
 #include <drm/drm_writeback.h>
 #include <kunit/visibility.h>
@@ -91,7 +92,7 @@ static bool keyed_out(const struct gembuf_plane_state *ps,
 
 /*
  * One pixel blended over another, inlined into each loop that blends, so
- * the loop makes no call a pixel and, where @mode is a constant, the
+ * the loop makes no call per pixel and, where @mode is a constant, the
  * compiler drops what that mode does not use.
  */
 static __always_inline void blend_pixel(struct gembuf_pixel *dst,
@@ -118,8 +119,9 @@ static __always_inline void blend_pixel(struct gembuf_pixel *dst,
 	dst->a = 0xffff;
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
 /**
- * gembuf_blend() - blend one pixel over another
+ * gembuf_blend() - blend one pixel over another, for the tests
  * @dst: the pixel below, opaque, replaced by the result
  * @src: the plane's pixel, straight alpha as the readers return it
  * @plane_alpha: the plane's "alpha" property
@@ -132,6 +134,7 @@ VISIBLE_IF_KUNIT void gembuf_blend(struct gembuf_pixel *dst,
 	blend_pixel(dst, src, plane_alpha, mode);
 }
 EXPORT_SYMBOL_IF_KUNIT(gembuf_blend);
+#endif
 
 /*
  * The line of a 32-bit RGB plane (XRGB8888, ARGB8888) that no pixel
@@ -463,6 +466,47 @@ static void apply_gamma(struct gembuf_pixel *line, int width,
 	}
 }
 
+/*
+ * The CPU reads and writes a foreign buffer only between its exporter's
+ * CPU access calls, one frame at a time: the exporter syncs its other
+ * devices' caches around each frame, and the writeback buffer is synced
+ * for its next user before its fence says it is done.  Objects of
+ * gembuf's own have nothing to sync (drm_gem_fb_*_cpu_access() skip them).
+ */
+static int frame_begin_access(struct gembuf_crtc_state *state,
+			      unsigned int first, bool wb)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = first; i < state->num_planes && !ret; i++)
+		ret = drm_gem_fb_begin_cpu_access(state->planes[i]->base.fb,
+						  DMA_FROM_DEVICE);
+	if (!ret && wb) {
+		ret = drm_gem_fb_begin_cpu_access(state->wb_fb, DMA_TO_DEVICE);
+		i++;
+	}
+	if (!ret)
+		return 0;
+	/* Undo what began: the entry that failed has nothing to end. */
+	for (i--; i-- > first; )
+		drm_gem_fb_end_cpu_access(state->planes[i]->base.fb,
+					  DMA_FROM_DEVICE);
+	return ret;
+}
+
+static void frame_end_access(struct gembuf_crtc_state *state,
+			     unsigned int first, bool wb)
+{
+	unsigned int i;
+
+	for (i = first; i < state->num_planes; i++)
+		drm_gem_fb_end_cpu_access(state->planes[i]->base.fb,
+					  DMA_FROM_DEVICE);
+	if (wb)
+		drm_gem_fb_end_cpu_access(state->wb_fb, DMA_TO_DEVICE);
+}
+
 /**
  * gembuf_composer_work() - compose one frame
  * @work: &gembuf_output.composer_work
@@ -517,6 +561,9 @@ void gembuf_composer_work(struct work_struct *work)
 		wb_words = state->wb_fb->format->format == DRM_FORMAT_XRGB8888;
 	f.wide_out = gamma_lut || (wb && !wb_words);
 
+	ret = frame_begin_access(state, first, wb);
+	if (ret)
+		goto out;
 	for (y = 0; y < height; y++) {
 		wide = compose_line(&f, y);
 		if (wide && gamma_lut)
@@ -533,6 +580,7 @@ void gembuf_composer_work(struct work_struct *work)
 			gembuf_write_line(state->wb_fb, state->wb_vaddr, y,
 					  f.line, f.width);
 	}
+	frame_end_access(state, first, wb);
 	atomic64_inc(&out->frames_composed);
 	/* Frames the composer fell behind on showed this same picture. */
 	while (crc_on && frame <= frame_end)

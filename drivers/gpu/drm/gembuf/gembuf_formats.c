@@ -64,7 +64,7 @@ static inline u16 expand(u32 v, unsigned int bits)
  * Each format has an inline pixel decoder taking the framebuffer's rows
  * (the line of plane 0 and, for NV12, the chroma line of plane 1), and
  * GEMBUF_LINE_READER() wraps it in a reader of a whole run of pixels, so
- * the composer makes one indirect call a line, not one a pixel.
+ * the composer makes one indirect call per line, not one per pixel.
  */
 #define GEMBUF_LINE_READER(name)						\
 static void read_##name(void *const planes[DRM_FORMAT_MAX_PLANES],		\

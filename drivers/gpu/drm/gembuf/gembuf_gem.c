@@ -48,8 +48,9 @@ static void gembuf_gem_free(struct drm_gem_object *gem)
 		drm_gem_object_put(&obj->real->base);
 	} else {
 		WARN_ON(!list_empty(&obj->mappings));
+		/* No mapping is left to keep it busy. */
 		if (obj->physmem)
-			vcm_phys_free(obj->physmem);
+			WARN_ON(vcm_phys_free(obj->physmem));
 		atomic_dec(&gembuf.objects);
 	}
 	if (gem->import_attach)
@@ -239,7 +240,7 @@ static struct lock_class_key gembuf_import_lock_key;
  * @dev: the importing DRM device
  * @size: the dma-buf's size
  * @physmem: what the device maps (vcm_phys_from_dma()), or NULL; the
- *	object frees it
+ *	object owns it once this succeeded
  *
  * Return: the object or an ERR_PTR().
  */

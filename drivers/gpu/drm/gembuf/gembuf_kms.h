@@ -20,7 +20,6 @@
 #include <drm/drm_fourcc.h>
 #include <drm/drm_plane.h>
 #include <drm/drm_writeback.h>
-#include <linux/dma-direction.h>
 #include <linux/hrtimer.h>
 #include <linux/workqueue.h>
 
@@ -201,10 +200,9 @@ struct drm_plane *gembuf_plane_create(struct gembuf_device *gdev,
 				      struct gembuf_output *out,
 				      enum drm_plane_type type, unsigned int zpos);
 int gembuf_fb_map(struct gembuf_device *gdev, struct drm_framebuffer *fb,
-		  enum dma_data_direction dir,
 		  struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES],
 		  void *vaddr[DRM_FORMAT_MAX_PLANES]);
-void gembuf_fb_unmap(struct drm_framebuffer *fb, enum dma_data_direction dir,
+void gembuf_fb_unmap(struct drm_framebuffer *fb,
 		     struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES]);
 
 /* gembuf_writeback.c */

@@ -12,7 +12,6 @@
 #include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_gem_atomic_helper.h>
-#include <drm/drm_gem_framebuffer_helper.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 
@@ -23,8 +22,13 @@ static const u64 gembuf_modifiers[] = {
 	DRM_FORMAT_MOD_INVALID,
 };
 
-static void gembuf_fb_put_maps(struct drm_framebuffer *fb,
-			       struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES])
+/**
+ * gembuf_fb_unmap() - undo gembuf_fb_map()
+ * @fb: the framebuffer
+ * @maps: the mappings, cleared
+ */
+void gembuf_fb_unmap(struct drm_framebuffer *fb,
+		     struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES])
 {
 	unsigned int i;
 
@@ -39,53 +43,34 @@ static void gembuf_fb_put_maps(struct drm_framebuffer *fb,
  * gembuf_fb_map() - map a framebuffer's objects for the display's CPU
  * @gdev: the display
  * @fb: the framebuffer
- * @dir: how the CPU will access it: %DMA_FROM_DEVICE to scan it out,
- *	%DMA_BIDIRECTIONAL to write it back
  * @maps: output, the mapping of each plane's object
  * @vaddr: output, the kernel address of each plane
  *
- * Foreign buffers are bracketed with the exporter's CPU access calls
- * until gembuf_fb_unmap().
+ * The composer brackets each frame's access to a foreign buffer with the
+ * exporter's CPU access calls.
  *
  * Return: 0 or a negative errno, with nothing mapped.
  */
 int gembuf_fb_map(struct gembuf_device *gdev, struct drm_framebuffer *fb,
-		  enum dma_data_direction dir,
 		  struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES],
 		  void *vaddr[DRM_FORMAT_MAX_PLANES])
 {
 	unsigned int i;
-	int ret;
 
 	for (i = 0; i < fb->format->num_planes; i++) {
 		struct gembuf_object *obj = to_gembuf_object(fb->obj[i]);
 
 		maps[i] = gembuf_mapping_get(obj, gdev);
 		if (IS_ERR(maps[i])) {
-			ret = PTR_ERR(maps[i]);
+			int ret = PTR_ERR(maps[i]);
+
 			maps[i] = NULL;
-			gembuf_fb_put_maps(fb, maps);
+			gembuf_fb_unmap(fb, maps);
 			return ret;
 		}
 		vaddr[i] = maps[i]->vaddr + fb->offsets[i];
 	}
-	ret = drm_gem_fb_begin_cpu_access(fb, dir);
-	if (ret)
-		gembuf_fb_put_maps(fb, maps);
-	return ret;
-}
-
-/**
- * gembuf_fb_unmap() - undo gembuf_fb_map()
- * @fb: the framebuffer
- * @dir: as given to gembuf_fb_map()
- * @maps: the mappings, cleared
- */
-void gembuf_fb_unmap(struct drm_framebuffer *fb, enum dma_data_direction dir,
-		     struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES])
-{
-	drm_gem_fb_end_cpu_access(fb, dir);
-	gembuf_fb_put_maps(fb, maps);
+	return 0;
 }
 
 static struct drm_plane_state *
@@ -206,8 +191,8 @@ static int gembuf_plane_prepare_fb(struct drm_plane *plane,
 	if (ret)
 		return ret;
 	s->read = gembuf_format_reader(state->fb->format->format);
-	return gembuf_fb_map(to_gembuf_device(plane->dev), state->fb,
-			     DMA_FROM_DEVICE, s->maps, s->vaddr);
+	return gembuf_fb_map(to_gembuf_device(plane->dev), state->fb, s->maps,
+			     s->vaddr);
 }
 
 static void gembuf_plane_cleanup_fb(struct drm_plane *plane,
@@ -216,7 +201,7 @@ static void gembuf_plane_cleanup_fb(struct drm_plane *plane,
 	struct gembuf_plane_state *s = to_gembuf_plane_state(state);
 
 	if (state->fb)
-		gembuf_fb_unmap(state->fb, DMA_FROM_DEVICE, s->maps);
+		gembuf_fb_unmap(state->fb, s->maps);
 }
 
 /*

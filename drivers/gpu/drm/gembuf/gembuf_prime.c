@@ -233,7 +233,8 @@ gembuf_gem_prime_import_sg_table(struct drm_device *dev,
 	}
 	gem = gembuf_gem_create_import(dev, attach->dmabuf->size, pm);
 	if (IS_ERR(gem)) {
-		vcm_phys_free(pm);
+		if (pm)
+			vcm_phys_free(pm);
 		return gem;
 	}
 	to_gembuf_object(gem)->sgt = sgt;
@@ -247,7 +248,8 @@ gembuf_gem_prime_import_sg_table(struct drm_device *dev,
  *
  * Return: the object: the same one for a dma-buf @dev exported, a view of
  * the exporter's object for one the other gembuf device exported, a new
- * object around the memory otherwise; or an ERR_PTR().
+ * object for @dev's own attachment otherwise (see
+ * gembuf_gem_prime_import_sg_table()); or an ERR_PTR().
  */
 struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
 					       struct dma_buf *dma_buf)

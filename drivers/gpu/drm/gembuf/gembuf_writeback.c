@@ -74,8 +74,8 @@ static int gembuf_wb_prepare_job(struct drm_writeback_connector *wb,
 	wj = kzalloc(sizeof(*wj), GFP_KERNEL);
 	if (!wj)
 		return -ENOMEM;
-	ret = gembuf_fb_map(to_gembuf_device(wb->base.dev), job->fb,
-			    DMA_BIDIRECTIONAL, wj->maps, wj->vaddr);
+	ret = gembuf_fb_map(to_gembuf_device(wb->base.dev), job->fb, wj->maps,
+			    wj->vaddr);
 	if (ret) {
 		kfree(wj);
 		return ret;
@@ -91,7 +91,7 @@ static void gembuf_wb_cleanup_job(struct drm_writeback_connector *wb,
 
 	if (!wj)
 		return;
-	gembuf_fb_unmap(job->fb, DMA_BIDIRECTIONAL, wj->maps);
+	gembuf_fb_unmap(job->fb, wj->maps);
 	kfree(wj);
 }
 
