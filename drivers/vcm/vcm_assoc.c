@@ -54,6 +54,9 @@ static int vcm_one_to_one_assoc(struct vcm *vcm, struct device *dev)
  * afterwards.  The association holds @vcm, which vcm_free() refuses to
  * free until it is removed, and a reference to @dev.
  *
+ * gembuf associates each of its devices with its VCM with this: the engine
+ * with its IOMMU VCM, the display with the kernel VCM.
+ *
  * Context: Process context; takes the VCM's lock.
  * Return: the association, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @vcm,
  * a NULL @dev, a device already associated with @vcm, a device behind
@@ -117,6 +120,8 @@ EXPORT_SYMBOL_GPL(vcm_assoc);
  * and does not use @avcm once this returned 0: removing twice is a bug,
  * not an error.
  *
+ * gembuf removes the associations of its devices with this.
+ *
  * Context: Process context; takes the VCM's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() @avcm, -EBUSY while it is
  * active.
@@ -153,6 +158,9 @@ EXPORT_SYMBOL_GPL(vcm_deassoc);
  * @avcm: a live association of the caller's
  * @attr: the new attributes
  *
+ * The RFC's API, for choosing a translation table; in this tree only the
+ * vcm suite calls it.
+ *
  * Context: Process context; takes the VCM's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() @avcm or an invalid attribute,
  * -EOPNOTSUPP as vcm_assoc(), -EBUSY while it is active.
@@ -181,6 +189,8 @@ EXPORT_SYMBOL_GPL(vcm_set_assoc_attr);
  * vcm_get_assoc_attr() - attributes of an association
  * @avcm: a live association
  *
+ * The RFC's API; in this tree only the vcm suite calls it.
+ *
  * Return: the attributes, 0 for a NULL or ERR_PTR() @avcm.
  */
 u32 vcm_get_assoc_attr(const struct vcm_avcm *avcm)
@@ -197,6 +207,9 @@ EXPORT_SYMBOL_GPL(vcm_get_assoc_attr);
  *
  * For an IOMMU VCM this attaches the domain: from now on the device's
  * accesses translate through the VCM's reservations.
+ *
+ * gembuf activates each of its devices with this, and its engine again when
+ * a borrower gives edu back.
  *
  * Context: Process context; takes the VCM's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() @avcm, -EBUSY if it is
@@ -232,6 +245,9 @@ EXPORT_SYMBOL_GPL(vcm_activate);
  *
  * An IOMMU device goes back to its default domain and DMA API.
  *
+ * gembuf deactivates its devices with this, and its engine while it lends
+ * edu out.
+ *
  * Context: Process context; takes the VCM's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() @avcm, -ENOENT if it is not
  * active.
@@ -263,6 +279,8 @@ EXPORT_SYMBOL_GPL(vcm_deactivate);
  * vcm_is_active() - whether an association is active
  * @avcm: a live association
  *
+ * The RFC's API; in this tree only the vcm and vcm_edu suites call it.
+ *
  * Return: 1 if active, 0 if not, -EINVAL for a NULL or ERR_PTR() @avcm.
  */
 int vcm_is_active(const struct vcm_avcm *avcm)
@@ -283,6 +301,9 @@ EXPORT_SYMBOL_GPL(vcm_is_active);
  * For an IOMMU VCM this asks the IOMMU driver to walk the domain's page
  * tables (iommu_iova_to_phys()), so it reports what the hardware would
  * use; for the other kinds it follows the backing of the reservation.
+ *
+ * The RFC's API, for checking what a device reaches; in this tree only the
+ * vcm and vcm_edu suites call it.
  *
  * Context: Process context; takes vcm_list_lock and VCM locks.
  * Return: 0, -EINVAL for a NULL @dev or @phys, -ENODEV if @dev has no

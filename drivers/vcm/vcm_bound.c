@@ -20,6 +20,8 @@
  * afterwards.  The bound holds @vcm, which vcm_free() refuses to free
  * until the bound is freed.
  *
+ * The RFC's API; in this tree only the vcm suite calls it.
+ *
  * Context: Process context; takes the VCM's lock.
  * Return: the bound, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @vcm or an
  * invalid @len, ERR_PTR(-EOPNOTSUPP) for other kinds of VCM,
@@ -79,6 +81,8 @@ EXPORT_SYMBOL_GPL(vcm_create_bound);
  * bug, not an error.  Reservations made from the bound are its owners'
  * and must be released first.
  *
+ * The RFC's API; in this tree only the vcm suite calls it.
+ *
  * Context: Process context; takes the VCM's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() @bound, -EBUSY while
  * reservations made from it remain.
@@ -118,6 +122,8 @@ EXPORT_SYMBOL_GPL(vcm_free_bound);
  * The caller owns the reservation as for vcm_reserve(); it holds the
  * bound's VCM, and vcm_free_bound() refuses to free the bound while it
  * remains.
+ *
+ * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Context: Process context; takes the VCM's lock.
  * Return: the reservation, or an ERR_PTR() as vcm_reserve() (-EINVAL for
@@ -166,6 +172,8 @@ EXPORT_SYMBOL_GPL(vcm_reserve_from_bound);
  * vcm_get_bound_start_addr() - first device address of a bound
  * @bound: a live bound
  *
+ * The RFC's API; in this tree only the vcm suite calls it.
+ *
  * Return: the address, DMA_MAPPING_ERROR for a NULL or ERR_PTR() @bound.
  */
 dma_addr_t vcm_get_bound_start_addr(const struct vcm_bound *bound)
@@ -179,6 +187,8 @@ EXPORT_SYMBOL_GPL(vcm_get_bound_start_addr);
 /**
  * vcm_get_bound_len() - length of a bound
  * @bound: a live bound
+ *
+ * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Return: the length, 0 for a NULL or ERR_PTR() @bound.
  */

@@ -23,6 +23,7 @@ LIST_HEAD(vcm_list);
 
 atomic_long_t vcm_stats[VCM_STAT_NR];
 
+/* For debugfs; exported only for the KUnit suites, to name a leaked gauge. */
 const char *const vcm_stat_names[VCM_STAT_NR] = {
 	[VCM_STAT_VCMS] = "vcms",
 	[VCM_STAT_RES] = "reservations",
@@ -42,6 +43,9 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_stat_names);
 /**
  * vcm_stat_read() - read a global counter
  * @stat: the counter
+ *
+ * debugfs reads the counters with this; it is exported only for the KUnit
+ * suites, which check that every case puts the gauges back.
  *
  * Return: its value, or 0 for an unknown counter.
  */
@@ -115,6 +119,8 @@ static int vcm_check_range(u64 start, size_t len)
  * it afterwards.  Other users of the VCM (callers of vcm_reserve() on it,
  * say) rely on the owner to keep it until they are done.
  *
+ * gembuf creates the IOMMU VCM of its engine with this.
+ *
  * Context: Process context; takes and releases vcm_list_lock.
  * Return: the new VCM, or ERR_PTR(-EINVAL) for a zero or misaligned range,
  * ERR_PTR(-ERANGE) for a range that wraps, ERR_PTR(-ENOMEM).
@@ -141,6 +147,8 @@ EXPORT_SYMBOL_GPL(vcm_create);
  * VCMs from the range given to vcm_create(); here the caller says so.
  * The caller owns the VCM, as for vcm_create().
  *
+ * In this tree only the vcm and vcm_edu suites call it.
+ *
  * Context: Process context.
  * Return: the new VCM or an ERR_PTR() as for vcm_create().
  */
@@ -162,6 +170,9 @@ EXPORT_SYMBOL_GPL(vcm_create_one_to_one);
  * Kernel reservations are placed by vmalloc when backed.  User
  * reservations are VMAs of the process, made with vcm_reserve_vma().
  * Each call makes a new VCM, which the caller owns as for vcm_create().
+ *
+ * gembuf makes the kernel VCM of its display, and a user VCM for each
+ * process that maps its objects, with this.
  *
  * Context: Process context; %VCM_PREBUILT_USER needs a user process.
  * Return: the new VCM, ERR_PTR(-EINVAL) for an unknown @id or a kernel
@@ -233,6 +244,8 @@ static void vcm_unlist(struct vcm *vcm)
  * the vcm_unreserve(), vcm_free_bound() or vcm_deassoc() of the last of
  * them may still be returning on another thread, the VCM is freed when it
  * has.
+ *
+ * gembuf frees its VCMs with this.
  *
  * Context: Process context; takes vcm_list_lock and the VCM's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() @vcm, -EBUSY while it has
@@ -319,6 +332,8 @@ static void vcm_clear(struct vcm *vcm)
  * like any other (see vcm_back()).  The caller keeps @vcm live for the
  * call.
  *
+ * The RFC's API; in this tree only the vcm and vcm_edu suites call it.
+ *
  * Context: Process context; takes the VCM's lock and the locks of the
  * physmems backing it.
  * Return: the clone, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @vcm,
@@ -360,6 +375,8 @@ EXPORT_SYMBOL_GPL(vcm_clone);
  * vcm_get_start_addr() - first device address of a VCM
  * @vcm: a live VCM
  *
+ * The RFC's API; in this tree only the vcm suite calls it.
+ *
  * Return: the address, or DMA_MAPPING_ERROR for a NULL or ERR_PTR() @vcm.
  */
 dma_addr_t vcm_get_start_addr(const struct vcm *vcm)
@@ -373,6 +390,8 @@ EXPORT_SYMBOL_GPL(vcm_get_start_addr);
 /**
  * vcm_get_len() - length of a VCM
  * @vcm: a live VCM
+ *
+ * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Return: the length, or 0 for a NULL or ERR_PTR() @vcm (a VCM is never
  * empty).
@@ -389,6 +408,8 @@ EXPORT_SYMBOL_GPL(vcm_get_len);
  * vcm_get_type() - the kind of a VCM
  * @vcm: a live VCM
  *
+ * In this tree only the vcm suite calls it.
+ *
  * Return: an &enum vcm_type, or -EINVAL for a NULL or ERR_PTR() @vcm.
  */
 int vcm_get_type(const struct vcm *vcm)
@@ -401,6 +422,8 @@ EXPORT_SYMBOL_GPL(vcm_get_type);
 
 /**
  * vcm_get_min_page_size() - the smallest unit VCM maps
+ *
+ * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Return: the CPU page size; every length and address given to VCM is a
  * multiple of it.
@@ -419,6 +442,8 @@ EXPORT_SYMBOL_GPL(vcm_get_min_page_size);
  * CPU kinds map with base pages.  Pass the union of the bitmaps of the
  * VCMs a buffer will be mapped in to vcm_phys_alloc() to get chunks every
  * one of them can map with its largest entries.
+ *
+ * gembuf sizes the chunks of its objects for its engine's domain with this.
  *
  * Context: Process context; takes the VCM's lock.
  * Return: the bitmap, PAGE_SIZE until an IOMMU VCM has a domain, or 0 for

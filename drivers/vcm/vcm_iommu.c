@@ -29,6 +29,9 @@
  * Follows the page size choice of iommu_map(): the largest size that
  * fits the remaining length and to which both addresses are aligned.
  *
+ * Exported only for the vcm suite, which checks it, and for the vcm_edu
+ * benchmark, which counts the DMA API's entries with it.
+ *
  * Return: the number of leaf page-table entries.
  */
 size_t vcm_iommu_count_ptes(unsigned long pgsizes, unsigned long iova,
@@ -447,6 +450,8 @@ static void vcm_hook_release(void *ptr)
  * device of a VCM has a hook, faults of the VCM's other devices are
  * reported as not handled (-EOPNOTSUPP); without hooks the IOMMU driver's
  * own report applies.
+ *
+ * The RFC's API; in this tree only the vcm and vcm_edu suites call it.
  *
  * Context: Process context.
  * Return: 0, -EINVAL for a NULL @dev, -ENODEV if @dev is not behind an

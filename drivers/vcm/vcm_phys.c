@@ -286,6 +286,8 @@ err_release:
  * others to back their reservations (vcm_back()) for as long as it keeps
  * it.
  *
+ * gembuf allocates the memory of every object it creates with this.
+ *
  * Context: Process context; may sleep and reclaim.
  * Return: the physmem, ERR_PTR(-EINVAL) for an invalid memtype, length or
  * attribute, ERR_PTR(-ENOMEM) if the memory is not there (a request larger
@@ -353,6 +355,9 @@ static bool vcm_sgt_contiguous(struct sg_table *sgt)
  * The physmem refers to @sgt, which the caller keeps unchanged until
  * vcm_phys_free(); the pages are never freed by VCM.  The caller owns the
  * physmem as for vcm_phys_alloc().
+ *
+ * For drivers with pages of their own; in this tree only the vcm suite
+ * calls it.
  *
  * Context: Process context.
  * Return: the physmem, ERR_PTR(-EINVAL) for an empty or unsuitable table
@@ -481,6 +486,8 @@ EXPORT_SYMBOL_GPL(vcm_phys_from_dma);
  * aside outside VCM by its caller, who owns it.  The range must have
  * struct pages.  The caller owns the physmem as for vcm_phys_alloc().
  *
+ * In this tree only the vcm suite calls it.
+ *
  * Context: Process context.
  * Return: a contiguous %VCM_MEMTYPE_FOREIGN physmem, ERR_PTR(-EINVAL) for a
  * misaligned, empty or wrapping range or one without struct pages,
@@ -560,6 +567,9 @@ void vcm_phys_put(struct vcm_physmem *physmem)
  * vcm_unback() of the last of them may still be returning on another
  * thread, the memory is freed when it has.
  *
+ * gembuf frees the memory of its objects, and the wrappers of its imports,
+ * with this.
+ *
  * Context: Process context; takes vcm_phys_lock and the physmem's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() @physmem, -EBUSY while it
  * backs a reservation.
@@ -591,6 +601,8 @@ EXPORT_SYMBOL_GPL(vcm_phys_free);
  * vcm_get_physmem_len() - length of a physmem
  * @physmem: a live physmem
  *
+ * gembuf checks with this that an import wraps the whole dma-buf.
+ *
  * Return: the length, or 0 for a NULL or ERR_PTR() @physmem.
  */
 size_t vcm_get_physmem_len(const struct vcm_physmem *physmem)
@@ -604,6 +616,8 @@ EXPORT_SYMBOL_GPL(vcm_get_physmem_len);
 /**
  * vcm_get_memtype_of_physalloc() - where a physmem comes from
  * @physmem: a live physmem
+ *
+ * The RFC's API; in this tree only the vcm and vcm_edu suites call it.
  *
  * Return: its memtype, %VCM_MEMTYPE_INVALID for a NULL or ERR_PTR()
  * @physmem.
@@ -625,6 +639,8 @@ EXPORT_SYMBOL_GPL(vcm_get_memtype_of_physalloc);
  * modify it, and copy it before dma_map_sgtable() (a mapping writes the
  * DMA fields).
  *
+ * gembuf maps its dma-bufs with this for importers other than its engine.
+ *
  * Return: the table, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @physmem
  * or one of vcm_phys_from_dma(), which has no pages.
  */
@@ -642,6 +658,8 @@ EXPORT_SYMBOL_GPL(vcm_get_physmem_sgt);
  *
  * The physmem belongs to its creator; the backing keeps it from being
  * freed, so the pointer is good until @res is unbacked.
+ *
+ * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Return: the physmem, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @res,
  * ERR_PTR(-ENOENT) if it is unbacked.
@@ -664,6 +682,8 @@ EXPORT_SYMBOL_GPL(vcm_get_physmem_from_res);
  * Each call walks the chunk table from its start to chunk *@cursor, so it
  * costs O(*@cursor) and a walk over all chunks with it is quadratic.  Walk
  * a whole physmem with vcm_for_each_phys_chunk(), which is linear.
+ *
+ * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Return: 0 with the next chunk, -ENOENT after the last one, -EINVAL for
  * a NULL or ERR_PTR() @physmem or NULL outputs.
@@ -698,6 +718,9 @@ EXPORT_SYMBOL_GPL(vcm_get_next_phys_addr);
  *
  * Internal to vcm_for_each_phys_chunk(): each step goes on from the entry
  * of the previous one, so a walk is linear in the number of chunks.
+ *
+ * It is exported for the users of the macro: gembuf's info ioctl and the
+ * KUnit suites.
  *
  * Return: true with the next chunk; false, with the outputs untouched,
  * after the last chunk or for a NULL or ERR_PTR() physmem.
@@ -742,6 +765,8 @@ static bool vcm_physmem_holds(const struct vcm_physmem *pm, phys_addr_t phys)
  * vcm_get_phys_num_res() - number of reservations mapping a physical address
  * @phys: the physical address
  *
+ * The RFC's API; in this tree only the vcm suite calls it.
+ *
  * Context: Process context; takes vcm_phys_lock and physmem locks.
  * Return: the number of backed reservations, in any VCM, whose backing
  * holds @phys.
@@ -774,6 +799,8 @@ EXPORT_SYMBOL_GPL(vcm_get_phys_num_res);
  * The reservations found belong to whoever made them, in any VCM: the
  * caller uses them only as far as their owners let it, and must know
  * @res stays backed (its owner does not unback it) while iterating.
+ *
+ * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Context: Process context; takes vcm_phys_lock and physmem locks.
  * Return: the next backed reservation whose backing holds @phys, or NULL

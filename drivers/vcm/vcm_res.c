@@ -219,6 +219,8 @@ static struct vcm_res *__vcm_reserve(struct vcm *vcm, struct vcm_bound *bound,
  * and does not use it afterwards.  The reservation holds @vcm, which
  * vcm_free() refuses to free until it is released.
  *
+ * gembuf reserves its engine and kernel mappings with this.
+ *
  * Context: Process context; takes the VCM's lock.
  * Return: the reservation, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR()
  * @vcm, an invalid length or attribute, ERR_PTR(-EOPNOTSUPP) on a user
@@ -258,6 +260,8 @@ EXPORT_SYMBOL_GPL(vcm_reserve);
  *
  * For fixed addresses: firmware-visible buffers, or a layout another
  * agent expects.  The caller owns the reservation as for vcm_reserve().
+ *
+ * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Context: Process context; takes the VCM's lock.
  * Return: the reservation, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR()
@@ -319,6 +323,8 @@ EXPORT_SYMBOL_GPL(vcm_reserve_at);
  * caller owns the reservation as for vcm_reserve(); the VMA must not
  * outlive it.
  *
+ * gembuf maps objects into user VMAs with this, from its ->mmap.
+ *
  * Context: Process context with the mmap lock of @vma's mm held; takes
  * the VCM's lock.
  * Return: the reservation, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR()
@@ -375,6 +381,8 @@ EXPORT_SYMBOL_GPL(vcm_reserve_vma);
  * operations.  The reservation's hold on its VCM is dropped last, so the
  * VCM's owner may vcm_free() it as soon as it sees it empty.
  *
+ * gembuf releases the reservations of its mappings with this.
+ *
  * Context: Process context; takes the VCM's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() @res, -EBUSY while it is
  * backed.
@@ -409,6 +417,8 @@ EXPORT_SYMBOL_GPL(vcm_unreserve);
  * The VCM belongs to its creator; @res keeps it from being freed, so the
  * pointer is good for as long as @res is.
  *
+ * The RFC's API; in this tree only the vcm suite calls it.
+ *
  * Return: the VCM, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @res.
  */
 struct vcm *vcm_get_vcm_from_res(const struct vcm_res *res)
@@ -422,6 +432,8 @@ EXPORT_SYMBOL_GPL(vcm_get_vcm_from_res);
 /**
  * vcm_get_res_len() - length of a reservation
  * @res: a live reservation
+ *
+ * gembuf's info ioctl reports the length of each mapping with this.
  *
  * Return: the length, or 0 for a NULL or ERR_PTR() @res.
  */
@@ -441,6 +453,8 @@ EXPORT_SYMBOL_GPL(vcm_get_res_len);
  * A placed reservation keeps its address, so a new alignment must be one
  * its address already has.  The caller serialises this against
  * vcm_unreserve() of @res.
+ *
+ * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Context: Process context; takes the VCM's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() @res, an invalid attribute
@@ -483,6 +497,8 @@ EXPORT_SYMBOL_GPL(vcm_set_res_attr);
  * vcm_get_res_attr() - attributes of a reservation
  * @res: a live reservation
  *
+ * gembuf's info ioctl reports the attributes of each mapping with this.
+ *
  * Return: the attributes, or 0 for a NULL or ERR_PTR() @res (a valid
  * reservation has %VCM_READ or %VCM_WRITE).
  */
@@ -497,6 +513,8 @@ EXPORT_SYMBOL_GPL(vcm_get_res_attr);
 /**
  * vcm_get_num_res() - number of reservations in a VCM
  * @vcm: a live VCM
+ *
+ * The RFC's API; in this tree only the vcm and vcm_edu suites call it.
  *
  * Return: the number, 0 for a NULL or ERR_PTR() @vcm.
  */
@@ -524,6 +542,8 @@ EXPORT_SYMBOL_GPL(vcm_get_num_res);
  * otherwise knows no reservation of @vcm is released meanwhile.  In
  * particular the caller must not unreserve @res, or anything after it,
  * while iterating.
+ *
+ * The RFC's API; in this tree only the vcm and vcm_edu suites call it.
  *
  * Context: Process context; takes the VCM's lock.
  * Return: the next reservation, NULL after the last one, for a NULL or
@@ -595,6 +615,8 @@ static struct page *vcm_res_page(const struct vcm_res *res, size_t offset)
  * cleaned from the caches before and after, so the copy is coherent with
  * the non-cacheable mappings.  @to and @from may share a physmem, but the
  * ranges must not overlap.
+ *
+ * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Context: Process context; may sleep.  The caller keeps both reservations
  * backed during the copy.
@@ -670,6 +692,8 @@ struct vcm_res *vcm_res_lookup(struct vcm *vcm, dma_addr_t addr)
  * as long as its owner keeps it: the caller must know it is not released
  * meanwhile (it is the owner, or it has an agreement with the owner).
  *
+ * The RFC's API; in this tree only the vcm suite calls it.
+ *
  * Context: Process context; takes the VCM's lock.
  * Return: the reservation, or NULL if no placed reservation of @vcm holds
  * @dev_addr or @vcm is NULL or an ERR_PTR().
@@ -695,6 +719,9 @@ EXPORT_SYMBOL_GPL(vcm_get_res);
  * a kernel virtual address for the kernel VCM and a user address for user
  * VCMs.
  *
+ * gembuf's engine, its dma-bufs and its info ioctl read the addresses of
+ * its mappings with this.
+ *
  * Return: the address, or DMA_MAPPING_ERROR for a NULL or ERR_PTR() @res
  * or one not placed yet (kernel and one-to-one reservations before
  * backing).
@@ -713,6 +740,8 @@ EXPORT_SYMBOL_GPL(vcm_get_dev_addr);
  *
  * The mapping lasts until @res is unbacked.
  *
+ * gembuf's display reaches objects through the address this returns.
+ *
  * Return: the address, or NULL for a NULL or ERR_PTR() @res or an unbacked
  * or non-kernel reservation.
  */
@@ -727,6 +756,8 @@ EXPORT_SYMBOL_GPL(vcm_get_vaddr);
 /**
  * vcm_get_res_num_ptes() - leaf IOMMU page-table entries of a reservation
  * @res: a live reservation
+ *
+ * gembuf's info ioctl reports the IOMMU entries of each mapping with this.
  *
  * Return: the number of entries its mapping uses in the IOMMU domain, 0 if
  * it is not mapped in one or @res is NULL or an ERR_PTR().
@@ -748,6 +779,8 @@ EXPORT_SYMBOL_GPL(vcm_get_res_num_ptes);
  *
  * The address is only good while the reservations at both ends stay
  * backed, which is up to their owners.
+ *
+ * The RFC's API; in this tree only the vcm and vcm_edu suites call it.
  *
  * Context: Process context; takes the VCM's lock and the physmem's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() VCM or a NULL @dst_addr,

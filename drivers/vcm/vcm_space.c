@@ -23,6 +23,8 @@
  * @first: first address
  * @last: last address, inclusive
  *
+ * Exported only for the vcm suite, which tests the allocator on its own.
+ *
  * Return: 0, or -ERANGE if the range is empty.
  */
 int vcm_space_init(struct vcm_space *space, unsigned long first,
@@ -43,6 +45,8 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_space_init);
 /**
  * vcm_space_destroy() - release the allocator's memory
  * @space: the space; every range should have been removed
+ *
+ * Exported only for the vcm suite, which tests the allocator on its own.
  */
 void vcm_space_destroy(struct vcm_space *space)
 {
@@ -57,6 +61,8 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_space_destroy);
  * @align: alignment, a power of two
  * @owner: the pointer to store with the range
  * @addr: output, the first address of the range
+ *
+ * Exported only for the vcm suite, which tests the allocator on its own.
  *
  * Return: 0, -ENOSPC if no gap holds the request, -ENOMEM.
  */
@@ -114,6 +120,8 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_space_alloc);
  * @len: length, non-zero
  * @owner: the pointer to store with the range
  *
+ * Exported only for the vcm suite, which tests the allocator on its own.
+ *
  * Return: 0, -ERANGE if the range leaves the space, -EBUSY if it overlaps
  * an allocated range, -ENOMEM.
  */
@@ -141,6 +149,8 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_space_insert);
  * @space: the space
  * @addr: first address of an allocated range
  * @len: its length
+ *
+ * Exported only for the vcm suite, which tests the allocator on its own.
  */
 void vcm_space_remove(struct vcm_space *space, unsigned long addr, size_t len)
 {
@@ -153,6 +163,8 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_space_remove);
  * vcm_space_lookup() - find the owner of an address
  * @space: the space
  * @addr: any address
+ *
+ * Exported only for the vcm suite, which tests the allocator on its own.
  *
  * Return: the owner of the range holding @addr, or NULL.
  */

@@ -550,6 +550,8 @@ static void vcm_test_err_handles(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, vcm_translate(vcm, DEV_START, h, &out), -EINVAL);
 		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(h, dev, 0)), -EINVAL);
 		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_bound(h, SZ_1M)), -EINVAL);
+		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(h, vcm_get_physmem_sgt(pm))),
+				-EINVAL);
 
 		/* Reservations */
 		KUNIT_EXPECT_EQ(test, vcm_unreserve(h), -EINVAL);
@@ -900,6 +902,9 @@ static void vcm_test_one_to_one(struct kunit *test)
 	avcm = vcm_assoc(o, dev, 0);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, avcm);
 	KUNIT_ASSERT_EQ(test, vcm_activate(avcm), 0);
+	/* DMA addresses are wrapped for IOMMU VCMs only. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(avcm, vcm_get_physmem_sgt(cont))),
+			-EINVAL);
 
 	r1 = vcm_reserve(o, SZ_64K, RW);
 	r2 = vcm_reserve(o, SZ_64K, RW);
