@@ -389,6 +389,11 @@ void gk_set_gamma(struct gk *k, const struct drm_color_lut *lut)
 
 int __gk_disable(struct gk *k)
 {
+	return __gk_disable_flags(k, 0);
+}
+
+int __gk_disable_flags(struct gk *k, uint32_t flags)
+{
 	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
 	int ret;
 
@@ -401,7 +406,7 @@ int __gk_disable(struct gk *k)
 		add(req, k->planes[i].id, k->p_fb, 0);
 		add(req, k->planes[i].id, k->p_crtc, 0);
 	}
-	ret = drmModeAtomicCommit(k->fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET, NULL);
+	ret = drmModeAtomicCommit(k->fd, req, flags | DRM_MODE_ATOMIC_ALLOW_MODESET, NULL);
 	drmModeAtomicFree(req);
 	return ret ? -errno : 0;
 }

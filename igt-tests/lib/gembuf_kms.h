@@ -83,6 +83,8 @@ int gk_commit(struct gk *k, const struct gk_layer *layers, unsigned int n,
 	      const struct gk_fb *wb, uint32_t flags);
 /* Every plane, the connectors and the CRTC off; __gk_disable() returns -errno. */
 int __gk_disable(struct gk *k);
+/* The same with DRM_MODE_ATOMIC_* @flags (NONBLOCK, PAGE_FLIP_EVENT). */
+int __gk_disable_flags(struct gk *k, uint32_t flags);
 void gk_disable(struct gk *k);
 /* Commit @lut (256 entries) as the CRTC's GAMMA_LUT from now on; NULL: none. */
 void gk_set_gamma(struct gk *k, const struct drm_color_lut *lut);

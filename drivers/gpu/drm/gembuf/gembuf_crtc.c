@@ -239,11 +239,32 @@ static void gembuf_crtc_atomic_enable(struct drm_crtc *crtc,
 	drm_crtc_vblank_on(crtc);
 }
 
+/*
+ * A display stops scanning out at the end of a frame, not in the middle
+ * of one: wait for the next vblank, so that turning the CRTC off, and the
+ * event of the commit that does it, complete there, as on hardware.  The
+ * wait is bounded (no WARN if the timer is late, unlike
+ * drm_crtc_wait_one_vblank()): the CRTC goes off either way.
+ */
+static void gembuf_crtc_wait_frame_end(struct drm_crtc *crtc)
+{
+	u64 count;
+
+	if (drm_crtc_vblank_get(crtc))
+		return;
+	count = drm_crtc_vblank_count(crtc);
+	wait_event_timeout(*drm_crtc_vblank_waitqueue(crtc),
+			   drm_crtc_vblank_count(crtc) != count,
+			   msecs_to_jiffies(100));
+	drm_crtc_vblank_put(crtc);
+}
+
 static void gembuf_crtc_atomic_disable(struct drm_crtc *crtc,
 				       struct drm_atomic_state *state)
 {
 	struct gembuf_output *out = crtc_to_output(crtc);
 
+	gembuf_crtc_wait_frame_end(crtc);
 	gembuf_composer_flush_wb(out);
 	drm_crtc_vblank_off(crtc);
 	spin_lock_irq(&out->lock);

@@ -52,8 +52,12 @@ static const struct drm_mode_config_funcs gembuf_mode_config_funcs = {
 };
 
 /*
- * The composer reads the CRTC state it was given: wait for it before the
- * commit's old states are freed.
+ * The CRTC is lit before its planes are committed, so that atomic_flush
+ * arms the commit's event on a running vblank: flushed on a CRTC still
+ * off, the event would go out at once, before the modeset is done.
+ * Planes of CRTCs being turned off are not committed (atomic_disable
+ * sends their event).  The composer reads the CRTC state it was given:
+ * wait for it before the commit's old states are freed.
  */
 static void gembuf_atomic_commit_tail(struct drm_atomic_state *state)
 {
@@ -63,8 +67,9 @@ static void gembuf_atomic_commit_tail(struct drm_atomic_state *state)
 	int i;
 
 	drm_atomic_helper_commit_modeset_disables(dev, state);
-	drm_atomic_helper_commit_planes(dev, state, 0);
 	drm_atomic_helper_commit_modeset_enables(dev, state);
+	drm_atomic_helper_commit_planes(dev, state,
+					DRM_PLANE_COMMIT_ACTIVE_ONLY);
 	drm_atomic_helper_fake_vblank(state);
 	drm_atomic_helper_commit_hw_done(state);
 	drm_atomic_helper_wait_for_flip_done(dev, state);
