@@ -95,6 +95,12 @@ void igt_pipe_crc_start(igt_pipe_crc_t *pipe_crc)
 	snprintf(path, sizeof(path), "%s/crtc-%d/crc/data", pipe_crc->dir, pipe_crc->pipe);
 	pipe_crc->crc_fd = open(path, pipe_crc->flags);
 	igt_assert_f(pipe_crc->crc_fd >= 0, "open %s: %s\n", path, strerror(errno));
+	/* As upstream: return once the first CRC is there, without reading it. */
+	{
+		struct pollfd pfd = { .fd = pipe_crc->crc_fd, .events = POLLIN };
+
+		igt_assert_f(poll(&pfd, 1, 10000) == 1, "no first CRC within 10 s\n");
+	}
 }
 
 /** igt_pipe_crc_stop() - close the data file of @pipe_crc, ending the capture */
