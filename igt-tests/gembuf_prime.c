@@ -100,40 +100,6 @@ static int info_unprivileged(int fd, uint32_t h, int dmabuf)
 	return 0;
 }
 
-/*
- * The devices attached to a dma-buf, from dma-buf's debugfs: the block
- * of the buffer whose inode is @fd's lists one "\t<device>" line each.
- */
-static int attached_devices(int fd, char names[][64], int max)
-{
-	char line[256], ino[32];
-	struct stat st;
-	bool mine = false;
-	int n = 0;
-	FILE *f;
-
-	igt_assert_eq(fstat(fd, &st), 0);
-	snprintf(ino, sizeof(ino), "\t%08lu\t", (unsigned long)st.st_ino);
-	f = fopen("/sys/kernel/debug/dma_buf/bufinfo", "r");
-	igt_assert(f);
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		if (line[0] != '\t') {
-			/* A buffer's first line: size, flags, mode, count, exporter, inode. */
-			mine = strstr(line, ino) != NULL;
-			continue;
-		}
-		/* Device names have no blanks; "Attached Devices:" and fences do. */
-		if (!mine || strpbrk(line + 1, " \t"))
-			continue;
-		if (n < max)
-			snprintf(names[n], 64, "%.63s", line + 1);
-		n++;
-	}
-	fclose(f);
-	return n;
-}
-
 /* Whether the user mapping at @p belongs to a dma-buf's file. */
 static bool mapped_from_dmabuf(const void *p)
 {
@@ -262,7 +228,7 @@ igt_main
 		gembuf_wait(engine, he);
 		igt_assert_eq(gembuf_find_mapping(engine, he, GEMBUF_MAPPING_IOMMU, &m), 1);
 
-		n = attached_devices(fd, names, 8);
+		n = gembuf_dmabuf_attachments(fd, names, 8);
 		for (int i = 0; i < n && i < 8; i++)
 			igt_info("attached: %s\n", names[i]);
 		igt_assert_eq(n, 2);
@@ -272,9 +238,9 @@ igt_main
 		igt_assert(!strcmp(names[0], m.device) || !strcmp(names[1], m.device));
 
 		gem_close(engine, he);
-		igt_assert_eq(attached_devices(fd, names, 8), 1);
+		igt_assert_eq(gembuf_dmabuf_attachments(fd, names, 8), 1);
 		gem_close(display, hd);
-		igt_assert_eq(attached_devices(fd, names, 8), 0);
+		igt_assert_eq(gembuf_dmabuf_attachments(fd, names, 8), 0);
 		close(fd);
 		gem_close(vgem, vh);
 		drm_close_driver(vgem);

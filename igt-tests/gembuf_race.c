@@ -488,11 +488,21 @@ static void unbind(void)
 		.handle = h2, .size = 4096, .value = 0xbad,
 		.in_syncs = (uintptr_t)&in, .in_sync_count = 1,
 	};
-	uint32_t dh, *p;
-	char addr[512];
+	int vgem = __drm_open_driver(DRIVER_VGEM), vfd;
+	uint32_t dh, vh, eh, *p;
+	char addr[512], names[4][64];
+	uint64_t vsize;
 	int fence;
 
 	igt_require(engine_pci_addr(addr, sizeof(addr)));
+	igt_require(vgem >= 0);
+	/* A foreign buffer the engine imported, and so attached. */
+	vh = kmstest_dumb_create(vgem, 1024, 1, 32, NULL, &vsize);
+	vfd = prime_handle_to_fd(vgem, vh);
+	eh = prime_fd_to_handle(engine, vfd);
+	igt_assert_eq(__gembuf_fill(engine, eh, 0, 4096, 0x3333), 0);
+	gembuf_wait(engine, eh);
+	igt_assert_eq(gembuf_dmabuf_attachments(vfd, names, 4), 1);
 	igt_assert_eq(__gembuf_fill(engine, h, 0, 4096, 0x1111), 0);
 	gembuf_wait(engine, h);
 	dmabuf = prime_handle_to_fd(engine, h);
@@ -504,6 +514,13 @@ static void unbind(void)
 	do_ioctl(engine, DRM_IOCTL_GEMBUF_DMA_FILL, &f);
 
 	knob_write(DMA_DRIVER, "unbind", addr);
+	/* The engine gave its attachment back with its device. */
+	igt_assert_eq(gembuf_dmabuf_attachments(vfd, names, 4), 0);
+	igt_assert_eq(__gembuf_fill(engine, eh, 0, 4, 0), -ENODEV);
+	/* Its handle goes with the file, after the vgem buffer. */
+	close(vfd);
+	gem_close(vgem, vh);
+	drm_close_driver(vgem);
 	igt_assert_eq(__gembuf_fill(engine, h, 0, 4, 0), -ENODEV);
 	igt_assert_eq(__gembuf_wait(engine, h, 0, 0), -ENODEV);
 	/* The waiting job signals once its gate opens, without the device. */

@@ -4,10 +4,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/dma-heap.h>
@@ -246,4 +248,38 @@ int gembuf_heap_alloc(const char *name, size_t size)
 	igt_assert_eq(ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a), 0);
 	close(heap);
 	return a.fd;
+}
+
+/*
+ * The devices attached to a dma-buf, from dma-buf's debugfs: the block
+ * of the buffer whose inode is @fd's lists one "\t<device>" line each.
+ */
+int gembuf_dmabuf_attachments(int fd, char names[][64], int max)
+{
+	char line[256], ino[32];
+	struct stat st;
+	bool mine = false;
+	int n = 0;
+	FILE *f;
+
+	igt_assert_eq(fstat(fd, &st), 0);
+	snprintf(ino, sizeof(ino), "\t%08lu\t", (unsigned long)st.st_ino);
+	f = fopen("/sys/kernel/debug/dma_buf/bufinfo", "r");
+	igt_assert(f);
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (line[0] != '\t') {
+			/* A buffer's first line: size, flags, mode, count, exporter, inode. */
+			mine = strstr(line, ino) != NULL;
+			continue;
+		}
+		/* Device names have no blanks; "Attached Devices:" and fences do. */
+		if (!mine || strpbrk(line + 1, " \t"))
+			continue;
+		if (n < max)
+			snprintf(names[n], 64, "%.63s", line + 1);
+		n++;
+	}
+	fclose(f);
+	return n;
 }

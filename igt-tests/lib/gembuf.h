@@ -36,6 +36,11 @@ int __gembuf_copy(int fd, uint32_t dst, uint64_t dst_offset, uint32_t src,
 int __gembuf_wait(int fd, uint32_t handle, uint32_t flags, int64_t timeout_ns);
 void gembuf_wait(int fd, uint32_t handle);
 long gembuf_state(const char *key);
+/*
+ * The devices attached to the dma-buf @fd (dma-buf's debugfs): their
+ * number, the first @max names in @names.
+ */
+int gembuf_dmabuf_attachments(int fd, char names[][64], int max);
 /* Every 32-bit word of the first @size bytes of @h, mapped, is @v. */
 void gembuf_check_words(int fd, uint32_t h, size_t size, uint32_t v);
 /*

@@ -90,6 +90,8 @@ int gembuf_device_init(struct gembuf_device *gdev, enum gembuf_role role)
 	int ret;
 
 	gdev->role = role;
+	mutex_init(&gdev->imports_lock);
+	INIT_LIST_HEAD(&gdev->imports);
 	if (role == GEMBUF_DISPLAY) {
 		gdev->vcm = gembuf.kernel_vcm;
 	} else {

@@ -53,6 +53,9 @@ enum gembuf_role {
  * @avcm: its active association with @drm.dev
  * @engine: the DMA engine state, for %GEMBUF_ENGINE
  * @kms: the KMS pipelines, for %GEMBUF_DISPLAY
+ * @imports_lock: protects @imports
+ * @imports: foreign dma-bufs imported on this device, attached by it
+ * @imports_revoked: the device went away: no more imports
  */
 struct gembuf_device {
 	struct drm_device drm;
@@ -61,6 +64,9 @@ struct gembuf_device {
 	struct vcm_avcm *avcm;
 	struct gembuf_engine *engine;
 	struct gembuf_kms *kms;
+	struct mutex imports_lock;	/* see the kernel-doc above */
+	struct list_head imports;
+	bool imports_revoked;
 };
 
 #define to_gembuf_device(d) container_of(d, struct gembuf_device, drm)
@@ -112,6 +118,9 @@ struct gembuf_mapping {
  * @engine_map: the engine's mapping, held by this object (an import on the
  *	engine, or an object of the engine) from its first DMA until it is
  *	freed, so jobs do not map and unmap every time
+ * @import_node: link in &gembuf_device.imports, for a foreign import
+ * @revoked: for a foreign import whose device went away, the dma-buf whose
+ *	attachment was given back then; the object still holds a reference
  */
 struct gembuf_object {
 	struct drm_gem_object base;
@@ -124,6 +133,8 @@ struct gembuf_object {
 	struct list_head mappings;
 	struct gembuf_mapping *vmap;
 	struct gembuf_mapping *engine_map;
+	struct list_head import_node;
+	struct dma_buf *revoked;
 };
 
 #define to_gembuf_object(o) container_of(o, struct gembuf_object, base)
@@ -203,6 +214,8 @@ struct drm_gem_object *
 gembuf_gem_prime_import_sg_table(struct drm_device *dev,
 				 struct dma_buf_attachment *attach,
 				 struct sg_table *sgt);
+void gembuf_prime_revoke_imports(struct gembuf_device *gdev);
+void gembuf_prime_forget_import(struct gembuf_object *obj);
 
 /* gembuf_engine.c */
 int gembuf_engine_register(void);

@@ -915,6 +915,7 @@ static void gembuf_engine_remove(struct pci_dev *pdev)
 	flush_workqueue(engine->hw_wq);
 	gembuf_engine_pattern_fini(engine);
 	vcm_deactivate(gdev->avcm);
+	gembuf_prime_revoke_imports(gdev);
 }
 
 /**

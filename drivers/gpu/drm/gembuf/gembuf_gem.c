@@ -53,8 +53,12 @@ static void gembuf_gem_free(struct drm_gem_object *gem)
 			WARN_ON(vcm_phys_free(obj->physmem));
 		atomic_dec(&gembuf.objects);
 	}
+	if (obj->sgt || obj->revoked)
+		gembuf_prime_forget_import(obj);
 	if (gem->import_attach)
 		drm_prime_gem_destroy(gem, obj->sgt);
+	else if (obj->revoked)
+		dma_buf_put(obj->revoked);
 	drm_gem_object_release(gem);
 	mutex_destroy(&obj->lock);
 	drm_dev_put(gem->dev);
@@ -162,6 +166,7 @@ static struct gembuf_object *gembuf_object_alloc(struct drm_device *dev,
 	obj->real = obj;
 	mutex_init(&obj->lock);
 	INIT_LIST_HEAD(&obj->mappings);
+	INIT_LIST_HEAD(&obj->import_node);
 	drm_gem_private_object_init(dev, &obj->base, size);
 	ret = drm_gem_create_mmap_offset(&obj->base);
 	if (ret) {

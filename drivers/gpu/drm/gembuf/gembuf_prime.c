@@ -238,7 +238,64 @@ gembuf_gem_prime_import_sg_table(struct drm_device *dev,
 		return gem;
 	}
 	to_gembuf_object(gem)->sgt = sgt;
+	mutex_lock(&gdev->imports_lock);
+	if (!gdev->imports_revoked)
+		list_add(&to_gembuf_object(gem)->import_node, &gdev->imports);
+	mutex_unlock(&gdev->imports_lock);
+	if (list_empty(&to_gembuf_object(gem)->import_node)) {
+		/* The caller gives the attachment back. */
+		to_gembuf_object(gem)->sgt = NULL;
+		drm_gem_object_put(gem);
+		return ERR_PTR(-ENODEV);
+	}
 	return gem;
+}
+
+/**
+ * gembuf_prime_forget_import() - take a foreign import off its device's list
+ * @obj: the import, being freed
+ */
+void gembuf_prime_forget_import(struct gembuf_object *obj)
+{
+	struct gembuf_device *gdev = to_gembuf_device(obj->base.dev);
+
+	mutex_lock(&gdev->imports_lock);
+	list_del_init(&obj->import_node);
+	mutex_unlock(&gdev->imports_lock);
+}
+
+/**
+ * gembuf_prime_revoke_imports() - give back the attachments of a device
+ * that goes away
+ * @gdev: the device, unplugged and out of its IOMMU VCM
+ *
+ * An attachment's DMA addresses are for its device: once the device is
+ * gone, the exporter must be able to unmap them while the device's DMA
+ * setup still exists, not when the last handle of the import is closed.
+ * The imports stay as objects (their handles, and the dma-buf, are still
+ * the client's), with nothing the device could use: its VCM, whose
+ * domain no device is attached to any more, may still list them until
+ * their last mapping goes.
+ */
+void gembuf_prime_revoke_imports(struct gembuf_device *gdev)
+{
+	struct gembuf_object *obj;
+
+	mutex_lock(&gdev->imports_lock);
+	gdev->imports_revoked = true;
+	list_for_each_entry(obj, &gdev->imports, import_node) {
+		struct dma_buf_attachment *attach = obj->base.import_attach;
+
+		if (!attach)
+			continue;
+		obj->revoked = attach->dmabuf;
+		dma_buf_unmap_attachment_unlocked(attach, obj->sgt,
+						  DMA_BIDIRECTIONAL);
+		dma_buf_detach(attach->dmabuf, attach);
+		WRITE_ONCE(obj->base.import_attach, NULL);
+		obj->sgt = NULL;
+	}
+	mutex_unlock(&gdev->imports_lock);
 }
 
 /**
@@ -273,6 +330,7 @@ struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
 	obj->real = exp->real;
 	mutex_init(&obj->lock);
 	INIT_LIST_HEAD(&obj->mappings);
+	INIT_LIST_HEAD(&obj->import_node);
 	/* One object in memory: share its fences too. */
 	obj->base.resv = exp->base.resv;
 	drm_gem_private_object_init(dev, &obj->base, exp->base.size);
