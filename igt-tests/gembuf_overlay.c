@@ -77,22 +77,6 @@ static void check_ref(const struct gk_layer *l, unsigned int n, int tol)
 	igt_assert_eq(gk_ref_compare(&wb, ref, tol), 0);
 }
 
-/* Largest channel difference the formats' conversions may add. */
-static int format_tol(uint32_t format)
-{
-	switch (format) {
-	case DRM_FORMAT_XRGB8888:
-	case DRM_FORMAT_XBGR8888:
-	case DRM_FORMAT_XRGB16161616:
-		return 0;
-	case DRM_FORMAT_YUYV:
-	case DRM_FORMAT_UYVY:
-	case DRM_FORMAT_NV12:
-		return 2;
-	}
-	return 1;	/* n-bit expansion, alpha blending: rounding */
-}
-
 /* A 64x64 buffer of one color in @format; returns the expected XRGB. */
 static uint32_t solid(struct gk_fb *fb, uint32_t format)
 {
@@ -347,7 +331,7 @@ igt_main
 							l[j].encoding = e;
 							l[j].range = r;
 						}
-						check_ref(l, 3, format_tol(f));
+						check_ref(l, 3, gk_ref_format_tol(f));
 						gk_fb_destroy(&k, &ov);
 					}
 				}
@@ -599,9 +583,9 @@ igt_main
 		gk_fb_noise(&ov, 13);
 		l[1] = layer(&ov, 300, 200, 1);
 		gk_set_gamma(&k, lut);
-		check_ref(l, 2, format_tol(DRM_FORMAT_RGB565));
+		check_ref(l, 2, gk_ref_format_tol(DRM_FORMAT_RGB565));
 		gk_set_gamma(&k, NULL);
-		check_ref(l, 2, format_tol(DRM_FORMAT_RGB565));
+		check_ref(l, 2, gk_ref_format_tol(DRM_FORMAT_RGB565));
 		gk_fb_destroy(&k, &ov);
 	}
 
@@ -678,7 +662,7 @@ igt_main
 		check_ref(l0, 2, 1);		/* pipe A, while B runs */
 		igt_assert_eq(gk_commit(&k1, l1, 2, &wb1, 0), 0);
 		gk_ref_compose(&k1, l1, 2, ref);
-		igt_assert_eq(gk_ref_compare(&wb1, ref, format_tol(DRM_FORMAT_UYVY)), 0);
+		igt_assert_eq(gk_ref_compare(&wb1, ref, gk_ref_format_tol(DRM_FORMAT_UYVY)), 0);
 
 		gk_disable(&k1);
 		gk_fb_destroy(&k1, &ov1);

@@ -104,22 +104,6 @@ static bool transposed(uint64_t rotation)
 	return rotation & (DRM_MODE_ROTATE_90 | DRM_MODE_ROTATE_270);
 }
 
-/* Largest channel difference the formats' conversions may add. */
-static int format_tol(uint32_t format)
-{
-	switch (format) {
-	case DRM_FORMAT_XRGB8888:
-	case DRM_FORMAT_XBGR8888:
-	case DRM_FORMAT_XRGB16161616:
-		return 0;
-	case DRM_FORMAT_YUYV:
-	case DRM_FORMAT_UYVY:
-	case DRM_FORMAT_NV12:
-		return 2;
-	}
-	return 1;	/* n-bit expansion, alpha blending: rounding */
-}
-
 /* Layers that put @top on plane @idx alone; returns their number. */
 static unsigned int alone(unsigned int idx, const struct gk_layer *top,
 			  struct gk_layer *l)
@@ -194,7 +178,7 @@ static void test_scaling(unsigned int idx, const struct scaling *s, uint32_t for
 	top.w = s->w;
 	top.h = s->h;
 	n = alone(idx, &top, l);
-	check_ref(l, n, format_tol(format));
+	check_ref(l, n, gk_ref_format_tol(format));
 	gk_fb_destroy(&k, &fb);
 }
 

@@ -399,3 +399,19 @@ void gk_fb_paint(const struct gk_fb *fb, uint32_t x0, uint32_t y0, uint32_t w,
 			memcpy(row + i * cpp, px, cpp);
 	}
 }
+
+/* Largest channel difference the formats' conversions may add. */
+int gk_ref_format_tol(uint32_t format)
+{
+	switch (format) {
+	case DRM_FORMAT_XRGB8888:
+	case DRM_FORMAT_XBGR8888:
+	case DRM_FORMAT_XRGB16161616:
+		return 0;
+	case DRM_FORMAT_YUYV:
+	case DRM_FORMAT_UYVY:
+	case DRM_FORMAT_NV12:
+		return 2;
+	}
+	return 1;	/* n-bit expansion, alpha blending: rounding */
+}

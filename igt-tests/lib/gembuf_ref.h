@@ -38,6 +38,9 @@ void gk_ref_compose(struct gk *k, const struct gk_layer *layers, unsigned int n,
  */
 unsigned int gk_ref_compare(const struct gk_fb *wb, const uint32_t *ref, int tol);
 
+/* Largest channel difference the conversions of @format may add. */
+int gk_ref_format_tol(uint32_t format);
+
 /* Fill all of @fb's buffer with pseudo-random bytes from @seed. */
 void gk_fb_noise(const struct gk_fb *fb, uint32_t seed);
 
