@@ -692,8 +692,9 @@ static void vcm_test_phys_contiguous(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_range(phys + 1, SZ_4K)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_range(phys, 0)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_range(PHYS_ADDR_MAX & PAGE_MASK,
-							SZ_64K)), -EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(vcm_phys_from_range(PHYS_ADDR_MAX & PAGE_MASK, SZ_64K)),
+			-EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
 }
 
