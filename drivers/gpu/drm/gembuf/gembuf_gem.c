@@ -182,11 +182,23 @@ static struct gembuf_object *gembuf_object_alloc(struct drm_device *dev,
 	return obj;
 }
 
-/* Chunk sizes every gembuf device can map with its largest entries. */
+/*
+ * Chunk sizes for an object: the engine's IOMMU page sizes, so that it
+ * maps each chunk with one of its largest entries.  Below its smallest
+ * block the IOMMU maps base pages whatever the chunk, so any chunk up to
+ * that size costs it nothing: there, chunks are as large as the page
+ * allocator has at hand, as the system heap takes them, and a 1 MiB
+ * object is one allocation and one scatterlist entry, not 256.  Without
+ * an engine the block is the CPU's (a PMD).
+ */
 static unsigned long gembuf_pgsizes(void)
 {
 	/* Kept at probe: the engine may go while an object is made. */
-	return PAGE_SIZE | READ_ONCE(gembuf.engine_pgsizes);
+	unsigned long dev = READ_ONCE(gembuf.engine_pgsizes) & PAGE_MASK;
+	unsigned long blocks = dev & ~PAGE_SIZE;
+	unsigned long block = blocks ? BIT(__ffs(blocks)) : PMD_SIZE;
+
+	return PAGE_SIZE | dev | ((block - 1) & PAGE_MASK);
 }
 
 /**
