@@ -22,6 +22,7 @@
 #include <drm/drm_writeback.h>
 #include <kunit/visibility.h>
 #include <linux/crc32.h>
+#include <linux/math64.h>
 #include <linux/slab.h>
 
 #include "gembuf_kms.h"
@@ -41,41 +42,51 @@ static u32 mul16(u32 a, u32 b)
  *
  * The pixel nearest to the destination pixel's centre, after the
  * source is reflected and then rotated counter-clockwise, as DRM's
- * rotation property defines it.
+ * rotation property defines it.  The centre is kept as an exact
+ * fraction of the destination (2i + 1 over twice its size) and scaled
+ * to the source in 64 bits, so that no width loses precision.
  */
 VISIBLE_IF_KUNIT void gembuf_source_point(const struct drm_plane_state *s,
 					  int x, int y, int *sx, int *sy)
 {
 	const struct drm_rect *dst = &s->dst, *src = &s->src;
-	u32 u = (u32)(((u64)(x - dst->x1) * 2 + 1) * 32768 / drm_rect_width(dst));
-	u32 v = (u32)(((u64)(y - dst->y1) * 2 + 1) * 32768 / drm_rect_height(dst));
-	u32 su, sv;
+	u64 ud = 2 * (u64)drm_rect_width(dst), vd = 2 * (u64)drm_rect_height(dst);
+	u64 un = 2 * (u64)(x - dst->x1) + 1, vn = 2 * (u64)(y - dst->y1) + 1;
+	u64 sun, sud, svn, svd;
 
 	switch (s->rotation & DRM_MODE_ROTATE_MASK) {
 	case DRM_MODE_ROTATE_90:
-		su = 65536 - v;
-		sv = u;
+		sun = vd - vn;
+		sud = vd;
+		svn = un;
+		svd = ud;
 		break;
 	case DRM_MODE_ROTATE_180:
-		su = 65536 - u;
-		sv = 65536 - v;
+		sun = ud - un;
+		sud = ud;
+		svn = vd - vn;
+		svd = vd;
 		break;
 	case DRM_MODE_ROTATE_270:
-		su = v;
-		sv = 65536 - u;
+		sun = vn;
+		sud = vd;
+		svn = ud - un;
+		svd = ud;
 		break;
 	default:
-		su = u;
-		sv = v;
+		sun = un;
+		sud = ud;
+		svn = vn;
+		svd = vd;
 		break;
 	}
 	if (s->rotation & DRM_MODE_REFLECT_X)
-		su = 65536 - su;
+		sun = sud - sun;
 	if (s->rotation & DRM_MODE_REFLECT_Y)
-		sv = 65536 - sv;
+		svn = svd - svn;
 
-	*sx = (src->x1 + (int)(((u64)su * drm_rect_width(src)) >> 16)) >> 16;
-	*sy = (src->y1 + (int)(((u64)sv * drm_rect_height(src)) >> 16)) >> 16;
+	*sx = (src->x1 + (int)div64_u64(sun * drm_rect_width(src), sud)) >> 16;
+	*sy = (src->y1 + (int)div64_u64(svn * drm_rect_height(src), svd)) >> 16;
 }
 EXPORT_SYMBOL_IF_KUNIT(gembuf_source_point);
 

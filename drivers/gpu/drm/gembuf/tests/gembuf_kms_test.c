@@ -287,6 +287,34 @@ static void gembuf_test_source_point(struct kunit *test)
 }
 
 /*
+ * A wide downscale, 7680 columns to 1000: every destination column shows
+ * the source column under its centre, floor((2i + 1) * 7680 / 2000),
+ * which a 16-bit fraction of the destination got wrong for 32 of them.
+ */
+static void gembuf_test_source_point_wide(struct kunit *test)
+{
+	struct drm_plane_state s = {
+		.rotation = DRM_MODE_ROTATE_0,
+		.src = { 0, 0, 7680 << 16, 1 << 16 },
+		.dst = { 0, 0, 1000, 1 },
+	};
+	int i, sx, sy;
+
+	for (i = 0; i < 1000; i++) {
+		gembuf_source_point(&s, i, 0, &sx, &sy);
+		KUNIT_EXPECT_EQ_MSG(test, sx, (2 * i + 1) * 7680 / 2000, "column %d", i);
+		KUNIT_EXPECT_EQ(test, sy, 0);
+	}
+	/* Reflected, the same columns from the other end. */
+	s.rotation |= DRM_MODE_REFLECT_X;
+	for (i = 0; i < 1000; i++) {
+		gembuf_source_point(&s, i, 0, &sx, &sy);
+		KUNIT_EXPECT_EQ_MSG(test, sx, (2 * (999 - i) + 1) * 7680 / 2000,
+				    "reflected column %d", i);
+	}
+}
+
+/*
  * The line paths against the per-pixel path.  Lines are pseudo-random
  * from a fixed seed, printed so a failure can be replayed; alpha bytes
  * take the edge values in turn (every sixth pixel a random one), and a
@@ -566,6 +594,7 @@ static struct kunit_case gembuf_kms_test_cases[] = {
 	KUNIT_CASE(gembuf_test_write_line),
 	KUNIT_CASE_PARAM(gembuf_test_blend, blend_gen_params),
 	KUNIT_CASE_PARAM(gembuf_test_source_point, point_gen_params),
+	KUNIT_CASE(gembuf_test_source_point_wide),
 	KUNIT_CASE(gembuf_test_blend_rgb32_line),
 	KUNIT_CASE(gembuf_test_blend_rgb32_sweep),
 	KUNIT_CASE(gembuf_test_rgb32_words),
