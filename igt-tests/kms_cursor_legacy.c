@@ -42,14 +42,18 @@ static void read_flip_event(void)
 static void nonblocking_modeset_vs_cursor(void)
 {
 	const uint32_t flags = DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT;
-	struct gk_fb fb, cursor;
-	struct gk_layer l;
+	struct gk_fb fb, small, cursor;
+	struct gk_layer l, ls;
 	struct gk k;
 
 	gk_init_pipe(&k, fd, 0);
+	igt_require(gk_set_mode(&k, 800, 600));
 	igt_require(gk_set_mode(&k, 1024, 768));
 	gk_fb_create(&k, &fb, 1024, 768, DRM_FORMAT_XRGB8888);
 	gk_fb_fill(&fb, 0x404040);
+	gk_fb_create(&k, &small, 800, 600, DRM_FORMAT_XRGB8888);
+	gk_fb_fill(&small, 0x204080);
+	ls = gk_layer_of(&small);
 	gk_fb_create(&k, &cursor, 64, 64, DRM_FORMAT_ARGB8888);
 	gk_fb_fill(&cursor, 0xffffffff);
 	l = gk_layer_of(&fb);
@@ -66,6 +70,17 @@ static void nonblocking_modeset_vs_cursor(void)
 			     "loop %d: no flip event after the cursor update\n", i);
 		read_flip_event();
 
+		/* Not upstream's: a mode change that keeps the CRTC on. */
+		igt_assert(gk_set_mode(&k, 800, 600));
+		igt_assert_eq(gk_commit(&k, &ls, 1, NULL, flags), 0);
+		igt_assert_f(event_ready() == 0,
+			     "loop %d: flip event before the mode change was done\n", i);
+		igt_assert_eq(drmModeSetCursor(fd, k.crtc_id, cursor.handle, 64, 64), 0);
+		igt_assert_f(event_ready() == 1,
+			     "loop %d: no flip event after the cursor update\n", i);
+		read_flip_event();
+		igt_assert(gk_set_mode(&k, 1024, 768));
+
 		/* The same for a cursor update on the CRTC turned off. */
 		igt_assert_eq(__gk_disable_flags(&k, flags), 0);
 		igt_assert_f(event_ready() == 0,
@@ -79,6 +94,7 @@ static void nonblocking_modeset_vs_cursor(void)
 	igt_assert_eq(drmModeSetCursor(fd, k.crtc_id, 0, 0, 0), 0);
 	gk_disable(&k);
 	gk_fb_destroy(&k, &cursor);
+	gk_fb_destroy(&k, &small);
 	gk_fb_destroy(&k, &fb);
 }
 

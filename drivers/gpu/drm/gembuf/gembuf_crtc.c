@@ -255,7 +255,7 @@ static void gembuf_crtc_wait_frame_end(struct drm_crtc *crtc)
 	count = drm_crtc_vblank_count(crtc);
 	wait_event_timeout(*drm_crtc_vblank_waitqueue(crtc),
 			   drm_crtc_vblank_count(crtc) != count,
-			   msecs_to_jiffies(100));
+			   nsecs_to_jiffies(2 * drm_crtc_vblank_crtc(crtc)->framedur_ns) + 1);
 	drm_crtc_vblank_put(crtc);
 }
 
@@ -272,8 +272,9 @@ static void gembuf_crtc_atomic_disable(struct drm_crtc *crtc,
 	spin_unlock_irq(&out->lock);
 	flush_workqueue(out->composer_wq);
 
+	/* A CRTC lit again by this commit sends its event from atomic_flush. */
 	spin_lock_irq(&crtc->dev->event_lock);
-	if (crtc->state->event) {
+	if (crtc->state->event && !crtc->state->active) {
 		drm_crtc_send_vblank_event(crtc, crtc->state->event);
 		crtc->state->event = NULL;
 	}

@@ -119,8 +119,11 @@ struct gembuf_mapping {
  *	engine, or an object of the engine) from its first DMA until it is
  *	freed, so jobs do not map and unmap every time
  * @import_node: link in &gembuf_device.imports, for a foreign import
- * @revoked: for a foreign import whose device went away, the dma-buf whose
- *	attachment was given back then; the object still holds a reference
+ * @attach: for a foreign import, the importing device's attachment (as the
+ *	import callback got it, before DRM sets @base.import_attach)
+ * @revoked: for a foreign import whose device went away, the dma-buf: the
+ *	attachment was given back then, and the object still holds the
+ *	import's reference
  */
 struct gembuf_object {
 	struct drm_gem_object base;
@@ -134,6 +137,7 @@ struct gembuf_object {
 	struct gembuf_mapping *vmap;
 	struct gembuf_mapping *engine_map;
 	struct list_head import_node;
+	struct dma_buf_attachment *attach;
 	struct dma_buf *revoked;
 };
 

@@ -41,6 +41,9 @@ static void gembuf_gem_free(struct drm_gem_object *gem)
 {
 	struct gembuf_object *obj = to_gembuf_object(gem);
 
+	/* First: a device going away must not find it any more. */
+	if (obj->attach)
+		gembuf_prime_forget_import(obj);
 	if (obj->engine_map)
 		gembuf_mapping_put(obj, obj->engine_map);
 	if (obj->real != obj) {
@@ -53,11 +56,10 @@ static void gembuf_gem_free(struct drm_gem_object *gem)
 			WARN_ON(vcm_phys_free(obj->physmem));
 		atomic_dec(&gembuf.objects);
 	}
-	if (obj->sgt || obj->revoked)
-		gembuf_prime_forget_import(obj);
 	if (gem->import_attach)
 		drm_prime_gem_destroy(gem, obj->sgt);
 	else if (obj->revoked)
+		/* The device went away and gave its attachment back. */
 		dma_buf_put(obj->revoked);
 	drm_gem_object_release(gem);
 	mutex_destroy(&obj->lock);
@@ -185,20 +187,22 @@ static struct gembuf_object *gembuf_object_alloc(struct drm_device *dev,
 /*
  * Chunk sizes for an object: the engine's IOMMU page sizes, so that it
  * maps each chunk with one of its largest entries.  Below its smallest
- * block the IOMMU maps base pages whatever the chunk, so any chunk up to
- * that size costs it nothing: there, chunks are as large as the page
- * allocator has at hand, as the system heap takes them, and a 1 MiB
- * object is one allocation and one scatterlist entry, not 256.  Without
- * an engine the block is the CPU's (a PMD).
+ * block the IOMMU maps granule-sized pages whatever the chunk, so any
+ * multiple of the granule up to that size costs it nothing: there, chunks
+ * are as large as the page allocator has at hand, as the system heap
+ * takes them, and a 1 MiB object is one allocation and one scatterlist
+ * entry, not 256.  Without an engine the block is the CPU's (a PMD).
  */
 static unsigned long gembuf_pgsizes(void)
 {
 	/* Kept at probe: the engine may go while an object is made. */
 	unsigned long dev = READ_ONCE(gembuf.engine_pgsizes) & PAGE_MASK;
-	unsigned long blocks = dev & ~PAGE_SIZE;
-	unsigned long block = blocks ? BIT(__ffs(blocks)) : PMD_SIZE;
+	unsigned long gran = dev ? max(BIT(__ffs(dev)), PAGE_SIZE) : PAGE_SIZE;
+	unsigned long blocks = dev & ~(2 * gran - 1);
+	unsigned long block = blocks ? BIT(__ffs(blocks)) : max(PMD_SIZE, 2 * gran);
 
-	return PAGE_SIZE | dev | ((block - 1) & PAGE_MASK);
+	/* Sizes from the IOMMU's granule up to its smallest block. */
+	return PAGE_SIZE | dev | ((block - 1) & ~(gran - 1));
 }
 
 /**

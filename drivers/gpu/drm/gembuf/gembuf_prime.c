@@ -238,6 +238,7 @@ gembuf_gem_prime_import_sg_table(struct drm_device *dev,
 		return gem;
 	}
 	to_gembuf_object(gem)->sgt = sgt;
+	to_gembuf_object(gem)->attach = attach;
 	mutex_lock(&gdev->imports_lock);
 	if (!gdev->imports_revoked)
 		list_add(&to_gembuf_object(gem)->import_node, &gdev->imports);
@@ -245,6 +246,7 @@ gembuf_gem_prime_import_sg_table(struct drm_device *dev,
 	if (list_empty(&to_gembuf_object(gem)->import_node)) {
 		/* The caller gives the attachment back. */
 		to_gembuf_object(gem)->sgt = NULL;
+		to_gembuf_object(gem)->attach = NULL;
 		drm_gem_object_put(gem);
 		return ERR_PTR(-ENODEV);
 	}
@@ -269,33 +271,48 @@ void gembuf_prime_forget_import(struct gembuf_object *obj)
  * that goes away
  * @gdev: the device, unplugged and out of its IOMMU VCM
  *
- * An attachment's DMA addresses are for its device: once the device is
- * gone, the exporter must be able to unmap them while the device's DMA
- * setup still exists, not when the last handle of the import is closed.
- * The imports stay as objects (their handles, and the dma-buf, are still
- * the client's), with nothing the device could use: its VCM, whose
- * domain no device is attached to any more, may still list them until
- * their last mapping goes.
+ * An attachment is for its device: the exporter must unmap it (at the
+ * detach, for one that caches its mapping) while the device's DMA setup
+ * still exists, not when the last handle of the import is closed, which
+ * may come after the device was removed.  The imports stay as objects:
+ * their handles and the dma-buf reference are still the client's.  Once
+ * unplugged, nothing reaches an import but its release (every ioctl and
+ * mmap of the device fails first), so @base.import_attach can be cleared
+ * here.  An import still between gembuf_gem_prime_import_sg_table() and
+ * DRM setting its @base.import_attach keeps its attachment until freed.
  */
 void gembuf_prime_revoke_imports(struct gembuf_device *gdev)
 {
-	struct gembuf_object *obj;
+	struct gembuf_object *obj, *next;
+	LIST_HEAD(revoke);
 
+	/* Collect the live ones; the exporter is called without the list lock. */
 	mutex_lock(&gdev->imports_lock);
 	gdev->imports_revoked = true;
-	list_for_each_entry(obj, &gdev->imports, import_node) {
-		struct dma_buf_attachment *attach = obj->base.import_attach;
-
-		if (!attach)
-			continue;
-		obj->revoked = attach->dmabuf;
-		dma_buf_unmap_attachment_unlocked(attach, obj->sgt,
-						  DMA_BIDIRECTIONAL);
-		dma_buf_detach(attach->dmabuf, attach);
-		WRITE_ONCE(obj->base.import_attach, NULL);
-		obj->sgt = NULL;
+	list_for_each_entry_safe(obj, next, &gdev->imports, import_node) {
+		if (kref_get_unless_zero(&obj->base.refcount))
+			list_move(&obj->import_node, &revoke);
 	}
 	mutex_unlock(&gdev->imports_lock);
+
+	list_for_each_entry_safe(obj, next, &revoke, import_node) {
+		struct dma_buf_attachment *attach = obj->attach;
+
+		mutex_lock(&obj->lock);
+		if (READ_ONCE(obj->base.import_attach) == attach && !obj->revoked) {
+			obj->revoked = attach->dmabuf;
+			dma_buf_unmap_attachment_unlocked(attach, obj->sgt,
+							  DMA_BIDIRECTIONAL);
+			WRITE_ONCE(obj->base.import_attach, NULL);
+			dma_buf_detach(obj->revoked, attach);
+			obj->sgt = NULL;
+		}
+		mutex_unlock(&obj->lock);
+		mutex_lock(&gdev->imports_lock);
+		list_del_init(&obj->import_node);
+		mutex_unlock(&gdev->imports_lock);
+		drm_gem_object_put(&obj->base);
+	}
 }
 
 /**
