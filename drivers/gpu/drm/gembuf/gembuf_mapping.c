@@ -315,8 +315,6 @@ int gembuf_mapping_user(struct gembuf_object *obj, struct vm_area_struct *vma)
 	    vma_pages(vma) > (obj->base.size >> PAGE_SHIFT) - vma->vm_pgoff)
 		return -EINVAL;
 	obj = obj->real;
-	if (obj->base.import_attach)
-		return -EINVAL;
 	uvcm = gembuf_user_vcm_get(vma->vm_mm);
 	if (IS_ERR(uvcm))
 		return PTR_ERR(uvcm);

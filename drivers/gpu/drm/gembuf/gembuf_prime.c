@@ -208,8 +208,8 @@ struct dma_buf *gembuf_gem_prime_export(struct drm_gem_object *gem, int flags)
  * The importer keeps to what the dma-buf rules give it: the DMA addresses
  * of its own device's attachment.  The engine, which runs in its own IOMMU
  * VCM, has VCM wrap those addresses so it can map them there; the display
- * reads with the CPU, through the exporter's dma_buf_vmap(), and user
- * mappings go to the exporter's dma_buf_mmap().
+ * reads with the CPU, through the exporter's dma_buf_vmap().  Users map
+ * the dma-buf itself: DRM gives an import no map offset.
  *
  * Return: the object or an ERR_PTR().
  */
@@ -221,6 +221,7 @@ gembuf_gem_prime_import_sg_table(struct drm_device *dev,
 	struct gembuf_device *gdev = to_gembuf_device(dev);
 	struct vcm_physmem *pm = NULL;
 	struct drm_gem_object *gem;
+	bool revoked;
 
 	if (gdev->role == GEMBUF_ENGINE) {
 		pm = vcm_phys_from_dma(gdev->avcm, sgt);
@@ -240,10 +241,11 @@ gembuf_gem_prime_import_sg_table(struct drm_device *dev,
 	to_gembuf_object(gem)->sgt = sgt;
 	to_gembuf_object(gem)->attach = attach;
 	mutex_lock(&gdev->imports_lock);
-	if (!gdev->imports_revoked)
+	revoked = gdev->imports_revoked;
+	if (!revoked)
 		list_add(&to_gembuf_object(gem)->import_node, &gdev->imports);
 	mutex_unlock(&gdev->imports_lock);
-	if (list_empty(&to_gembuf_object(gem)->import_node)) {
+	if (revoked) {
 		/* The caller gives the attachment back. */
 		to_gembuf_object(gem)->sgt = NULL;
 		to_gembuf_object(gem)->attach = NULL;
