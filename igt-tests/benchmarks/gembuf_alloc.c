@@ -158,7 +158,7 @@ igt_simple_main
 		       s < NSIZES - 1 ? "," : ";");
 	printf(" %d PRIME rounds of %u MiB; kernel %s %s\n", PRIME_ROUNDS,
 	       PRIME_SIZE >> 20, u.release, u.version);
-	printf("gembuf_alloc: %-44s %10s %10s %10s  %s\n", "case", "median", "min", "max", "unit");
+	bench_table_header("gembuf_alloc", 44);
 	for (unsigned int s = 0; s < NSIZES; s++) {
 		snprintf(name, sizeof(name), "alloc+free %u MiB, gembuf", sizes[s].mib);
 		row(name, g[s], 1e6, "us");

@@ -126,7 +126,7 @@ igt_simple_main
 	igt_assert_eq(uname(&u), 0);
 	printf("gembuf_info: %d runs per case, 1 MiB and 1 GiB alternating, %d GEM_INFO per run; chunks %u at 1 MiB, %u at 1 GiB; kernel %s %s\n",
 	       REPS, ROUNDS, cs, cl, u.release, u.version);
-	printf("gembuf_info: %-44s %10s %10s %10s  %s\n", "case", "median", "min", "max", "unit");
+	bench_table_header("gembuf_info", 44);
 	row("GEM_INFO 1 GiB in 4 KiB pages", l, 1e6, "us");
 	row("GEM_INFO 1 MiB in 4 KiB pages (anchor)", s, 1e6, "us");
 	row("ratio GEM_INFO, 1 GiB / 1 MiB", r, 1, "x");

@@ -254,7 +254,7 @@ igt_simple_main
 
 	printf("gembuf_jobs: %d KiB fills, %d runs per case; edu bound %.2f jobs/s (%d commands of %.0f ms per job)\n",
 	       JOB_SIZE / 1024, REPS, EDU_BOUND, 1 + JOB_SIZE / EDU_XFER, EDU_CMD_S * 1e3);
-	printf("gembuf_jobs: %-40s %10s %10s %10s  %s\n", "case", "median", "min", "max", "unit");
+	bench_table_header("gembuf_jobs", 40);
 	snprintf(name, sizeof(name), "1 client, %d jobs", JOBS_1);
 	row(name, rate1, 1, "jobs/s");
 	snprintf(name, sizeof(name), "%d clients, %dx%d jobs", CLIENTS, CLIENTS, JOBS_EACH);

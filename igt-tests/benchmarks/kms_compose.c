@@ -244,7 +244,7 @@ igt_simple_main
 	printf("kms_compose: %dx%d XRGB8888, primary + %d overlays of %dx%d, %u Hz on gembuf, %u Hz on vkms; %d runs per case of %d frames (%d memcpys), vkms, gembuf and memcpy alternating; kernel %s %s\n",
 	       W, H, OVERLAYS, OW, OH, gembuf.k.mode.vrefresh, vkms.k.mode.vrefresh,
 	       REPS, FRAMES, MEMCPYS, u.release, u.version);
-	printf("kms_compose: %-44s %10s %10s %10s  %s\n", "case", "median", "min", "max", "unit");
+	bench_table_header("kms_compose", 44);
 	row("frame to writeback fence, gembuf", g, 1e3, "ms");
 	row("frame to writeback fence, vkms (anchor)", v, 1e3, "ms");
 	row("memcpy of a frame (anchor)", m, 1e3, "ms");

@@ -141,7 +141,7 @@ igt_simple_main
 		printf(" %u at %u MiB%s", sizes[s].iters, sizes[s].mib,
 		       s < NSIZES - 1 ? "," : ";");
 	printf(" kernel %s %s\n", u.release, u.version);
-	printf("vcm_map: %-44s %10s %10s %10s  %s\n", "case", "median", "min", "max", "unit");
+	bench_table_header("vcm_map", 44);
 	for (unsigned int s = 0; s < NSIZES; s++) {
 		snprintf(name, sizeof(name), "map+unmap %u MiB, VCM", sizes[s].mib);
 		row(name, vcm[s], 1e6, "us");

@@ -36,3 +36,9 @@ void bench_row(const char *bench, int width, const char *name,
 	       s[n / 2] * scale, s[0] * scale, s[n - 1] * scale, unit);
 	free(s);
 }
+
+void bench_table_header(const char *bench, int width)
+{
+	printf("%s: %-*s %10s %10s %10s  %s\n", bench, width, "case", "median",
+	       "min", "max", "unit");
+}

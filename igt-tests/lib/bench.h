@@ -16,4 +16,7 @@ double bench_now(void);
 void bench_row(const char *bench, int width, const char *name,
 	       const double *v, unsigned int n, double scale, const char *unit);
 
+/* The table's column headings, aligned with bench_row()'s columns. */
+void bench_table_header(const char *bench, int width);
+
 #endif
