@@ -7,10 +7,12 @@
  * framebuffer's objects are, through the display's VCM mapping.
  *
  * Most frames are 32-bit RGB planes shown at their size, and most of
- * their pixels are opaque: those planes are read as plain runs of words,
- * and a line keeps the 8-bit form of its pixels until a plane is blended
- * onto it, so it is widened to 16 bits and narrowed back only where
- * blending needs it.  Every path gives the same pixels, bit for bit.
+ * their pixels are opaque: those planes are copied as runs of words, each
+ * pixel once, and a line keeps the 8-bit form of its pixels until a plane
+ * is blended onto it, so it is widened to 16 bits and narrowed back only
+ * where blending needs it.  Every path gives the same pixels, bit for
+ * bit; the X bytes of an XRGB8888 writeback, padding, are the planes'
+ * own where no plane was blended.
  */
 
 #include <drm/drm_blend.h>
@@ -148,28 +150,79 @@ EXPORT_SYMBOL_IF_KUNIT(gembuf_blend);
 #endif
 
 /*
- * The line of a 32-bit RGB plane (XRGB8888, ARGB8888) that no pixel
- * blend mode nor plane alpha makes translucent is copied onto a line of
- * XRGB8888 words, the X byte cleared: 8-bit channels become 16 bits as
- * v * 0x101 and come back as v >> 8, both exact, so a line on which only
- * such planes lie needs neither step until something is blended onto it,
- * and its words are already what the CRC and an XRGB8888 writeback take.
+ * The bottom of most lines is made of 32-bit RGB planes (XRGB8888,
+ * ARGB8888) that no pixel blend mode nor plane alpha makes translucent,
+ * shown at their size.  Such a line is laid as runs of words, each pixel
+ * copied once from the topmost plane that shows it: 8-bit channels become
+ * 16 bits as v * 0x101 and come back as v >> 8, both exact, so the line
+ * needs neither step until something is blended onto it, and its words
+ * are what an XRGB8888 writeback stores.  The planes' X bytes (or ignored
+ * alpha) come along: X is padding, which the writeback keeps as the
+ * planes had it, CRC or not, and the CRC is taken once it is cleared.
  */
 
 /**
- * gembuf_copy_rgb32_line() - lay opaque 32-bit RGB pixels on a word line
- * @dst: the line's XRGB8888 words
- * @src: XRGB8888 or ARGB8888 pixels, one per word of @dst
- * @n: their number
+ * gembuf_lay_runs() - lay opaque runs of 32-bit RGB pixels on a line
+ * @dst: the line's @width words
+ * @width: the line's width
+ * @runs: the runs, bottom to top, each with 0 <= x1 <= x2 <= @width
+ * @n: their number, at most %GEMBUF_MAX_PLANES
+ *
+ * Each column gets the word of the topmost run that covers it, black
+ * where none does, as if the runs were copied bottom to top; but each
+ * word is read and written once, a span of columns shown by one run at a
+ * time, so a plane hidden by another is not read.
  */
-VISIBLE_IF_KUNIT void gembuf_copy_rgb32_line(u32 *dst, const u32 *src, int n)
+VISIBLE_IF_KUNIT void gembuf_lay_runs(u32 *dst, int width,
+				      const struct gembuf_run *runs, int n)
 {
+	int cut[2 * GEMBUF_MAX_PLANES + 2], ncut = 0, i, j, a, b;
+
+	cut[ncut++] = 0;
+	cut[ncut++] = width;
+	for (i = 0; i < n; i++) {
+		cut[ncut++] = runs[i].x1;
+		cut[ncut++] = runs[i].x2;
+	}
+	/* At most ARRAY_SIZE(cut) ends: sorted by insertion. */
+	for (i = 1; i < ncut; i++)
+		for (j = i; j > 0 && cut[j - 1] > cut[j]; j--)
+			swap(cut[j - 1], cut[j]);
+	for (i = 0; i + 1 < ncut; i++) {
+		a = cut[i];
+		b = cut[i + 1];
+		if (a == b)
+			continue;
+		for (j = n - 1; j >= 0; j--)
+			if (runs[j].x1 <= a && runs[j].x2 >= b)
+				break;
+		if (j < 0)
+			memset(dst + a, 0, (b - a) * sizeof(*dst));
+		else
+			memcpy(dst + a, runs[j].words + (a - runs[j].x1),
+			       (b - a) * sizeof(*dst));
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(gembuf_lay_runs);
+
+/**
+ * gembuf_clear_x_line() - clear the X bytes of a line of XRGB8888 words
+ * @words: the words, 8-byte aligned
+ * @n: their number
+ *
+ * Two words at a time: the CRC is taken over the line once it is done.
+ */
+VISIBLE_IF_KUNIT void gembuf_clear_x_line(u32 *words, int n)
+{
+	u64 *pairs = (u64 *)words;
 	int i;
 
-	for (i = 0; i < n; i++)
-		dst[i] = src[i] & 0xffffff;
+	for (i = 0; i < n / 2; i++)
+		pairs[i] &= 0x00ffffff00ffffffULL;
+	if (n & 1)
+		words[n - 1] &= 0xffffff;
 }
-EXPORT_SYMBOL_IF_KUNIT(gembuf_copy_rgb32_line);
+EXPORT_SYMBOL_IF_KUNIT(gembuf_clear_x_line);
 
 /**
  * gembuf_widen_line() - a line of XRGB8888 words as composer pixels
@@ -296,6 +349,18 @@ static void source_columns(const struct drm_plane_state *s, int *xs)
 {
 	int i, sx, sy, n = drm_rect_width(&s->dst);
 
+	/*
+	 * Shown at its width and not reflected, column i of the plane is
+	 * the first one's plus i (the centres are whole source pixels apart),
+	 * so one division is enough.
+	 */
+	if (drm_rect_width(&s->src) == n << 16 &&
+	    !(s->rotation & (DRM_MODE_REFLECT_X | DRM_MODE_ROTATE_180))) {
+		gembuf_source_point(s, s->dst.x1, s->dst.y1, &sx, &sy);
+		for (i = 0; i < n; i++)
+			xs[i] = clamp(sx + i, 0, (int)s->fb->width - 1);
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		gembuf_source_point(s, s->dst.x1 + i, s->dst.y1, &sx, &sy);
 		xs[i] = clamp(sx, 0, (int)s->fb->width - 1);
@@ -311,25 +376,55 @@ static int source_row(const struct drm_plane_state *s, int y)
 	return clamp(sy, 0, (int)s->fb->height - 1);
 }
 
+/*
+ * Rotated by 90 or 270 degrees, a plane's source line depends on the
+ * destination column only, and its source column on the destination
+ * line only: the former is worked out once a frame, in @ys.
+ */
+static void source_rows(const struct drm_plane_state *s, int *ys)
+{
+	int i, sx, sy, n = drm_rect_width(&s->dst);
+
+	for (i = 0; i < n; i++) {
+		gembuf_source_point(s, s->dst.x1 + i, s->dst.y1, &sx, &sy);
+		ys[i] = clamp(sy, 0, (int)s->fb->height - 1);
+	}
+}
+
+/* The source column of destination line @y, for a transposed plane. */
+static int source_column(const struct drm_plane_state *s, int y)
+{
+	int sx, sy;
+
+	gembuf_source_point(s, s->dst.x1, y, &sx, &sy);
+	return clamp(sx, 0, (int)s->fb->width - 1);
+}
+
 /**
  * struct gembuf_layer - how one plane is composed, worked out once a frame
  * @ps: the plane state
- * @xs: the source column of each destination column, unless transposed
- * @rgb32: XRGB8888 or ARGB8888, no color key, and @xs a plain run of
- *	columns (no horizontal scaling nor reflection): each line is a run
- *	of words from @xs[0] on, for gembuf_blend_rgb32_line()
- * @opaque: and every pixel of it hides what is below: for
- *	gembuf_copy_rgb32_line() onto a line of words
+ * @xs: the source column of each destination column; for a transposed
+ *	plane, the source line of each destination column
+ * @gather: for an @rgb32 plane whose line is not a plain run of words
+ *	(scaled, reflected or rotated), where each line's words are
+ *	gathered
+ * @rgb32: XRGB8888 or ARGB8888 and no color key: each line is a run of
+ *	words, for gembuf_blend_rgb32_line(), read from @xs[0] on or
+ *	gathered in @gather
+ * @opaque: and every pixel of it hides what is below: laid as a run
+ *	by gembuf_lay_runs()
  */
 struct gembuf_layer {
 	const struct gembuf_plane_state *ps;
 	const int *xs;
+	u32 *gather;
 	bool rgb32;
 	bool opaque;
 };
 
 static void layer_init(struct gembuf_layer *l,
-		       const struct gembuf_plane_state *ps, int *xs)
+		       const struct gembuf_plane_state *ps, int *xs,
+		       u32 *gather)
 {
 	const struct drm_plane_state *s = &ps->base;
 	u32 format = s->fb->format->format;
@@ -337,27 +432,49 @@ static void layer_init(struct gembuf_layer *l,
 
 	*l = (struct gembuf_layer){ .ps = ps, .xs = xs };
 	if (transposed(s))
-		return;
-	source_columns(s, xs);
+		source_rows(s, xs);
+	else
+		source_columns(s, xs);
 	if (ps->colorkey_mask ||
 	    (format != DRM_FORMAT_XRGB8888 && format != DRM_FORMAT_ARGB8888))
 		return;
-	for (i = 1; i < n; i++)
+	if (transposed(s))
+		l->gather = gather;
+	for (i = 1; i < n && !l->gather; i++)
 		if (xs[i] != xs[0] + i)
-			return;
+			l->gather = gather;
 	l->rgb32 = true;
 	l->opaque = s->alpha == DRM_BLEND_ALPHA_OPAQUE &&
 		    (!s->fb->format->has_alpha ||
 		     s->pixel_blend_mode == DRM_MODE_BLEND_PIXEL_NONE);
 }
 
-/* The words of line @y of an rgb32 layer, from its first column. */
+/*
+ * The words of line @y of an rgb32 layer, in destination order: read in
+ * place, or gathered into the layer's own buffer (which the const layer
+ * points to; each line overwrites it).
+ */
 static const u32 *layer_words(const struct gembuf_layer *l, int y)
 {
 	const struct drm_plane_state *s = &l->ps->base;
+	unsigned int pitch = s->fb->pitches[0];
+	int i, col, n = drm_rect_width(&s->dst);
+	const u32 *row;
 
-	return (const u32 *)(l->ps->vaddr[0] +
-			     source_row(s, y) * s->fb->pitches[0]) + l->xs[0];
+	if (!l->gather)
+		return (const u32 *)(l->ps->vaddr[0] +
+				     source_row(s, y) * pitch) + l->xs[0];
+	if (transposed(s)) {
+		col = source_column(s, y);
+		for (i = 0; i < n; i++)
+			l->gather[i] = *((const u32 *)(l->ps->vaddr[0] +
+						       l->xs[i] * pitch) + col);
+	} else {
+		row = l->ps->vaddr[0] + source_row(s, y) * pitch;
+		for (i = 0; i < n; i++)
+			l->gather[i] = row[l->xs[i]];
+	}
+	return l->gather;
 }
 
 static void compose_plane_line(struct gembuf_pixel *line,
@@ -366,17 +483,14 @@ static void compose_plane_line(struct gembuf_pixel *line,
 {
 	const struct drm_plane_state *s = &ps->base;
 	const struct drm_framebuffer *fb = s->fb;
-	int i, sx, sy, n = drm_rect_width(&s->dst);
+	int i, sx, n = drm_rect_width(&s->dst);
 
 	if (!transposed(s)) {
 		ps->read(ps->vaddr, fb, source_row(s, y), xs, n, s, px);
 	} else {
-		for (i = 0; i < n; i++) {
-			gembuf_source_point(s, s->dst.x1 + i, y, &sx, &sy);
-			sx = clamp(sx, 0, (int)fb->width - 1);
-			sy = clamp(sy, 0, (int)fb->height - 1);
-			ps->read(ps->vaddr, fb, sy, &sx, 1, s, &px[i]);
-		}
+		sx = source_column(s, y);
+		for (i = 0; i < n; i++)
+			ps->read(ps->vaddr, fb, xs[i], &sx, 1, s, &px[i]);
 	}
 	line += s->dst.x1;
 	for (i = 0; i < n; i++) {
@@ -408,43 +522,73 @@ struct gembuf_frame {
 };
 
 /*
- * Compose line @y: on @f->words while only opaque 32-bit RGB planes come,
- * then on @f->line.  Return whether the line is in @f->line.
+ * The opaque 32-bit RGB layers at the bottom of line @y, as @runs (@n of
+ * them); a layer that is gathered is gathered whole, even where another
+ * run hides it.  Return the index of the first layer on the line that is to be
+ * blended onto them, @f->num_layers if none is.
  */
-static bool compose_line(struct gembuf_frame *f, int y)
+static unsigned int opaque_runs(const struct gembuf_frame *f, int y,
+				struct gembuf_run *runs, int *n)
 {
-	bool wide = false;
 	unsigned int i;
 
-	/* An opaque black background under every plane. */
-	memset(f->words, 0, f->width * sizeof(*f->words));
+	*n = 0;
 	for (i = 0; i < f->num_layers; i++) {
 		const struct gembuf_layer *l = &f->layers[i];
+		const struct drm_rect *dst = &l->ps->base.dst;
+
+		if (y < dst->y1 || y >= dst->y2)
+			continue;
+		if (!l->opaque)
+			break;
+		runs[(*n)++] = (struct gembuf_run){
+			.x1 = dst->x1,
+			.x2 = dst->x2,
+			.words = layer_words(l, y),
+		};
+	}
+	return i;
+}
+
+/*
+ * The columns [*@x1, *@x2) the layers of line @y from @first on cover:
+ * only those are widened to 16 bits, blended and narrowed back.
+ */
+static void blend_span(const struct gembuf_frame *f, int y, unsigned int first,
+		       int *x1, int *x2)
+{
+	unsigned int i;
+
+	*x1 = f->width;
+	*x2 = 0;
+	for (i = first; i < f->num_layers; i++) {
+		const struct drm_rect *dst = &f->layers[i].ps->base.dst;
+
+		if (y < dst->y1 || y >= dst->y2)
+			continue;
+		*x1 = min(*x1, dst->x1);
+		*x2 = max(*x2, dst->x2);
+	}
+}
+
+/* Blend the layers of line @y from @first on over @f->line. */
+static void blend_layers(struct gembuf_frame *f, int y, unsigned int first)
+{
+	unsigned int i;
+
+	for (i = first; i < f->num_layers; i++) {
+		const struct gembuf_layer *l = &f->layers[i];
 		const struct drm_plane_state *s = &l->ps->base;
-		int n = drm_rect_width(&s->dst);
 
 		if (y < s->dst.y1 || y >= s->dst.y2)
 			continue;
-		if (!wide && l->opaque) {
-			gembuf_copy_rgb32_line(f->words + s->dst.x1,
-					       layer_words(l, y), n);
-			continue;
-		}
-		if (!wide) {
-			gembuf_widen_line(f->line, f->words, f->width);
-			wide = true;
-		}
 		if (l->rgb32)
 			gembuf_blend_rgb32_line(f->line + s->dst.x1,
-						layer_words(l, y), n, s);
+						layer_words(l, y),
+						drm_rect_width(&s->dst), s);
 		else
 			compose_plane_line(f->line, f->px, y, l->ps, l->xs);
 	}
-	if (!wide && f->wide_out) {
-		gembuf_widen_line(f->line, f->words, f->width);
-		wide = true;
-	}
-	return wide;
 }
 
 /*
@@ -529,11 +673,13 @@ void gembuf_composer_work(struct work_struct *work)
 	const struct drm_property_blob *gamma_lut;
 	struct gembuf_crtc_state *state;
 	struct gembuf_frame f = {};
-	bool crc_on, wb, wb_words = false, wide;
+	struct gembuf_run runs[GEMBUF_MAX_PLANES];
+	bool crc_on, wb, wb_words = false, wide, direct;
 	u32 crc = 0;
-	int height, y, *xs = NULL, ret = 0;
+	int height, y, n, x1, x2, *xs = NULL, ret = 0;
+	u32 *gather = NULL;
 	unsigned int i, first;
-	u64 frame, frame_end;
+	u64 frame, frame_end, start = ktime_get_ns();
 
 	spin_lock_irq(&out->lock);
 	state = out->composer_state;
@@ -554,44 +700,74 @@ void gembuf_composer_work(struct work_struct *work)
 	f.line = kvmalloc_array(f.width, sizeof(*f.line), GFP_KERNEL);
 	f.px = kvmalloc_array(f.width, sizeof(*f.px), GFP_KERNEL);
 	f.words = kvmalloc_array(f.width, sizeof(*f.words), GFP_KERNEL);
-	xs = kvmalloc_array(f.width * GEMBUF_MAX_PLANES, sizeof(*xs), GFP_KERNEL);
+	/* Each plane's columns, then its gathered words. */
+	xs = kvmalloc_array(f.width * GEMBUF_MAX_PLANES,
+			    sizeof(*xs) + sizeof(*gather), GFP_KERNEL);
 	if (!f.line || !f.px || !f.words || !xs ||
 	    should_fail(&gembuf_fail_compose, 1)) {
 		ret = -ENOMEM;
 		goto out;
 	}
+	gather = (u32 *)(xs + f.width * GEMBUF_MAX_PLANES);
 	/* Planes under the topmost full-frame opaque one are not read at all. */
 	for (first = 0, i = 0; i < state->num_planes; i++)
 		if (hides_below(state->planes[i], f.width, height))
 			first = i;
 	for (i = first; i < state->num_planes; i++)
 		layer_init(&f.layers[f.num_layers++], state->planes[i],
-			   xs + i * f.width);
+			   xs + i * f.width, gather + i * f.width);
 	gamma_lut = state->base.gamma_lut;
 	if (wb)
 		wb_words = state->wb_fb->format->format == DRM_FORMAT_XRGB8888;
 	f.wide_out = gamma_lut || (wb && !wb_words);
 
+	/*
+	 * Without a CRC or a gamma LUT, a line of opaque runs is laid
+	 * straight into an XRGB8888 writeback buffer.
+	 */
+	direct = wb_words && !crc_on && !f.wide_out;
+
 	ret = frame_begin_access(state, first, wb);
 	if (ret)
 		goto out;
 	for (y = 0; y < height; y++) {
-		wide = compose_line(&f, y);
-		if (wide && gamma_lut)
-			apply_gamma(f.line, f.width, gamma_lut);
-		if (wide && (crc_on || wb_words))
-			gembuf_narrow_line(f.words, f.line, f.width);
+		u32 *words = f.words;
+
+		i = opaque_runs(&f, y, runs, &n);
+		wide = i < f.num_layers || f.wide_out;
+		if (direct && !wide)
+			words = state->wb_vaddr + state->wb_fb->offsets[0] +
+				y * state->wb_fb->pitches[0];
+		gembuf_lay_runs(words, f.width, runs, n);
+		if (wide && !f.wide_out) {
+			/* The words keep the columns no blended plane covers. */
+			blend_span(&f, y, i, &x1, &x2);
+			gembuf_widen_line(f.line + x1, f.words + x1, x2 - x1);
+			blend_layers(&f, y, i);
+			gembuf_narrow_line(f.words + x1, f.line + x1, x2 - x1);
+		} else if (wide) {
+			gembuf_widen_line(f.line, f.words, f.width);
+			blend_layers(&f, y, i);
+			if (gamma_lut)
+				apply_gamma(f.line, f.width, gamma_lut);
+			if (crc_on || wb_words)
+				gembuf_narrow_line(f.words, f.line, f.width);
+		}
+		/* Stored before the CRC clears X: the same bytes either way. */
+		if (wb_words && words == f.words)
+			gembuf_write_words(state->wb_fb, state->wb_vaddr, y,
+					   f.words, f.width);
+		else if (wb && !wb_words)
+			gembuf_write_line(state->wb_fb, state->wb_vaddr, y,
+					  f.line, f.width);
+		if (crc_on && !f.wide_out)
+			gembuf_clear_x_line(f.words, f.width);
 		if (crc_on)
 			crc = crc32_le(crc, (u8 *)f.words,
 				       f.width * sizeof(*f.words));
-		if (wb_words)
-			gembuf_write_words(state->wb_fb, state->wb_vaddr, y,
-					   f.words, f.width);
-		else if (wb)
-			gembuf_write_line(state->wb_fb, state->wb_vaddr, y,
-					  f.line, f.width);
 	}
 	frame_end_access(state, first, wb);
+	atomic64_add(ktime_get_ns() - start, &out->compose_ns);
 	atomic64_inc(&out->frames_composed);
 	/* Frames the composer fell behind on showed this same picture. */
 	while (crc_on && frame <= frame_end)

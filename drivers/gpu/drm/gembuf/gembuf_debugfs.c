@@ -25,7 +25,7 @@ static int gembuf_state_show(struct seq_file *m, void *data)
 {
 	struct drm_debugfs_entry *entry = m->private;
 	struct gembuf_kms *kms = to_gembuf_device(entry->dev)->kms;
-	s64 composed = 0, flips = 0, foreign = 0;
+	s64 composed = 0, compose_ns = 0, flips = 0, foreign = 0;
 	unsigned int i;
 
 	seq_printf(m, "objects %d\n", atomic_read(&gembuf.objects));
@@ -36,10 +36,12 @@ static int gembuf_state_show(struct seq_file *m, void *data)
 	/* The display's counters are summed over its CRTCs. */
 	for (i = 0; i < GEMBUF_NUM_CRTCS; i++) {
 		composed += atomic64_read(&kms->outputs[i].frames_composed);
+		compose_ns += atomic64_read(&kms->outputs[i].compose_ns);
 		flips += atomic64_read(&kms->outputs[i].fb_flips);
 		foreign += atomic64_read(&kms->outputs[i].fb_flips_foreign);
 	}
 	seq_printf(m, "frames_composed %lld\n", composed);
+	seq_printf(m, "compose_ns %lld\n", compose_ns);
 	seq_printf(m, "fb_flips %lld\n", flips);
 	seq_printf(m, "fb_flips_foreign %lld\n", foreign);
 	return 0;

@@ -321,7 +321,7 @@ EXPORT_SYMBOL_IF_KUNIT(gembuf_write_line);
  * @fb: the framebuffer, XRGB8888
  * @vaddr: its kernel address
  * @y: the line
- * @words: the pixels as XRGB8888 words, X bytes clear
+ * @words: the pixels as XRGB8888 words (X bytes as the planes had them)
  * @width: their number
  *
  * The composer has the words already when the line needs no 16-bit

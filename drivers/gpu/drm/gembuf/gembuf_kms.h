@@ -145,6 +145,8 @@ struct gembuf_crtc_state {
  * @frame_end: vblank count of the last; a composer falling behind the
  *	vblank timer gives each of those frames the CRC of the one it made
  * @frames_composed: frames the composer produced (debugfs)
+ * @compose_ns: time it took for them, each from the start of its work to
+ *	its last pixel written (debugfs)
  * @fb_flips: framebuffers latched onto a plane by a commit (debugfs)
  * @fb_flips_foreign: those of them over memory another driver allocated
  *	(a foreign dma-buf import), scanned out in place all the same
@@ -169,6 +171,7 @@ struct gembuf_output {
 	u64 frame_start;
 	u64 frame_end;
 	atomic64_t frames_composed;
+	atomic64_t compose_ns;
 	atomic64_t fb_flips;
 	atomic64_t fb_flips_foreign;
 };
@@ -222,13 +225,28 @@ void gembuf_write_words(const struct drm_framebuffer *fb, void *vaddr, int y,
 			const u32 *words, int width);
 
 /* gembuf_composer.c */
+
+/**
+ * struct gembuf_run - opaque 32-bit RGB pixels a plane shows on a line
+ * @x1: the first column on the CRTC
+ * @x2: the column after the last
+ * @words: the pixel shown at @x1, and those after it
+ */
+struct gembuf_run {
+	int x1;
+	int x2;
+	const u32 *words;
+};
+
 void gembuf_composer_work(struct work_struct *work);
 #if IS_ENABLED(CONFIG_KUNIT)
 void gembuf_source_point(const struct drm_plane_state *s, int x, int y,
 			 int *sx, int *sy);
 void gembuf_blend(struct gembuf_pixel *dst, const struct gembuf_pixel *src,
 		  u16 plane_alpha, u16 mode);
-void gembuf_copy_rgb32_line(u32 *dst, const u32 *src, int n);
+void gembuf_lay_runs(u32 *dst, int width, const struct gembuf_run *runs,
+		     int n);
+void gembuf_clear_x_line(u32 *words, int n);
 void gembuf_widen_line(struct gembuf_pixel *line, const u32 *words, int n);
 void gembuf_narrow_line(u32 *words, const struct gembuf_pixel *line, int n);
 void gembuf_blend_rgb32_line(struct gembuf_pixel *dst, const u32 *src, int n,

@@ -503,10 +503,11 @@ static void gembuf_test_blend_rgb32_sweep(struct kunit *test)
 }
 
 /*
- * Opaque 32-bit RGB planes laid on a line of words, then widened, give
- * what the per-pixel path gives over the black background; the words
- * are what the CRC was taken over and what an XRGB8888 writeback stored
- * for that line, so both stay the same.  Every channel value comes by.
+ * Opaque 32-bit RGB planes laid on a line of words as runs, then
+ * widened, give what the per-pixel path gives over the black background;
+ * the words, X bytes cleared, are what the CRC was taken over and what
+ * an XRGB8888 writeback stored for that line, so both stay the same.
+ * Every channel value comes by.
  */
 static void gembuf_test_rgb32_words(struct kunit *test)
 {
@@ -525,7 +526,7 @@ static void gembuf_test_rgb32_words(struct kunit *test)
 		.fb = &src_fb,
 		.alpha = DRM_BLEND_ALPHA_OPAQUE,
 	};
-	u32 *src = kunit_kcalloc(test, LINE_LEN, sizeof(*src), GFP_KERNEL);
+	struct gembuf_run runs[ARRAY_SIZE(opaque)];
 	u32 *words = kunit_kcalloc(test, LINE_LEN, sizeof(*words), GFP_KERNEL);
 	u32 *stored = kunit_kcalloc(test, LINE_LEN, sizeof(*stored), GFP_KERNEL);
 	struct gembuf_pixel *want = kunit_kcalloc(test, LINE_LEN, sizeof(*want),
@@ -534,7 +535,6 @@ static void gembuf_test_rgb32_words(struct kunit *test)
 						 GFP_KERNEL);
 	unsigned int i, j;
 
-	KUNIT_ASSERT_NOT_NULL(test, src);
 	KUNIT_ASSERT_NOT_NULL(test, words);
 	KUNIT_ASSERT_NOT_NULL(test, stored);
 	KUNIT_ASSERT_NOT_NULL(test, want);
@@ -544,7 +544,9 @@ static void gembuf_test_rgb32_words(struct kunit *test)
 	/* Three planes: the whole line, then two runs on top of it. */
 	for (j = 0; j < ARRAY_SIZE(opaque); j++) {
 		int x = 37 * j, n = j ? 300 : LINE_LEN;
+		u32 *src = kunit_kcalloc(test, n, sizeof(*src), GFP_KERNEL);
 
+		KUNIT_ASSERT_NOT_NULL(test, src);
 		random_words(rnd, src, n);
 		/* Every channel value, where no run covers the first plane. */
 		if (!j)
@@ -554,15 +556,86 @@ static void gembuf_test_rgb32_words(struct kunit *test)
 		src_fb.pitches[0] = n * 4;
 		s.pixel_blend_mode = opaque[j].mode;
 		per_pixel_line(test, want + x, src, n, &s);
-		gembuf_copy_rgb32_line(words + x, src, n);
+		runs[j] = (struct gembuf_run){ .x1 = x, .x2 = x + n, .words = src };
 	}
+	gembuf_lay_runs(words, LINE_LEN, runs, ARRAY_SIZE(runs));
 	gembuf_widen_line(got, words, LINE_LEN);
 	KUNIT_EXPECT_EQ(test, first_difference(got, want, LINE_LEN), -1);
 
+	gembuf_clear_x_line(words, LINE_LEN);
 	gembuf_narrow_line(stored, want, LINE_LEN);
 	KUNIT_EXPECT_MEMEQ(test, words, stored, LINE_LEN * sizeof(*words));
 	gembuf_write_line(&fb, stored, 0, want, LINE_LEN);
 	KUNIT_EXPECT_MEMEQ(test, words, stored, LINE_LEN * sizeof(*words));
+}
+
+/*
+ * Runs laid at once are the runs copied one after the other, bottom to
+ * top, over black: random runs, some empty, some at either end of the
+ * line, some hidden, some leaving gaps; nothing past the line is written.
+ */
+static void gembuf_test_lay_runs(struct kunit *test)
+{
+	struct rnd_state *rnd = line_rnd(test);
+	struct gembuf_run runs[GEMBUF_MAX_PLANES];
+	u32 *src = kunit_kcalloc(test, GEMBUF_MAX_PLANES * LINE_LEN,
+				 sizeof(*src), GFP_KERNEL);
+	u32 *got = kunit_kcalloc(test, LINE_LEN + 1, sizeof(*got), GFP_KERNEL);
+	u32 *want = kunit_kcalloc(test, LINE_LEN, sizeof(*want), GFP_KERNEL);
+	int round, n, j, a, b, width;
+
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	random_words(rnd, src, GEMBUF_MAX_PLANES * LINE_LEN);
+	for (round = 0; round < 1000; round++) {
+		width = LINE_LEN - prandom_u32_state(rnd) % 2;
+		n = prandom_u32_state(rnd) % (GEMBUF_MAX_PLANES + 1);
+		memset(want, 0, LINE_LEN * sizeof(*want));
+		memset(got, 0x5a, (LINE_LEN + 1) * sizeof(*got));
+		for (j = 0; j < n; j++) {
+			a = prandom_u32_state(rnd) % (width + 1);
+			b = prandom_u32_state(rnd) % (width + 1);
+			if (a > b)
+				swap(a, b);
+			switch (prandom_u32_state(rnd) % 4) {
+			case 0:
+				a = 0;
+				break;
+			case 1:
+				b = width;
+				break;
+			}
+			runs[j] = (struct gembuf_run){
+				.x1 = a, .x2 = b, .words = src + j * LINE_LEN,
+			};
+			memcpy(want + a, runs[j].words, (b - a) * sizeof(*want));
+		}
+		gembuf_lay_runs(got, width, runs, n);
+		KUNIT_ASSERT_MEMEQ_MSG(test, got, want, width * sizeof(*got),
+				       "round %d, %d runs", round, n);
+		KUNIT_ASSERT_EQ(test, got[width], 0x5a5a5a5a);
+	}
+}
+
+/* The X bytes of every word are cleared, odd counts included, and no more. */
+static void gembuf_test_clear_x_line(struct kunit *test)
+{
+	struct rnd_state *rnd = line_rnd(test);
+	u32 *got = kunit_kcalloc(test, LINE_LEN + 1, sizeof(*got), GFP_KERNEL);
+	u32 *want = kunit_kcalloc(test, LINE_LEN + 1, sizeof(*want), GFP_KERNEL);
+	int n, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	for (n = LINE_LEN - 3; n <= LINE_LEN; n++) {
+		random_words(rnd, got, LINE_LEN + 1);
+		for (i = 0; i <= LINE_LEN; i++)
+			want[i] = i < n ? got[i] & 0xffffff : got[i];
+		gembuf_clear_x_line(got, n);
+		KUNIT_ASSERT_MEMEQ_MSG(test, got, want,
+				       (LINE_LEN + 1) * sizeof(*got), "%d words", n);
+	}
 }
 
 /* A 16-bit line's words are what an XRGB8888 writeback stores of it. */
@@ -598,6 +671,8 @@ static struct kunit_case gembuf_kms_test_cases[] = {
 	KUNIT_CASE(gembuf_test_blend_rgb32_line),
 	KUNIT_CASE(gembuf_test_blend_rgb32_sweep),
 	KUNIT_CASE(gembuf_test_rgb32_words),
+	KUNIT_CASE(gembuf_test_lay_runs),
+	KUNIT_CASE(gembuf_test_clear_x_line),
 	KUNIT_CASE(gembuf_test_narrow_line),
 	{}
 };
