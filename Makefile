@@ -11,20 +11,23 @@ export GEMBUF_OUT := $(OUT)
 
 all: guest
 
+# Each step through qemu/quiet.sh: as it is for make test, one line on
+# the terminal and the rest in out/build.log for make run.
 deps:
-	@bash qemu/deps.sh
+	@bash qemu/quiet.sh --first "checking the host's and the guest's packages" bash qemu/deps.sh
 
 tree: deps
-	@bash qemu/tree.sh
+	@bash qemu/quiet.sh "preparing the kernel tree" bash qemu/tree.sh
 
 kernel: tree
-	@bash qemu/kernel.sh
+	@bash qemu/quiet.sh "building the $${GEMBUF_KERNEL:-debug} kernel" bash qemu/kernel.sh
 
 igt: tree
-	@$(MAKE) -s -C igt-tests O=$(CACHE)/stage/igt SYSROOT=$(CACHE)/sysroot KSRC=$(CACHE)/linux
+	@bash qemu/quiet.sh "building the tests and the demo" \
+		$(MAKE) -s -C igt-tests O=$(CACHE)/stage/igt SYSROOT=$(CACHE)/sysroot KSRC=$(CACHE)/linux
 
 initramfs: kernel igt
-	@bash qemu/rootfs.sh
+	@bash qemu/quiet.sh "packing the initramfs" bash qemu/rootfs.sh
 
 guest: initramfs
 
@@ -34,13 +37,22 @@ guest: initramfs
 # debug kernel; GEMBUF_KERNEL=release|debug chooses for the others.
 run bench: export GEMBUF_KERNEL = release
 
-# The main job: boot the guest and run the demo.
+# The main job: boot the guest and run the demo (docs/demo.rst), then
+# turn its frames into PNGs, an animation (out/demo/demo.png) and a
+# contact sheet, and print the table of the scene's buffers.  Only
+# progress reaches the terminal: the build's output goes to
+# out/build.log, the guest's console to out/console.log, and a failure
+# prints the last lines of the log concerned.  GEMBUF_DEMO_FRAMES=<n>
+# runs n frames instead of 60.
+run: export GEMBUF_BUILD_LOG = $(OUT)/build.log
 run: guest
 	@mkdir -p $(OUT)
-	@bash qemu/boot.sh run
-	@test -s $(OUT)/demo/frame-0.ppm || { echo "run: the demo wrote no frame"; exit 1; }
-	@python3 qemu/png.py $(OUT)/demo/frame-*.ppm
-	@grep 'copies made' $(OUT)/demo/summary.txt
+	@GEMBUF_QUIET=1 bash qemu/boot.sh run || \
+		bash qemu/quiet.sh --failed $(OUT)/console.log "the guest"
+	@test "$$(cat $(OUT)/demo/rc 2>/dev/null)" = 0 || \
+		bash qemu/quiet.sh --failed $(OUT)/console.log "the demo"
+	@python3 qemu/apng.py $(OUT)/demo
+	@cat $(OUT)/demo/summary.txt
 
 # An interactive shell in the guest (Ctrl-a x leaves QEMU).
 shell: guest

@@ -2,8 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Boot the guest: qemu/boot.sh test|run|bench|shell.  The host folder $OUT is
-# shared with the guest at /mnt/out; the console goes to $OUT/console.log.
-# A guest that does not power off within GEMBUF_TIMEOUT seconds is killed.
+# shared with the guest at /mnt/out; the console goes to $OUT/console.log
+# (after the QEMU command line).  With GEMBUF_QUIET set only progress
+# lines reach the terminal: those of the guest's scripts and programs
+# that start with "gembuf", "igt:" or "kunit:", and the demo's
+# "frame N/M".  GEMBUF_DEMO_FRAMES=<n>
+# goes to the guest for the demo.  A guest that does not power off
+# within GEMBUF_TIMEOUT seconds is killed.
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-shell}
@@ -14,7 +19,7 @@ rm -f "$OUT/done"
 qemu=(qemu-system-aarch64 -M virt,iommu=smmuv3 -cpu max -smp 2 -m 2G
       -nographic -no-reboot -nic none
       -kernel "$KOUT/arch/arm64/boot/Image" -initrd "$IMG"
-      -append "console=ttyAMA0 panic=-1 rdinit=/init gembuf_mode=$mode ${GEMBUF_CMDLINE:-}"
+      -append "console=ttyAMA0 panic=-1 rdinit=/init gembuf_mode=$mode ${GEMBUF_DEMO_FRAMES:+gembuf_demo_frames=$GEMBUF_DEMO_FRAMES} ${GEMBUF_CMDLINE:-}"
       -device edu,dma_mask=0xffffffffff
       # edu completes every DMA command on a 100 ms timer of the virtual
       # clock; with instruction counting and sleep=off QEMU jumps that
@@ -24,13 +29,19 @@ qemu=(qemu-system-aarch64 -M virt,iommu=smmuv3 -cpu max -smp 2 -m 2G
       -virtfs "local,path=$OUT,mount_tag=hostshare,security_model=none,id=hs"
       ${GEMBUF_QEMU_ARGS:-})
 
-log "booting guest ($mode): ${qemu[*]}"
 if [ "$mode" = shell ]; then
+	log "booting the guest ($mode): ${qemu[*]}"
 	exec "${qemu[@]}"
 fi
+log "booting the guest ($mode, ${GEMBUF_KERNEL:-debug} kernel); console in $OUT/console.log"
+printf 'qemu: %s\n' "${qemu[*]}" >"$OUT/console.log"
 set +e
-timeout -k 10 "$timeout" "${qemu[@]}" </dev/null 2>&1 | tee "$OUT/console.log" |
-	if [ -n "${GEMBUF_QUIET:-}" ]; then grep --line-buffered '^gembuf\|^igt:\|^kunit:'; else cat; fi
+timeout -k 10 "$timeout" "${qemu[@]}" </dev/null 2>&1 | tee -a "$OUT/console.log" |
+	if [ -n "${GEMBUF_QUIET:-}" ]; then
+		grep --line-buffered '^gembuf\|^igt:\|^kunit:\|^frame [0-9]*/[0-9]'
+	else
+		cat
+	fi
 rc=${PIPESTATUS[0]}
 set -e
 [ "$rc" = 124 ] && { log "guest timed out after ${timeout}s"; exit 124; }

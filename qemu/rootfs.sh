@@ -30,6 +30,9 @@ done
 mkdir -p "$ROOT/usr/libexec/bench" "$ROOT/usr/libexec/demo"
 cp "$STAGE"/bench/* "$ROOT/usr/libexec/bench/" 2>/dev/null || true
 cp "$STAGE"/demo/* "$ROOT/usr/libexec/demo/" 2>/dev/null || true
+# The demo is an igt test too (igt.list: its short form, "check"): one
+# binary, listed where the tests are.
+ln -s ../demo/gembuf_demo "$ROOT/usr/libexec/igt/gembuf_demo"
 cp "$TOP"/qemu/guest/init "$ROOT/init"
 for f in "$TOP"/qemu/guest/*; do
 	[ "$(basename "$f")" = init ] || cp "$f" "$ROOT/usr/libexec/gembuf/"

@@ -1,147 +1,1190 @@
 // SPDX-License-Identifier: MIT
 /*
- * gembuf_demo: the article's camera-to-overlay path.  The DMA engine (a
- * stand-in for a camera or codec) writes a sequence of frames into gembuf
- * buffers by device DMA; the buffers are shared with the display by PRIME
- * and scanned out on overlay planes over a primary background, with alpha
- * and zpos; every composed frame comes back through the writeback
- * connector and is saved as a PPM (the host turns them into PNGs).
- * Nothing is copied: each overlay is read where the engine wrote it.
+ * gembuf_demo: the article's pipeline with real parts, as `make run`
+ * shows it.  A camera (V4L2's vivid, capturing YUYV straight into gembuf
+ * buffers queued as V4L2_MEMORY_DMABUF) and a DMA engine (QEMU's edu
+ * behind the SMMU, painting a bouncing ball with DMA_FILL and DMA_COPY
+ * into a buffer of its own) produce two streams; the display composes
+ * them on overlay planes from the buffers in place, the camera scaled
+ * 1.6 times and the engine's frames rotated by 90 degrees (and scaled 3
+ * times), under a caption the CPU redraws every frame (an ARGB8888
+ * overlay with plane alpha and coverage blending) and a cursor, over a
+ * 1920x1080 primary plane.  Each frame comes back through the writeback
+ * connector and is saved as a PPM file in $GEMBUF_DEMO_OUT (the host
+ * turns them into PNGs and an animation).
+ *
+ * At the end a table lists every buffer of the scene as GEM_INFO shows
+ * it: who wrote it and who read it, its chunks, and each device's
+ * mapping.  "copies made" is counted from that table: a device that used
+ * a buffer without a mapping of that very object (one physmem, one list
+ * of mappings, whichever device's handle asks) would have used a copy.
+ *
+ * Subtests: "show" is the demo (GEMBUF_DEMO_FRAMES frames, 60 by
+ * default); "check" is its short form for `make test` (4 frames unless
+ * GEMBUF_DEMO_FRAMES says otherwise), which also compares every
+ * written-back frame with the CPU reference (lib/gembuf_ref) composed
+ * from the same plane contents, the camera's included, read back through
+ * the camera buffer's dma-buf mapping, and requires copies made = 0.
  */
+#define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <drm_fourcc.h>
+#include <linux/dma-buf.h>
+#include <linux/videodev2.h>
 
 #include "igt.h"
 #include "gembuf.h"
 #include "gembuf_kms.h"
+#include "gembuf_ref.h"
+#include "vivid.h"
 
-#define FRAMES		4
-#define OVERLAYS	3
-#define OW		320
-#define OH		240
+IGT_TEST_DESCRIPTION("The article's scene: vivid and the DMA engine into gembuf buffers, composed in place on the display's planes.");
 
-static void save_ppm(const char *dir, int n, const struct gk_fb *fb)
+#define WIDTH		1920
+#define HEIGHT		1080
+
+/*
+ * The camera: vivid's webcam input at 640x360, shown 1.6 times larger.
+ * 5 source pixels to 8 keeps every destination pixel's centre off the
+ * edge between two source pixels, where which one is nearest is a tie
+ * the driver and the reference may break differently (1.5 times would
+ * put a third of them on an edge).
+ */
+#define CAM_W		640
+#define CAM_H		360
+#define CAM_BUFS	4
+#define CAM_X		96
+#define CAM_Y		160
+#define CAM_DW		(CAM_W * 8 / 5)
+#define CAM_DH		(CAM_H * 8 / 5)
+
+/*
+ * The engine's frames: RGB565, ENG_W columns by ENG_H lines, shown
+ * rotated by 90 degrees and three times as large (no pixel centre on an
+ * edge either), so that its lines are the screen's columns.  The ball is
+ * a band of whole lines, one contiguous range for DMA: a frame is one
+ * copy from the sprite sheet (a band for each height of the ball) and
+ * one fill of the lines the ball leaves.  edu moves at most 2 KiB a
+ * command, each on a 100 ms timer of the guest's virtual clock: a frame
+ * costs it six commands.
+ */
+#define ENG_W		96
+#define ENG_H		200
+#define ENG_SCALE	3
+#define ENG_PITCH	(ENG_W * 2)
+#define ENG_X		1216
+#define ENG_Y		160
+#define BALL		16
+#define BALL_BAND	(BALL * ENG_PITCH)
+#define BALL_HEIGHTS	(ENG_W - BALL + 1)
+#define BALL_STEP	6
+#define ENG_BG		0x10a6		/* RGB565 of 16, 20, 48: draw_sprites()'s */
+
+#define CAP_X		48
+#define CAP_Y		980
+#define CAP_W		1824
+#define CAP_H		72
+#define CAP_ALPHA	0xe000		/* 88% */
+
+#define CUR_SIZE	64
+
+/* Who uses a buffer, as GEM_INFO tells mappings apart. */
+enum role {
+	CPU = 1 << 0,		/* this process's user mapping */
+	VIVID = 1 << 1,		/* the exporter's kernel vmap, vivid's way in */
+	ENGINE = 1 << 2,	/* the engine's IOMMU mapping */
+	DISPLAY = 1 << 3,	/* the display's kernel mapping */
+};
+
+#define MAX_MAPS	16
+
+struct buffer {
+	char name[16], what[32];
+	int fd;				/* the file of @handle */
+	uint32_t handle;
+	int view_fd;			/* the other device's file, or -1 */
+	uint32_t view_handle;		/* its handle of the same buffer */
+	unsigned int writer, readers;	/* roles, as the scene uses it */
+	unsigned int used;		/* the roles that did use it */
+	bool seen, views_differ;
+	struct drm_gembuf_gem_info info;
+	struct drm_gembuf_mapping maps[MAX_MAPS];
+};
+
+enum {
+	B_PRIMARY, B_CAPTION, B_CURSOR, B_CAMERA,
+	B_SPRITES = B_CAMERA + CAM_BUFS, B_ENGINE, B_WRITEBACK, NUM_BUFFERS,
+};
+
+struct scene {
+	struct gk k;
+	int display, engine;
+	bool check;
+	int frames;
+	const char *out;
+	char display_dev[32], engine_dev[32];
+
+	unsigned int primary_idx, overlay_idx[3], cursor_idx;
+	struct gk_fb primary, caption, cursor, wb;
+
+	/* The camera. */
+	int video;
+	void *cam_ref;		/* check: a frame vivid captured into its own buffer */
+	unsigned int cam_count;
+	uint32_t cam_pitch, cam_image;
+	uint64_t cam_size;
+	int cam_encoding, cam_range;
+	struct gk_fb cam[CAM_BUFS];
+	int cam_dmabuf[CAM_BUFS];
+
+	/* The engine. */
+	uint32_t sprites, stream;	/* engine handles */
+	uint64_t sprites_size, stream_size;
+	uint16_t *sprites_map;
+	struct gk_fb stream_fb;		/* the display's view of @stream */
+
+	struct buffer buf[NUM_BUFFERS];
+};
+
+/*
+ * A 5x7 font, upper case only, drawn for this demo: each byte is a line,
+ * bit 4 the leftmost pixel.
+ */
+static const struct glyph {
+	char c;
+	uint8_t rows[7];
+} font[] = {
+	{ 'A', { 0x0e, 0x11, 0x11, 0x1f, 0x11, 0x11, 0x11 } },
+	{ 'B', { 0x1e, 0x11, 0x11, 0x1e, 0x11, 0x11, 0x1e } },
+	{ 'C', { 0x0e, 0x11, 0x10, 0x10, 0x10, 0x11, 0x0e } },
+	{ 'D', { 0x1e, 0x11, 0x11, 0x11, 0x11, 0x11, 0x1e } },
+	{ 'E', { 0x1f, 0x10, 0x10, 0x1e, 0x10, 0x10, 0x1f } },
+	{ 'F', { 0x1f, 0x10, 0x10, 0x1e, 0x10, 0x10, 0x10 } },
+	{ 'G', { 0x0e, 0x11, 0x10, 0x17, 0x11, 0x11, 0x0f } },
+	{ 'H', { 0x11, 0x11, 0x11, 0x1f, 0x11, 0x11, 0x11 } },
+	{ 'I', { 0x0e, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0e } },
+	{ 'J', { 0x07, 0x02, 0x02, 0x02, 0x02, 0x12, 0x0c } },
+	{ 'K', { 0x11, 0x12, 0x14, 0x18, 0x14, 0x12, 0x11 } },
+	{ 'L', { 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x1f } },
+	{ 'M', { 0x11, 0x1b, 0x15, 0x15, 0x11, 0x11, 0x11 } },
+	{ 'N', { 0x11, 0x11, 0x19, 0x15, 0x13, 0x11, 0x11 } },
+	{ 'O', { 0x0e, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0e } },
+	{ 'P', { 0x1e, 0x11, 0x11, 0x1e, 0x10, 0x10, 0x10 } },
+	{ 'Q', { 0x0e, 0x11, 0x11, 0x11, 0x15, 0x12, 0x0d } },
+	{ 'R', { 0x1e, 0x11, 0x11, 0x1e, 0x14, 0x12, 0x11 } },
+	{ 'S', { 0x0f, 0x10, 0x10, 0x0e, 0x01, 0x01, 0x1e } },
+	{ 'T', { 0x1f, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04 } },
+	{ 'U', { 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0e } },
+	{ 'V', { 0x11, 0x11, 0x11, 0x11, 0x11, 0x0a, 0x04 } },
+	{ 'W', { 0x11, 0x11, 0x11, 0x15, 0x15, 0x15, 0x0a } },
+	{ 'X', { 0x11, 0x11, 0x0a, 0x04, 0x0a, 0x11, 0x11 } },
+	{ 'Y', { 0x11, 0x11, 0x0a, 0x04, 0x04, 0x04, 0x04 } },
+	{ 'Z', { 0x1f, 0x01, 0x02, 0x04, 0x08, 0x10, 0x1f } },
+	{ '0', { 0x0e, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0e } },
+	{ '1', { 0x04, 0x0c, 0x04, 0x04, 0x04, 0x04, 0x0e } },
+	{ '2', { 0x0e, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1f } },
+	{ '3', { 0x1f, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0e } },
+	{ '4', { 0x02, 0x06, 0x0a, 0x12, 0x1f, 0x02, 0x02 } },
+	{ '5', { 0x1f, 0x10, 0x1e, 0x01, 0x01, 0x11, 0x0e } },
+	{ '6', { 0x06, 0x08, 0x10, 0x1e, 0x11, 0x11, 0x0e } },
+	{ '7', { 0x1f, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08 } },
+	{ '8', { 0x0e, 0x11, 0x11, 0x0e, 0x11, 0x11, 0x0e } },
+	{ '9', { 0x0e, 0x11, 0x11, 0x0f, 0x01, 0x02, 0x0c } },
+	{ '-', { 0x00, 0x00, 0x00, 0x1f, 0x00, 0x00, 0x00 } },
+	{ ':', { 0x00, 0x0c, 0x0c, 0x00, 0x0c, 0x0c, 0x00 } },
+	{ ';', { 0x00, 0x0c, 0x0c, 0x00, 0x0c, 0x04, 0x08 } },
+	{ '/', { 0x00, 0x01, 0x02, 0x04, 0x08, 0x10, 0x00 } },
+	{ '.', { 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x0c } },
+	{ ',', { 0x00, 0x00, 0x00, 0x00, 0x0c, 0x04, 0x08 } },
+	{ '(', { 0x02, 0x04, 0x08, 0x08, 0x08, 0x04, 0x02 } },
+	{ ')', { 0x08, 0x04, 0x02, 0x02, 0x02, 0x04, 0x08 } },
+	{ '=', { 0x00, 0x00, 0x1f, 0x00, 0x1f, 0x00, 0x00 } },
+	{ '+', { 0x00, 0x04, 0x04, 0x1f, 0x04, 0x04, 0x00 } },
+	{ '>', { 0x08, 0x04, 0x02, 0x01, 0x02, 0x04, 0x08 } },
+	{ '<', { 0x02, 0x04, 0x08, 0x10, 0x08, 0x04, 0x02 } },
+	{ '%', { 0x18, 0x19, 0x02, 0x04, 0x08, 0x13, 0x03 } },
+	{ '\'', { 0x0c, 0x04, 0x08, 0x00, 0x00, 0x00, 0x00 } },
+};
+
+/* The 32-bit pixels of a framebuffer, for the CPU's drawing. */
+struct canvas {
+	uint32_t *px;
+	int w, h, stride;
+};
+
+static struct canvas canvas_of(const struct gk_fb *fb)
 {
-	char path[256];
+	return (struct canvas){ fb->map, fb->width, fb->height, fb->pitch / 4 };
+}
+
+static void fill_rect(const struct canvas *c, int x, int y, int w, int h, uint32_t v)
+{
+	int x1 = x + w > c->w ? c->w : x + w, y1 = y + h > c->h ? c->h : y + h;
+
+	for (int yy = y < 0 ? 0 : y; yy < y1; yy++)
+		for (int xx = x < 0 ? 0 : x; xx < x1; xx++)
+			c->px[(size_t)yy * c->stride + xx] = v;
+}
+
+/* @s in upper case at @x, @y, each font pixel @scale pixels wide. */
+static void draw_text(const struct canvas *c, int x, int y, int scale, uint32_t v,
+		      const char *s)
+{
+	for (; *s; s++, x += 6 * scale) {
+		const struct glyph *g = NULL;
+
+		for (unsigned int i = 0; i < ARRAY_SIZE(font) && !g; i++)
+			if (font[i].c == toupper((unsigned char)*s))
+				g = &font[i];
+		for (int row = 0; g && row < 7; row++)
+			for (int col = 0; col < 5; col++)
+				if (g->rows[row] & (0x10 >> col))
+					fill_rect(c, x + col * scale, y + row * scale,
+						  scale, scale, v);
+	}
+}
+
+/* A rectangle's outline, @t pixels thick, @gap pixels outside it. */
+static void frame_rect(const struct canvas *c, int x, int y, int w, int h,
+		       int gap, int t, uint32_t v)
+{
+	x -= gap + t;
+	y -= gap + t;
+	w += 2 * (gap + t);
+	h += 2 * (gap + t);
+	fill_rect(c, x, y, w, t, v);
+	fill_rect(c, x, y + h - t, w, t, v);
+	fill_rect(c, x, y, t, h, v);
+	fill_rect(c, x + w - t, y, t, h, v);
+}
+
+/* The primary plane, drawn once: a background with the scene's labels. */
+static void draw_primary(const struct gk_fb *fb)
+{
+	static const char *const legend[] = {
+		"PRIMARY: XRGB8888 1920X1080, DRAWN ONCE BY THE CPU",
+		"CAPTION: ARGB8888 OVERLAY, PLANE ALPHA 88%, COVERAGE BLENDING, REDRAWN BY THE CPU EVERY FRAME",
+		"CURSOR: ARGB8888 64X64 ON THE CURSOR PLANE, PRE-MULTIPLIED ALPHA",
+		"WRITEBACK: EVERY COMPOSED FRAME COMES BACK AS XRGB8888 AND IS SAVED",
+	};
+	struct canvas c = canvas_of(fb);
+
+	for (int y = 0; y < c.h; y++) {
+		/* From 20, 26, 44 at the top to 8, 10, 18 at the bottom. */
+		uint32_t r = 20 - 12 * y / c.h, g = 26 - 16 * y / c.h;
+		uint32_t b = 44 - 26 * y / c.h;
+		uint32_t v = 0xff000000 | r << 16 | g << 8 | b;
+		uint32_t grid = 0xff000000 | (r + 6) << 16 | (g + 7) << 8 | (b + 10);
+
+		for (int x = 0; x < c.w; x++)
+			c.px[(size_t)y * c.stride + x] =
+				y % 64 == 32 || x % 64 == 32 ? grid : v;
+	}
+	draw_text(&c, 96, 40, 6, 0xffe8ecf4,
+		  "GEMBUF: ONE BUFFER, MAPPED BY EVERY DEVICE");
+	draw_text(&c, 96, 104, 2, 0xffa8b4c8,
+		  "A CAMERA AND A DMA ENGINE WRITE INTO GEMBUF BUFFERS; THE DISPLAY COMPOSES ITS PLANES FROM THEM IN PLACE AND WRITES EVERY FRAME BACK");
+
+	frame_rect(&c, CAM_X, CAM_Y, CAM_DW, CAM_DH, 4, 2, 0xff3a4660);
+	draw_text(&c, CAM_X, CAM_Y + CAM_DH + 16, 4, 0xff8fd3ff,
+		  "CAMERA: VIVID (V4L2), YUYV 640X360");
+	draw_text(&c, CAM_X, CAM_Y + CAM_DH + 56, 4, 0xff8fd3ff,
+		  "V4L2 DMABUF -> GEMBUF, SCALED 1.6X");
+
+	frame_rect(&c, ENG_X, ENG_Y, ENG_SCALE * ENG_H, ENG_SCALE * ENG_W, 4, 2, 0xff3a4660);
+	draw_text(&c, ENG_X, ENG_Y + ENG_SCALE * ENG_W + 16, 4, 0xffffc070,
+		  "DMA ENGINE: EDU + SMMU");
+	draw_text(&c, ENG_X, ENG_Y + ENG_SCALE * ENG_W + 56, 4, 0xffffc070,
+		  "RGB565 96X200 BY DMA");
+	draw_text(&c, ENG_X, ENG_Y + ENG_SCALE * ENG_W + 96, 4, 0xffffc070,
+		  "ROTATED 90, SCALED 3X");
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(legend); i++)
+		draw_text(&c, 96, 860 + 24 * i, 2, 0xffa8b4c8, legend[i]);
+}
+
+/* The caption: a translucent box with rounded corners, and this frame's text. */
+static void draw_caption(const struct gk_fb *fb, const char *text)
+{
+	struct canvas c = canvas_of(fb);
+	const int r = 16;
+
+	for (int y = 0; y < c.h; y++) {
+		for (int x = 0; x < c.w; x++) {
+			int dx = x < r ? r - x : x >= c.w - r ? x - (c.w - r - 1) : 0;
+			int dy = y < r ? r - y : y >= c.h - r ? y - (c.h - r - 1) : 0;
+
+			c.px[(size_t)y * c.stride + x] =
+				dx * dx + dy * dy > r * r ? 0 : 0xb0101828;
+		}
+	}
+	draw_text(&c, 24, (CAP_H - 28) / 2, 4, 0xffffffff, text);
+}
+
+/* Whether @x, @y is inside the polygon @p of @n points (even-odd rule). */
+static bool inside(const float (*p)[2], int n, float x, float y)
+{
+	bool in = false;
+
+	for (int i = 0, j = n - 1; i < n; j = i++)
+		if ((p[i][1] > y) != (p[j][1] > y) &&
+		    x < (p[j][0] - p[i][0]) * (y - p[i][1]) / (p[j][1] - p[i][1]) + p[i][0])
+			in = !in;
+	return in;
+}
+
+/*
+ * The cursor: an arrow, white with a black outline and a soft shadow,
+ * in pre-multiplied ARGB8888 (the cursor plane's default blend mode).
+ */
+static void draw_cursor(const struct gk_fb *fb)
+{
+	static const float arrow[][2] = {
+		{ 4, 4 }, { 4, 48 }, { 14, 38 }, { 22, 56 }, { 30, 52 },
+		{ 22, 35 }, { 36, 35 },
+	};
+	struct canvas c = canvas_of(fb);
+	const int n = ARRAY_SIZE(arrow);
+
+	for (int y = 0; y < c.h; y++) {
+		for (int x = 0; x < c.w; x++) {
+			float px = x + 0.5f, py = y + 0.5f;
+			uint32_t v = 0;
+
+			if (inside(arrow, n, px - 3, py - 3))
+				v = 0x50000000;		/* shadow, pre-multiplied black */
+			for (int d = 0; d < 9 && v != 0xff000000; d++)
+				if (inside(arrow, n, px + (d % 3 - 1) * 2, py + (d / 3 - 1) * 2))
+					v = 0xff000000;	/* outline */
+			if (inside(arrow, n, px, py))
+				v = 0xffffffff;
+			c.px[(size_t)y * c.stride + x] = v;
+		}
+	}
+}
+
+static uint16_t rgb565(double r, double g, double b)
+{
+	r = r < 0 ? 0 : r > 255 ? 255 : r;
+	g = g < 0 ? 0 : g > 255 ? 255 : g;
+	b = b < 0 ? 0 : b > 255 ? 255 : b;
+	return (uint16_t)((lround(r) >> 3) << 11 | (lround(g) >> 2) << 5 | lround(b) >> 3);
+}
+
+static double clamp01(double v)
+{
+	return v < 0 ? 0 : v > 1 ? 1 : v;
+}
+
+/*
+ * The sprite sheet: for every height h of the ball, a band of BALL whole
+ * lines of the engine's frame with the ball h columns up (the frame is
+ * shown rotated: its columns go up the screen, its lines to the right),
+ * lit from the screen's top left, smoothed at its edge, and its shadow
+ * on the floor, smaller as the ball rises.
+ */
+static void draw_sprites(uint16_t *sheet)
+{
+	const double bg[3] = { 16, 20, 48 }, shade[3] = { 4, 5, 14 };
+	const double base[3] = { 255, 130, 40 };
+	const double lx = -0.5, ly = 0.6, lz = 0.62;	/* towards the light */
+	const double rad = BALL / 2.0;
+
+	for (int h = 0; h < BALL_HEIGHTS; h++) {
+		uint16_t *band = sheet + (size_t)h * BALL_BAND / 2;
+		double shadow = rad * (1 - 0.6 * h / (BALL_HEIGHTS - 1));
+
+		for (int line = 0; line < BALL; line++) {
+			for (int col = 0; col < ENG_W; col++) {
+				double dx = (line + 0.5 - rad) / rad;	/* screen right */
+				double dy = (col + 0.5 - h - rad) / rad; /* screen up */
+				double d = sqrt(dx * dx + dy * dy);
+				double ball = clamp01(rad * (1 - d) + 0.5);
+				double ground = col < 3 ?
+					clamp01(shadow - fabs(line + 0.5 - rad) + 0.5) : 0;
+				double dz = d < 1 ? sqrt(1 - d * d) : 0;
+				double diff = clamp01(dx * lx + dy * ly + dz * lz);
+				double spec = 200 * pow(diff, 24), c[3];
+
+				for (int i = 0; i < 3; i++) {
+					c[i] = bg[i] + (shade[i] - bg[i]) * ground;
+					c[i] += (base[i] * (0.2 + 0.8 * diff) + spec - c[i]) * ball;
+				}
+				band[line * ENG_W + col] = rgb565(c[0], c[1], c[2]);
+			}
+		}
+	}
+}
+
+/* The ball's first line in frame @n: across the frame and back. */
+static int ball_line(int n)
+{
+	int span = ENG_H - BALL, p = n * BALL_STEP % (2 * span);
+
+	return p <= span ? p : 2 * span - p;
+}
+
+/* The ball's height in frame @n: bouncing, from the top of its arc. */
+static int ball_height(int n)
+{
+	return (int)lround((BALL_HEIGHTS - 1) * fabs(cos(M_PI * n / 18)));
+}
+
+/*
+ * The engine's jobs for frame @n, queued on its file without waiting: the
+ * display's commit waits for their fences on the buffer (implicit sync).
+ */
+static void engine_frame(struct scene *s, int n)
+{
+	const uint32_t bg = ENG_BG | ENG_BG << 16;
+	int line = ball_line(n);
+
+	if (n == 0) {
+		igt_assert_eq(__gembuf_fill(s->engine, s->stream, 0,
+					    ENG_H * ENG_PITCH, bg), 0);
+	} else {
+		int prev = ball_line(n - 1);
+		int from = line > prev ? prev : line + BALL;
+		int to = line > prev ? line : prev + BALL;
+
+		/* The lines the ball leaves (it moves less than its size). */
+		igt_assert_eq(__gembuf_fill(s->engine, s->stream, from * ENG_PITCH,
+					    (to - from) * ENG_PITCH, bg), 0);
+	}
+	igt_assert_eq(__gembuf_copy(s->engine, s->stream, line * ENG_PITCH,
+				    s->sprites, (uint64_t)ball_height(n) * BALL_BAND,
+				    BALL_BAND), 0);
+}
+
+/* The name of the device behind DRM node @fd, as GEM_INFO names it. */
+static void device_name(int fd, char *name, size_t len, const char *dflt)
+{
+	char path[64], target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	snprintf(name, len, "%s", dflt);
+	if (fstat(fd, &st))
+		return;
+	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/device",
+		 major(st.st_rdev), minor(st.st_rdev));
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return;
+	target[n] = 0;
+	snprintf(name, len, "%.*s", (int)len - 1,
+		 strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
+}
+
+static unsigned int role_of(const struct scene *s, const struct drm_gembuf_mapping *m)
+{
+	switch (m->kind) {
+	case GEMBUF_MAPPING_USER:
+		/* GEM_INFO gives the address of the caller's own mappings only. */
+		return m->dev_addr ? CPU : 0;
+	case GEMBUF_MAPPING_IOMMU:
+		return strcmp(m->device, s->engine_dev) ? 0 : ENGINE;
+	case GEMBUF_MAPPING_KERNEL:
+		if (!strcmp(m->device, s->display_dev))
+			return DISPLAY;
+		return strcmp(m->device, "kernel") ? 0 : VIVID;
+	}
+	return 0;
+}
+
+/* The roles that have a mapping among the @n mappings @maps. */
+static unsigned int roles_mapped(const struct scene *s,
+				 const struct drm_gembuf_mapping *maps, unsigned int n)
+{
+	unsigned int roles = 0;
+
+	for (unsigned int i = 0; i < n && i < MAX_MAPS; i++)
+		roles |= role_of(s, &maps[i]);
+	return roles;
+}
+
+static void gem_info(int fd, uint32_t handle, struct drm_gembuf_gem_info *gi,
+		     struct drm_gembuf_mapping *maps)
+{
+	memset(gi, 0, sizeof(*gi));
+	memset(maps, 0, sizeof(*maps) * MAX_MAPS);
+	gi->handle = handle;
+	igt_assert_eq(__gembuf_info(fd, gi, maps, MAX_MAPS), 0);
+}
+
+/*
+ * What GEM_INFO says of @b now.  Mappings come and go with their users
+ * (a framebuffer's while it is on a plane, a writeback job's while the
+ * job is pending): the snapshot kept is the one that shows most of the
+ * roles that used the buffer.  The other device's handle must show the
+ * same object: the same chunks and the very same mappings.
+ */
+static void snapshot(struct scene *s, struct buffer *b)
+{
+	struct drm_gembuf_mapping maps[MAX_MAPS], vmaps[MAX_MAPS];
+	struct drm_gembuf_gem_info gi, vi;
+	bool differ = false;
+	int had, has;
+
+	gem_info(b->fd, b->handle, &gi, maps);
+	if (b->view_fd >= 0) {
+		gem_info(b->view_fd, b->view_handle, &vi, vmaps);
+		differ = vi.size != gi.size || vi.num_chunks != gi.num_chunks ||
+			 memcmp(vi.chunks, gi.chunks, sizeof(gi.chunks)) ||
+			 vi.num_mappings != gi.num_mappings ||
+			 memcmp(vmaps, maps, sizeof(maps));
+	}
+	had = b->seen ? __builtin_popcount(roles_mapped(s, b->maps, b->info.num_mappings) &
+					   b->used) : -1;
+	has = __builtin_popcount(roles_mapped(s, maps, gi.num_mappings) & b->used);
+	if (has < had)
+		return;
+	b->info = gi;
+	memcpy(b->maps, maps, sizeof(maps));
+	b->views_differ = differ;
+	b->seen = true;
+}
+
+static void add_buffer(struct scene *s, int i, const char *name, const char *what,
+		       int fd, uint32_t handle, unsigned int writer,
+		       unsigned int readers)
+{
+	struct buffer *b = &s->buf[i];
+
+	memset(b, 0, sizeof(*b));
+	snprintf(b->name, sizeof(b->name), "%s", name);
+	snprintf(b->what, sizeof(b->what), "%s", what);
+	b->fd = fd;
+	b->handle = handle;
+	b->view_fd = -1;
+	b->writer = writer;
+	b->readers = readers;
+}
+
+/* The camera's menu control @ctrl set to its item @item, if it has them. */
+static void vivid_menu(int v, const char *ctrl, const char *item)
+{
+	struct v4l2_queryctrl q = { .id = V4L2_CTRL_FLAG_NEXT_CTRL };
+
+	while (!ioctl(v, VIDIOC_QUERYCTRL, &q)) {
+		if (q.type == V4L2_CTRL_TYPE_MENU && !strcmp((char *)q.name, ctrl)) {
+			for (int i = q.minimum; i <= q.maximum; i++) {
+				struct v4l2_querymenu m = { .id = q.id, .index = i };
+				struct v4l2_control c = { .id = q.id, .value = i };
+
+				if (ioctl(v, VIDIOC_QUERYMENU, &m) || strcmp((char *)m.name, item))
+					continue;
+				igt_assert_eq(ioctl(v, VIDIOC_S_CTRL, &c), 0);
+				return;
+			}
+		}
+		q.id |= V4L2_CTRL_FLAG_NEXT_CTRL;
+	}
+	igt_info("vivid has no control \"%s\" with \"%s\"\n", ctrl, item);
+}
+
+static void camera_queue(struct scene *s, int i)
+{
+	struct v4l2_buffer b = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_DMABUF,
+		.index = i, .length = s->cam_size,
+	};
+
+	b.m.fd = s->cam_dmabuf[i];
+	igt_assert_eq(ioctl(s->video, VIDIOC_QBUF, &b), 0);
+}
+
+/* The next frame vivid captured: the index of its buffer. */
+static int camera_dequeue(struct scene *s)
+{
+	struct v4l2_buffer b = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_DMABUF,
+	};
+	struct pollfd p = { .fd = s->video, .events = POLLIN };
+
+	igt_assert_eq(poll(&p, 1, 30000), 1);
+	igt_assert_eq(ioctl(s->video, VIDIOC_DQBUF, &b), 0);
+	igt_assert_lte(b.index, s->cam_count - 1);
+	igt_assert_eq_u32(b.bytesused, s->cam_image);
+	return b.index;
+}
+
+/*
+ * The check's reference of the camera: one frame vivid captures into a
+ * buffer of its own (V4L2_MEMORY_MMAP), which the frames it captures
+ * into gembuf's buffers must equal byte for byte.
+ */
+static void camera_reference(struct scene *s)
+{
+	struct v4l2_requestbuffers rb = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP,
+		.count = 1,
+	};
+	struct v4l2_buffer b = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP,
+	};
+	struct pollfd p = { .fd = s->video, .events = POLLIN };
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	void *map;
+
+	igt_assert_eq(ioctl(s->video, VIDIOC_REQBUFS, &rb), 0);
+	igt_assert_eq(ioctl(s->video, VIDIOC_QUERYBUF, &b), 0);
+	map = mmap(NULL, b.length, PROT_READ, MAP_SHARED, s->video, b.m.offset);
+	igt_assert(map != MAP_FAILED);
+	igt_assert_eq(ioctl(s->video, VIDIOC_QBUF, &b), 0);
+	igt_assert_eq(ioctl(s->video, VIDIOC_STREAMON, &type), 0);
+	igt_assert_eq(poll(&p, 1, 30000), 1);
+	igt_assert_eq(ioctl(s->video, VIDIOC_DQBUF, &b), 0);
+	igt_assert_eq_u32(b.bytesused, s->cam_image);
+	s->cam_ref = malloc(s->cam_image);
+	igt_assert(s->cam_ref);
+	memcpy(s->cam_ref, map, s->cam_image);
+	igt_assert_eq(ioctl(s->video, VIDIOC_STREAMOFF, &type), 0);
+	munmap(map, b.length);
+	rb.count = 0;
+	igt_assert_eq(ioctl(s->video, VIDIOC_REQBUFS, &rb), 0);
+}
+
+/*
+ * vivid's webcam input, YUYV 640x360, its picture moving, capturing into
+ * gembuf buffers of the display exported as dma-bufs.  vivid fills them
+ * through the exporter's kernel mapping (vb2-vmalloc takes a vmap of the
+ * dma-buf), which GEM_INFO lists as a mapping of the "kernel".
+ */
+static void camera_start(struct scene *s)
+{
+	struct v4l2_format f = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	struct v4l2_requestbuffers rb = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_DMABUF,
+		.count = CAM_BUFS,
+	};
+	int input = 0, type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	uint32_t enc, quant;
+
+	s->video = vivid_open_capture(NULL, 0);
+	igt_require_f(s->video >= 0, "no vivid capture device\n");
+	/* Input 0 is vivid's webcam, which has 640x360 among its sizes. */
+	igt_assert_eq(ioctl(s->video, VIDIOC_S_INPUT, &input), 0);
+	f.fmt.pix.width = CAM_W;
+	f.fmt.pix.height = CAM_H;
+	f.fmt.pix.pixelformat = V4L2_PIX_FMT_YUYV;
+	f.fmt.pix.field = V4L2_FIELD_NONE;
+	igt_assert_eq(ioctl(s->video, VIDIOC_S_FMT, &f), 0);
+	igt_assert_f(f.fmt.pix.pixelformat == V4L2_PIX_FMT_YUYV &&
+		     f.fmt.pix.width == CAM_W && f.fmt.pix.height == CAM_H,
+		     "vivid captures %.4s %ux%u, not YUYV %ux%u\n",
+		     (char *)&f.fmt.pix.pixelformat, f.fmt.pix.width,
+		     f.fmt.pix.height, CAM_W, CAM_H);
+	s->cam_pitch = f.fmt.pix.bytesperline;
+	s->cam_image = f.fmt.pix.sizeimage;
+	s->cam_size = ((uint64_t)s->cam_image + 4095) & ~4095ull;
+	/* The plane converts as the camera encoded. */
+	enc = f.fmt.pix.ycbcr_enc ?: V4L2_MAP_YCBCR_ENC_DEFAULT(f.fmt.pix.colorspace);
+	quant = f.fmt.pix.quantization ?:
+		V4L2_MAP_QUANTIZATION_DEFAULT(false, f.fmt.pix.colorspace, enc);
+	s->cam_encoding = enc == V4L2_YCBCR_ENC_709;
+	s->cam_range = quant == V4L2_QUANTIZATION_FULL_RANGE;
+	if (s->check) {
+		/* A still picture, so every frame is the reference frame. */
+		vivid_menu(s->video, "Horizontal Movement", "No Movement");
+		vivid_menu(s->video, "OSD Text Mode", "None");
+		camera_reference(s);
+	} else {
+		vivid_menu(s->video, "Horizontal Movement", "Move Right");
+		vivid_menu(s->video, "OSD Text Mode", "All");
+	}
+
+	igt_assert_eq(ioctl(s->video, VIDIOC_REQBUFS, &rb), 0);
+	igt_assert(rb.count >= 2 && rb.count <= CAM_BUFS);
+	s->cam_count = rb.count;
+	for (unsigned int i = 0; i < s->cam_count; i++) {
+		uint64_t size = s->cam_size;
+		uint32_t h = 0;
+
+		igt_assert_eq(__gembuf_create(s->display, &size, 0, GEMBUF_CACHE_WB, &h), 0);
+		s->cam_dmabuf[i] = prime_handle_to_fd_for_mmap(s->display, h);
+		igt_assert(s->cam_dmabuf[i] >= 0);
+		memset(&s->cam[i], 0, sizeof(s->cam[i]));
+		gk_fb_from_handle(&s->k, &s->cam[i], h, CAM_W, CAM_H, DRM_FORMAT_YUYV,
+				  s->cam_pitch, 0, 0);
+		s->cam[i].size = s->cam_size;
+		camera_queue(s, i);
+	}
+	igt_assert_eq(ioctl(s->video, VIDIOC_STREAMON, &type), 0);
+}
+
+/*
+ * The engine's buffers: the sprite sheet, drawn by the CPU once, and the
+ * frame the engine paints, shared with the display by PRIME.
+ */
+static void engine_start(struct scene *s)
+{
+	uint64_t size = (uint64_t)BALL_HEIGHTS * BALL_BAND;
+	uint32_t h;
+	int fd;
+
+	igt_assert_eq(__gembuf_create(s->engine, &size, 0, GEMBUF_CACHE_WB, &s->sprites), 0);
+	s->sprites_size = size;
+	s->sprites_map = gembuf_mmap(s->engine, s->sprites, size);
+	draw_sprites(s->sprites_map);
+
+	size = ENG_H * ENG_PITCH;
+	igt_assert_eq(__gembuf_create(s->engine, &size, 0, GEMBUF_CACHE_WB, &s->stream), 0);
+	s->stream_size = size;
+	fd = prime_handle_to_fd(s->engine, s->stream);
+	h = prime_fd_to_handle(s->display, fd);
+	close(fd);
+	memset(&s->stream_fb, 0, sizeof(s->stream_fb));
+	gk_fb_from_handle(&s->k, &s->stream_fb, h, ENG_W, ENG_H, DRM_FORMAT_RGB565,
+			  ENG_PITCH, 0, 0);
+	s->stream_fb.size = size;
+}
+
+static void scene_start(struct scene *s)
+{
+	static const char *const types[] = { "primary", "overlay", "overlay", "overlay", "cursor" };
+	const struct gk_plane *p[5];
+	char name[16], what[32];
+
+	device_name(s->display, s->display_dev, sizeof(s->display_dev), "gembuf");
+	device_name(s->engine, s->engine_dev, sizeof(s->engine_dev), "?");
+	gk_init(&s->k, s->display);
+	igt_require_f(gk_set_mode(&s->k, WIDTH, HEIGHT), "no %ux%u mode\n", WIDTH, HEIGHT);
+	p[0] = gk_plane(&s->k, DRM_PLANE_TYPE_PRIMARY, 0);
+	for (int i = 0; i < 3; i++)
+		p[1 + i] = gk_plane(&s->k, DRM_PLANE_TYPE_OVERLAY, i);
+	p[4] = gk_plane(&s->k, DRM_PLANE_TYPE_CURSOR, 0);
+	for (int i = 0; i < 5; i++)
+		igt_require_f(p[i], "no %s plane\n", types[i]);
+	s->primary_idx = p[0] - s->k.planes;
+	for (int i = 0; i < 3; i++)
+		s->overlay_idx[i] = p[1 + i] - s->k.planes;
+	s->cursor_idx = p[4] - s->k.planes;
+
+	gk_fb_create(&s->k, &s->primary, WIDTH, HEIGHT, DRM_FORMAT_XRGB8888);
+	draw_primary(&s->primary);
+	gk_fb_create(&s->k, &s->caption, CAP_W, CAP_H, DRM_FORMAT_ARGB8888);
+	gk_fb_create(&s->k, &s->cursor, CUR_SIZE, CUR_SIZE, DRM_FORMAT_ARGB8888);
+	draw_cursor(&s->cursor);
+	gk_fb_create(&s->k, &s->wb, WIDTH, HEIGHT, DRM_FORMAT_XRGB8888);
+	engine_start(s);
+	camera_start(s);
+
+	add_buffer(s, B_PRIMARY, "primary", "XRGB8888 1920x1080", s->display,
+		   s->primary.handle, CPU, DISPLAY);
+	add_buffer(s, B_CAPTION, "caption", "ARGB8888 1824x72", s->display,
+		   s->caption.handle, CPU, DISPLAY);
+	add_buffer(s, B_CURSOR, "cursor", "ARGB8888 64x64", s->display,
+		   s->cursor.handle, CPU, DISPLAY);
+	for (unsigned int i = 0; i < s->cam_count; i++) {
+		snprintf(name, sizeof(name), "camera %u", i);
+		add_buffer(s, B_CAMERA + i, name, "YUYV 640x360", s->display,
+			   s->cam[i].handle, VIVID, DISPLAY);
+	}
+	snprintf(what, sizeof(what), "RGB565 %ux%u", ENG_W, BALL * BALL_HEIGHTS);
+	add_buffer(s, B_SPRITES, "sprites", what, s->engine, s->sprites, CPU, ENGINE);
+	snprintf(what, sizeof(what), "RGB565 %ux%u", ENG_W, ENG_H);
+	add_buffer(s, B_ENGINE, "ball", what, s->engine, s->stream, ENGINE, DISPLAY);
+	/* The display's handle of the ball is a view of the engine's object. */
+	s->buf[B_ENGINE].view_fd = s->display;
+	s->buf[B_ENGINE].view_handle = s->stream_fb.handle;
+	add_buffer(s, B_WRITEBACK, "writeback", "XRGB8888 1920x1080", s->display,
+		   s->wb.handle, DISPLAY, CPU);
+	s->buf[B_PRIMARY].used = s->buf[B_CURSOR].used = s->buf[B_SPRITES].used = CPU;
+}
+
+static void scene_stop(struct scene *s)
+{
+	struct v4l2_requestbuffers rb = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_DMABUF,
+	};
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+
+	igt_assert_eq(ioctl(s->video, VIDIOC_STREAMOFF, &type), 0);
+	gk_disable(&s->k);
+	igt_assert_eq(ioctl(s->video, VIDIOC_REQBUFS, &rb), 0);
+	for (unsigned int i = 0; i < s->cam_count; i++) {
+		gk_fb_destroy(&s->k, &s->cam[i]);
+		close(s->cam_dmabuf[i]);
+	}
+	close(s->video);
+	free(s->cam_ref);
+	gk_fb_destroy(&s->k, &s->stream_fb);
+	munmap(s->sprites_map, s->sprites_size);
+	gem_close(s->engine, s->sprites);
+	gem_close(s->engine, s->stream);
+	gk_fb_destroy(&s->k, &s->wb);
+	gk_fb_destroy(&s->k, &s->cursor);
+	gk_fb_destroy(&s->k, &s->caption);
+	gk_fb_destroy(&s->k, &s->primary);
+}
+
+/* Frame @n's planes, with camera buffer @cam. */
+static void scene_layers(const struct scene *s, int n, int cam, struct gk_layer *l)
+{
+	memset(l, 0, sizeof(*l) * GK_MAX_PLANES);
+	l[s->primary_idx] = gk_layer_of(&s->primary);
+	l[s->primary_idx].blend = 0;
+	l[s->overlay_idx[0]] = (struct gk_layer){
+		.fb = &s->cam[cam], .x = CAM_X, .y = CAM_Y, .w = CAM_DW, .h = CAM_DH,
+		.zpos = 1, .alpha = 0xffff, .blend = 0,
+		.encoding = s->cam_encoding, .range = s->cam_range,
+	};
+	/* Rotated: the destination is the framebuffer's size transposed. */
+	l[s->overlay_idx[1]] = (struct gk_layer){
+		.fb = &s->stream_fb, .x = ENG_X, .y = ENG_Y,
+		.w = ENG_SCALE * ENG_H, .h = ENG_SCALE * ENG_W,
+		.zpos = 2, .alpha = 0xffff, .blend = 0, .rotation = DRM_MODE_ROTATE_90,
+	};
+	l[s->overlay_idx[2]] = (struct gk_layer){
+		.fb = &s->caption, .x = CAP_X, .y = CAP_Y, .zpos = 3,
+		.alpha = CAP_ALPHA, .blend = 1,
+	};
+	/* A figure of eight right of the camera, over the engine's frame. */
+	l[s->cursor_idx] = (struct gk_layer){
+		.fb = &s->cursor,
+		.x = 1480 + (int)lround(240 * sin(2 * M_PI * n / 48)),
+		.y = 560 + (int)lround(150 * sin(4 * M_PI * n / 48)),
+		.zpos = -1, .alpha = 0xffff, .blend = 0,
+	};
+}
+
+/*
+ * Commit frame @n without blocking and, while it is in flight (every
+ * framebuffer prepared, the writeback job holding its buffer), take what
+ * GEM_INFO says of each buffer the frame uses; then wait for the
+ * writeback.
+ */
+static void commit_frame(struct scene *s, const struct gk_layer *l, int cam)
+{
+	static const int in_frame[] = {
+		B_PRIMARY, B_CAPTION, B_CURSOR, B_SPRITES, B_ENGINE, B_WRITEBACK,
+	};
+	int fence = -1, ret;
+
+	s->buf[B_CAMERA + cam].used |= VIVID | DISPLAY;
+	s->buf[B_PRIMARY].used |= DISPLAY;
+	s->buf[B_CAPTION].used |= CPU | DISPLAY;
+	s->buf[B_CURSOR].used |= DISPLAY;
+	s->buf[B_SPRITES].used |= ENGINE;
+	s->buf[B_ENGINE].used |= ENGINE | DISPLAY;
+	s->buf[B_WRITEBACK].used |= DISPLAY;
+
+	/* A nonblocking commit may find the last one not quite retired. */
+	for (int tries = 0; ; tries++) {
+		ret = gk_commit_start(&s->k, l, s->k.num_planes, &s->wb,
+				      DRM_MODE_ATOMIC_NONBLOCK, &fence);
+		if (ret != -EBUSY || tries == 100)
+			break;
+		usleep(10 * 1000);
+	}
+	igt_assert_eq(ret, 0);
+	snapshot(s, &s->buf[B_CAMERA + cam]);
+	for (unsigned int i = 0; i < ARRAY_SIZE(in_frame); i++)
+		snapshot(s, &s->buf[in_frame[i]]);
+	gk_commit_finish(&s->k, fence);
+}
+
+/*
+ * The written-back frame against the CPU reference of the same planes:
+ * the camera's pixels read through its buffer's dma-buf, the engine's
+ * through a mapping of its object, the rest through the CPU's own.
+ */
+static void check_frame(struct scene *s, const struct gk_layer *l, int n, int cam,
+			uint32_t *ref)
+{
+	static const uint32_t formats[] = {
+		DRM_FORMAT_XRGB8888, DRM_FORMAT_ARGB8888, DRM_FORMAT_RGB565,
+		DRM_FORMAT_YUYV,
+	};
+	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ };
+	struct gk_fb *c = &s->cam[cam];
+	unsigned int bad;
+	int tol = 0;
+	void *p;
+
+	/*
+	 * The roughest conversion of the scene's formats (YCbCr): nothing
+	 * translucent lies over the camera, and what blends over the others
+	 * stays within it.
+	 */
+	for (unsigned int i = 0; i < ARRAY_SIZE(formats); i++)
+		tol = gk_ref_format_tol(formats[i]) > tol ? gk_ref_format_tol(formats[i]) : tol;
+	p = mmap(NULL, c->size, PROT_READ, MAP_SHARED, s->cam_dmabuf[cam], 0);
+	igt_assert(p != MAP_FAILED);
+	c->map = p;
+	igt_assert_eq(ioctl(s->cam_dmabuf[cam], DMA_BUF_IOCTL_SYNC, &sync), 0);
+	/* What vivid captured into gembuf is what it captures for itself. */
+	igt_assert_f(!memcmp(p, s->cam_ref, s->cam_image),
+		     "frame %d: camera buffer %d differs from vivid's own capture\n",
+		     n, cam);
+	s->stream_fb.map = gembuf_mmap(s->engine, s->stream, s->stream_size);
+
+	gk_ref_compose(&s->k, l, s->k.num_planes, ref);
+	bad = gk_ref_compare(&s->wb, ref, tol);
+
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ;
+	igt_assert_eq(ioctl(s->cam_dmabuf[cam], DMA_BUF_IOCTL_SYNC, &sync), 0);
+	munmap(c->map, c->size);
+	c->map = NULL;
+	munmap(s->stream_fb.map, s->stream_size);
+	s->stream_fb.map = NULL;
+	igt_assert_f(!bad, "frame %d: %u pixels differ from the CPU reference\n", n, bad);
+}
+
+static void save_ppm(const struct scene *s, int n)
+{
+	const struct gk_fb *fb = &s->wb;
+	uint8_t *rgb = malloc((size_t)fb->width * fb->height * 3), *o = rgb;
+	char path[PATH_MAX];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/frame-%d.ppm", dir, n);
-	f = fopen(path, "w");
-	igt_assert(f);
-	fprintf(f, "P6\n%u %u\n255\n", fb->width, fb->height);
+	igt_assert(rgb);
 	for (uint32_t y = 0; y < fb->height; y++) {
-		const uint32_t *row = (uint32_t *)((char *)fb->map + y * fb->pitch);
+		const uint32_t *row = (const uint32_t *)((const uint8_t *)fb->map +
+							 (size_t)y * fb->pitch);
 
 		for (uint32_t x = 0; x < fb->width; x++) {
-			unsigned char px[3] = { row[x] >> 16, row[x] >> 8, row[x] };
-
-			fwrite(px, 1, 3, f);
+			*o++ = row[x] >> 16;
+			*o++ = row[x] >> 8;
+			*o++ = row[x];
 		}
 	}
-	fclose(f);
+	snprintf(path, sizeof(path), "%s/frame-%03d.ppm", s->out, n);
+	f = fopen(path, "w");
+	igt_assert_f(f, "%s: %s\n", path, strerror(errno));
+	fprintf(f, "P6\n%u %u\n255\n", fb->width, fb->height);
+	igt_assert_eq(fwrite(rgb, 1, o - rgb, f), (size_t)(o - rgb));
+	igt_assert_eq(fclose(f), 0);
+	free(rgb);
 }
 
-/* The engine paints frame @n of overlay @o: horizontal bands that move. */
-static void engine_paint(int engine, uint32_t handle, int o, int n)
+static const char *role_name(unsigned int role)
 {
-	static const uint32_t colors[OVERLAYS][4] = {
-		{ 0xffe04040, 0xffe0a040, 0xffe0e040, 0xff40e040 },
-		{ 0xff4040e0, 0xff40a0e0, 0xff40e0e0, 0xffa040e0 },
-		{ 0x80ffffff, 0x80ff80ff, 0x8080ffff, 0x80ffff80 },
+	switch (role) {
+	case CPU:
+		return "CPU";
+	case VIVID:
+		return "vivid";
+	case ENGINE:
+		return "engine";
+	case DISPLAY:
+		return "display";
+	}
+	return "-";
+}
+
+static void roles_text(unsigned int roles, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (unsigned int r = 1; r <= DISPLAY; r <<= 1)
+		if (roles & r)
+			at += snprintf(buf + at, len - at, "%s%s", at ? ", " : "",
+				       role_name(r));
+}
+
+/* "contiguous", or the chunks by size: "5 chunks: 3x2M 2x64K". */
+static void chunks_text(const struct drm_gembuf_gem_info *gi, char *buf, size_t len)
+{
+	size_t at;
+
+	if (gi->flags & GEMBUF_INFO_CONTIGUOUS) {
+		snprintf(buf, len, "contiguous");
+		return;
+	}
+	at = snprintf(buf, len, "%u chunks:", gi->num_chunks);
+	for (int o = GEMBUF_INFO_CHUNK_ORDERS - 1; o >= 0 && at < len; o--) {
+		static const char units[] = "BKMGT";
+
+		if (gi->chunks[o])
+			at += snprintf(buf + at, len - at, " %ux%llu%c", gi->chunks[o],
+				       1ull << (o % 10), units[o / 10]);
+	}
+}
+
+/*
+ * The table of the scene's buffers, and the copies it shows: a role that
+ * used a buffer without a mapping of it, or a second device's handle
+ * that is not the same object, would mean a copy was made.
+ */
+static unsigned int print_table(const struct scene *s, FILE *f)
+{
+	static const char *const kinds[] = {
+		[GEMBUF_MAPPING_IOMMU] = "iommu", [GEMBUF_MAPPING_KERNEL] = "kernel",
+		[GEMBUF_MAPPING_USER] = "user", [GEMBUF_MAPPING_ONE_TO_ONE] = "1:1",
+		[GEMBUF_MAPPING_DMA_API] = "dma-api",
 	};
-	const uint32_t band = OH / 4 * OW * 4;
+	unsigned int copies = 0, buffers = 0, mappings = 0;
+	char flow[64], mem[128], who[32];
 
-	for (int b = 0; b < 4; b++)
-		igt_assert_eq(__gembuf_fill(engine, handle, b * band, band,
-					    colors[o][(b + n) % 4]), 0);
-	gembuf_wait(engine, handle);
+	fprintf(f, "%-11s %-19s %-22s %s\n", "buffer", "content",
+		"written by -> read by", "memory (GEM_INFO)");
+	fprintf(f, "  %-9s %-14s %-7s %5s  %s\n", "mapped by", "device", "kind",
+		"ptes", "address");
+	for (int i = 0; i < NUM_BUFFERS; i++) {
+		const struct buffer *b = &s->buf[i];
+		unsigned int mapped, missing;
+
+		if (!b->name[0])
+			continue;
+		roles_text(b->writer, flow, sizeof(flow));
+		roles_text(b->readers, who, sizeof(who));
+		snprintf(flow + strlen(flow), sizeof(flow) - strlen(flow), " -> %s", who);
+		if (!b->seen) {
+			fprintf(f, "%-11s %-19s %-22s not used in these frames\n",
+				b->name, b->what, flow);
+			continue;
+		}
+		chunks_text(&b->info, mem, sizeof(mem));
+		fprintf(f, "%-11s %-19s %-22s %llu KiB, %s\n", b->name, b->what, flow,
+			(unsigned long long)b->info.size / 1024, mem);
+		for (unsigned int m = 0; m < b->info.num_mappings && m < MAX_MAPS; m++) {
+			const struct drm_gembuf_mapping *map = &b->maps[m];
+			char addr[24] = "-";
+
+			if (map->dev_addr)
+				snprintf(addr, sizeof(addr), "0x%llx",
+					 (unsigned long long)map->dev_addr);
+			fprintf(f, "  %-9s %-14.14s %-7s %5u  %s\n", role_name(role_of(s, map)),
+				map->device, map->kind < ARRAY_SIZE(kinds) ? kinds[map->kind] : "?",
+				map->ptes, addr);
+		}
+		if (b->view_fd >= 0)
+			fprintf(f, "  %s\n", b->views_differ ?
+				"the display's handle shows another object: a copy" :
+				"the display's handle shows the same object: same chunks, same mappings");
+		mapped = roles_mapped(s, b->maps, b->info.num_mappings);
+		missing = b->used & ~mapped;
+		for (unsigned int r = 1; r <= DISPLAY; r <<= 1)
+			if (missing & r)
+				fprintf(f, "  %s used it with no mapping of it: a copy\n",
+					role_name(r));
+		copies += __builtin_popcount(missing) + b->views_differ;
+		mappings += b->info.num_mappings;
+		buffers++;
+	}
+	if (copies)
+		fprintf(f, "copies made = %u: the lines ending in \"a copy\" above\n", copies);
+	else
+		fprintf(f, "copies made = 0: each of the %u buffers is one object with one physmem, mapped by every device that wrote or read it (%u mappings)\n",
+			buffers, mappings);
+	return copies;
 }
 
-igt_simple_main
+static void demo(int display, int engine, bool check, int frames, const char *out)
 {
-	const char *dir = getenv("GEMBUF_DEMO_OUT") ?: "/tmp";
-	int display = gembuf_open_display(), engine = gembuf_open_engine();
-	struct gk_fb primary, wb, ov[OVERLAYS];
-	uint32_t ov_engine[OVERLAYS], copies = 0;
-	struct gk_layer layers[1 + OVERLAYS];
-	struct gk k;
+	static struct scene s;
+	uint32_t *ref = NULL;
+	unsigned int copies;
+	char text[128], *table = NULL;
+	size_t table_len = 0;
+	int shown = -1;
+	FILE *f;
 
-	gk_init(&k, display);
-	igt_info("gembuf_demo: %ux%u, %u planes\n", k.mode.hdisplay,
-		 k.mode.vdisplay, k.num_planes);
-
-	/* The background, drawn by the CPU: a vertical gradient. */
-	gk_fb_create(&k, &primary, k.mode.hdisplay, k.mode.vdisplay,
-		     DRM_FORMAT_XRGB8888);
-	for (uint32_t y = 0; y < primary.height; y++)
-		for (uint32_t x = 0; x < primary.width; x++)
-			((uint32_t *)primary.map)[y * primary.width + x] =
-				(y * 255 / primary.height) << 8 | 0x20;
-	gk_fb_create(&k, &wb, k.mode.hdisplay, k.mode.vdisplay, DRM_FORMAT_XRGB8888);
-
-	/* Overlays: engine buffers, shared with the display by PRIME. */
-	for (int o = 0; o < OVERLAYS; o++) {
-		uint32_t h;
-		int fd;
-
-		ov_engine[o] = gembuf_create(engine, OW * OH * 4, 0, GEMBUF_CACHE_WB);
-		fd = prime_handle_to_fd(engine, ov_engine[o]);
-		h = prime_fd_to_handle(display, fd);
-		close(fd);
-		memset(&ov[o], 0, sizeof(ov[o]));
-		gk_fb_from_handle(&k, &ov[o], h, OW, OH,
-				  o == 2 ? DRM_FORMAT_ARGB8888 : DRM_FORMAT_XRGB8888,
-				  OW * 4, 0, 0);
+	memset(&s, 0, sizeof(s));
+	s.display = display;
+	s.engine = engine;
+	s.check = check;
+	s.frames = frames;
+	s.out = out;
+	scene_start(&s);
+	igt_info("gembuf_demo: %d frames of %ux%u; camera vivid YUYV %ux%u in %u buffers; engine %s; display %s\n",
+		 frames, WIDTH, HEIGHT, CAM_W, CAM_H, s.cam_count, s.engine_dev,
+		 s.display_dev);
+	if (check) {
+		ref = malloc((size_t)WIDTH * HEIGHT * 4);
+		igt_assert(ref);
 	}
 
-	for (int n = 0; n < FRAMES; n++) {
-		struct drm_gembuf_mapping m;
+	for (int n = 0; n < frames; n++) {
+		struct gk_layer l[GK_MAX_PLANES];
+		int cam;
 
-		for (int o = 0; o < OVERLAYS; o++)
-			engine_paint(engine, ov_engine[o], o, n);
+		engine_frame(&s, n);
+		cam = camera_dequeue(&s);
+		snprintf(text, sizeof(text),
+			 "FRAME %d/%d   CAMERA BUFFER %d OF %u   BALL: DMA FILL + DMA COPY",
+			 n + 1, frames, cam + 1, s.cam_count);
+		draw_caption(&s.caption, text);
+		scene_layers(&s, n, cam, l);
+		commit_frame(&s, l, cam);
+		if (check)
+			check_frame(&s, l, n, cam, ref);
+		if (out)
+			save_ppm(&s, n);
+		if (check || out)
+			s.buf[B_WRITEBACK].used |= CPU;
+		/* The buffer it replaced on the plane goes back to the camera. */
+		if (shown >= 0)
+			camera_queue(&s, shown);
+		shown = cam;
+		printf("frame %d/%d\n", n + 1, frames);
+	}
+	free(ref);
 
-		memset(layers, 0, sizeof(layers));
-		layers[0] = (struct gk_layer){ .fb = &primary, .zpos = -1,
-					       .alpha = 0xffff, .blend = -1 };
-		for (int o = 0; o < OVERLAYS; o++)
-			layers[1 + o] = (struct gk_layer){
-				.fb = &ov[o], .x = 96 + o * 200 + n * 16, .y = 96 + o * 120,
-				/* The last overlay goes under the others after frame 1. */
-				.zpos = n >= 2 && o == 2 ? 1 : o + 1 + (n >= 2 && o < 2),
-				.alpha = o == 1 ? 0xc000 : 0xffff,
-				.blend = o == 2 ? 1 : -1,	/* coverage */
-			};
-		igt_assert_eq(gk_commit(&k, layers, 1 + OVERLAYS, &wb, 0), 0);
-		save_ppm(dir, n, &wb);
+	f = open_memstream(&table, &table_len);
+	igt_assert(f);
+	copies = print_table(&s, f);
+	fclose(f);
+	fputs(table, stdout);
+	if (out) {
+		char path[PATH_MAX];
 
-		/*
-		 * The display read each overlay where the engine wrote it: the
-		 * engine's object has the display's mapping; anything else
-		 * would have been a copy.
-		 */
-		for (int o = 0; o < OVERLAYS; o++) {
-			igt_assert_eq(gembuf_find_mapping(engine, ov_engine[o],
-							  GEMBUF_MAPPING_IOMMU, &m), 1);
-			if (gembuf_find_mapping(engine, ov_engine[o],
-						GEMBUF_MAPPING_KERNEL, &m) != 1 ||
-			    strcmp(m.device, "gembuf"))
-				copies++;
-		}
-		igt_info("gembuf_demo: frame %d composed and written back\n", n);
+		snprintf(path, sizeof(path), "%s/summary.txt", out);
+		f = fopen(path, "w");
+		igt_assert_f(f, "%s: %s\n", path, strerror(errno));
+		fputs(table, f);
+		fclose(f);
+	}
+	free(table);
+	scene_stop(&s);
+	igt_assert_eq(copies, 0);
+}
+
+/* GEMBUF_DEMO_FRAMES, or @dflt. */
+static int frames_wanted(int dflt)
+{
+	const char *env = getenv("GEMBUF_DEMO_FRAMES");
+	long n = env ? strtol(env, NULL, 10) : 0;
+
+	return n > 0 && n <= 100000 ? (int)n : dflt;
+}
+
+igt_main
+{
+	int display = -1, engine = -1;
+
+	igt_fixture {
+		display = gembuf_open_display();
+		igt_require(drmSetMaster(display) == 0);
+		engine = gembuf_open_engine();
 	}
 
-	gk_disable(&k);
-	for (int o = 0; o < OVERLAYS; o++) {
-		gk_fb_destroy(&k, &ov[o]);
-		gem_close(engine, ov_engine[o]);
+	igt_describe("The demo's scene in a few frames, each written-back frame equal to the CPU reference composed from the same buffers (the camera's read through its dma-buf), and no buffer used by a device without a mapping of it: copies made = 0.");
+	igt_subtest("check")
+		demo(display, engine, true, frames_wanted(4), getenv("GEMBUF_DEMO_OUT"));
+
+	igt_describe("The demo of make run: GEMBUF_DEMO_FRAMES frames (60 by default) saved as PPM in GEMBUF_DEMO_OUT, and the table of the scene's buffers.");
+	igt_subtest("show")
+		demo(display, engine, false, frames_wanted(60), getenv("GEMBUF_DEMO_OUT"));
+
+	igt_fixture {
+		drm_close_driver(engine);
+		drm_close_driver(display);
 	}
-	gk_fb_destroy(&k, &wb);
-	gk_fb_destroy(&k, &primary);
-	printf("gembuf_demo: %d frames, primary XRGB8888 + overlays XRGB8888, XRGB8888, ARGB8888 (coverage), writeback XRGB8888, copies made = %u\n",
-	       FRAMES, copies);
 }

@@ -303,14 +303,15 @@ static void add(drmModeAtomicReqPtr req, uint32_t obj, uint32_t prop, uint64_t v
 
 /*
  * Commit @layers on the first planes (primary, then overlays, then the
- * cursor) with @wb as writeback target, and wait for the writeback.
- * Returns 0 or -errno of the commit.
+ * cursor) with @wb as writeback target; *@fence gets the writeback's
+ * out-fence (-1 without @wb or for a TEST_ONLY commit).  Returns 0 or
+ * -errno of the commit.
  */
-int gk_commit(struct gk *k, const struct gk_layer *layers, unsigned int n,
-	      const struct gk_fb *wb, uint32_t flags)
+int gk_commit_start(struct gk *k, const struct gk_layer *layers, unsigned int n,
+		    const struct gk_fb *wb, uint32_t flags, int *fence)
 {
 	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
-	int32_t fence = -1;
+	int32_t wb_fence = -1;
 	int ret;
 
 	flags |= DRM_MODE_ATOMIC_ALLOW_MODESET;
@@ -351,28 +352,50 @@ int gk_commit(struct gk *k, const struct gk_layer *layers, unsigned int n,
 	if (wb) {
 		add(req, k->wb_id, k->wb_crtc_id, k->crtc_id);
 		add(req, k->wb_id, k->wb_fb_prop, wb->fb_id);
-		add(req, k->wb_id, k->wb_fence_prop, (uint64_t)(uintptr_t)&fence);
+		add(req, k->wb_id, k->wb_fence_prop, (uint64_t)(uintptr_t)&wb_fence);
 	}
+	*fence = -1;
 	ret = drmModeAtomicCommit(k->fd, req, flags, NULL);
 	drmModeAtomicFree(req);
 	if (ret)
 		return -errno;
 	if (wb && !(flags & DRM_MODE_ATOMIC_TEST_ONLY)) {
-		struct pollfd pfd = { .fd = fence, .events = POLLIN };
-
-		struct sync_fence_info fi = {};
-		struct sync_file_info info = {
-			.num_fences = 1, .sync_fence_info = (uintptr_t)&fi,
-		};
-
-		igt_assert(fence >= 0);
-		igt_assert_eq(poll(&pfd, 1, 60000), 1);
-		/* When the composer finished, for the benchmarks. */
-		igt_assert_eq(ioctl(fence, SYNC_IOC_FILE_INFO, &info), 0);
-		k->wb_signal_ns = fi.timestamp_ns;
-		close(fence);
+		igt_assert(wb_fence >= 0);
+		*fence = wb_fence;
 	}
 	return 0;
+}
+
+/* Wait for the writeback out-fence @fence of gk_commit_start() and close it. */
+void gk_commit_finish(struct gk *k, int fence)
+{
+	struct pollfd pfd = { .fd = fence, .events = POLLIN };
+	struct sync_fence_info fi = {};
+	struct sync_file_info info = {
+		.num_fences = 1, .sync_fence_info = (uintptr_t)&fi,
+	};
+
+	if (fence < 0)
+		return;
+	igt_assert_eq(poll(&pfd, 1, 60000), 1);
+	/* When the composer finished, for the benchmarks. */
+	igt_assert_eq(ioctl(fence, SYNC_IOC_FILE_INFO, &info), 0);
+	k->wb_signal_ns = fi.timestamp_ns;
+	close(fence);
+}
+
+/*
+ * gk_commit_start() and gk_commit_finish(): commit and wait for the
+ * writeback.  Returns 0 or -errno of the commit.
+ */
+int gk_commit(struct gk *k, const struct gk_layer *layers, unsigned int n,
+	      const struct gk_fb *wb, uint32_t flags)
+{
+	int fence, ret = gk_commit_start(k, layers, n, wb, flags, &fence);
+
+	if (!ret)
+		gk_commit_finish(k, fence);
+	return ret;
 }
 
 void gk_set_gamma(struct gk *k, const struct drm_color_lut *lut)

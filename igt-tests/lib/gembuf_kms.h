@@ -79,8 +79,22 @@ bool gk_format_is_yuv(uint32_t format);
 /* Every 32-bit word of @fb's buffer set to @v. */
 void gk_fb_fill(const struct gk_fb *fb, uint32_t v);
 void gk_fb_destroy(struct gk *k, struct gk_fb *fb);
+/*
+ * Commit @layers on the first planes with @wb (NULL: none) as writeback
+ * target and wait for the writeback; 0 or -errno of the commit.
+ */
 int gk_commit(struct gk *k, const struct gk_layer *layers, unsigned int n,
 	      const struct gk_fb *wb, uint32_t flags);
+/*
+ * gk_commit() in two halves: the commit, whose writeback out-fence goes
+ * to *@fence (-1 without @wb or for TEST_ONLY), and the wait for it.
+ * With DRM_MODE_ATOMIC_NONBLOCK the frame is in flight between the two:
+ * its framebuffers are prepared (mapped by the display) and the
+ * writeback job holds its buffer.
+ */
+int gk_commit_start(struct gk *k, const struct gk_layer *layers, unsigned int n,
+		    const struct gk_fb *wb, uint32_t flags, int *fence);
+void gk_commit_finish(struct gk *k, int fence);
 /* Every plane, the connectors and the CRTC off; __gk_disable() returns -errno. */
 int __gk_disable(struct gk *k);
 /* The same with DRM_MODE_ATOMIC_* @flags (NONBLOCK, PAGE_FLIP_EVENT). */
