@@ -42,15 +42,22 @@ run bench: export GEMBUF_KERNEL = release
 # contact sheet, and print the table of the scene's buffers.  Only
 # progress reaches the terminal: the build's output goes to
 # out/build.log, the guest's console to out/console.log, and a failure
-# prints the last lines of the log concerned.  GEMBUF_DEMO_FRAMES=<n>
-# runs n frames instead of 60.
+# prints the last lines of the log concerned (the demo's own,
+# out/demo/demo.log, when it got that far).  An rc left by an earlier
+# run must not pass for this one's.  GEMBUF_DEMO_FRAMES=<n> runs n
+# frames instead of 60.
 run: export GEMBUF_BUILD_LOG = $(OUT)/build.log
 run: guest
 	@mkdir -p $(OUT)
+	@rm -f $(OUT)/demo/rc
 	@GEMBUF_QUIET=1 bash qemu/boot.sh run || \
 		bash qemu/quiet.sh --failed $(OUT)/console.log "the guest"
 	@test "$$(cat $(OUT)/demo/rc 2>/dev/null)" = 0 || \
-		bash qemu/quiet.sh --failed $(OUT)/console.log "the demo"
+		if [ -s $(OUT)/demo/demo.log ]; then \
+			bash qemu/quiet.sh --failed $(OUT)/demo/demo.log "the demo"; \
+		else \
+			bash qemu/quiet.sh --failed $(OUT)/console.log "the demo"; \
+		fi
 	@python3 qemu/apng.py $(OUT)/demo
 	@cat $(OUT)/demo/summary.txt
 

@@ -190,7 +190,7 @@ def main():
     ap.add_argument("dir", help="folder with the frame-NNN.ppm files")
     ap.add_argument("--fps", type=int, default=10)
     ap.add_argument("--keep-ppm", action="store_true",
-                    help="keep the PPM files (by default each goes once its PNG is written)")
+                    help="keep the PPM files (by default they go once every image is written)")
     args = ap.parse_args()
 
     def number(p):
@@ -210,10 +210,12 @@ def main():
         half.append(downscale(width, height, pixels, 2))
         if path in spread(paths, CONTACT_COLS * CONTACT_ROWS):
             quarter.append(downscale(width, height, pixels, 4))
-        if not args.keep_ppm:
-            os.unlink(path)
     write_apng(os.path.join(args.dir, "demo.png"), half, args.fps)
     contact_sheet(os.path.join(args.dir, "contact.png"), quarter)
+    # Only now: a failure above leaves the frames to run this again on.
+    if not args.keep_ppm:
+        for path in paths:
+            os.unlink(path)
     size = os.path.getsize(os.path.join(args.dir, "demo.png"))
     print(f"[gembuf] saved {args.dir}: {len(paths)} frames as frame-NNN.png, "
           f"demo.png (animated, {half[0][0]}x{half[0][1]}, {args.fps} fps, "

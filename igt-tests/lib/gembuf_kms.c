@@ -140,6 +140,7 @@ void gk_init_pipe(struct gk *k, int fd, unsigned int pipe)
 		p->colorkey_mask_prop = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "COLORKEY_MASK");
 		p->encoding_prop = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "COLOR_ENCODING");
 		p->range_prop = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "COLOR_RANGE");
+		p->in_fence_prop = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "IN_FENCE_FD");
 		if (k->num_planes == 1) {
 			k->p_fb = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "FB_ID");
 			k->p_crtc = prop_id(fd, id, DRM_MODE_OBJECT_PLANE, "CRTC_ID");
@@ -303,18 +304,19 @@ static void add(drmModeAtomicReqPtr req, uint32_t obj, uint32_t prop, uint64_t v
 
 /*
  * Commit @layers on the first planes (primary, then overlays, then the
- * cursor) with @wb as writeback target; *@fence gets the writeback's
+ * cursor) with @wb as writeback target and @flags as they are, plane
+ * @fenced waiting for @in_fence (-1: none); *@fence gets the writeback's
  * out-fence (-1 without @wb or for a TEST_ONLY commit).  Returns 0 or
  * -errno of the commit.
  */
-int gk_commit_start(struct gk *k, const struct gk_layer *layers, unsigned int n,
-		    const struct gk_fb *wb, uint32_t flags, int *fence)
+static int commit_start(struct gk *k, const struct gk_layer *layers, unsigned int n,
+			const struct gk_fb *wb, uint32_t flags, unsigned int fenced,
+			int in_fence, int *fence)
 {
 	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
 	int32_t wb_fence = -1;
 	int ret;
 
-	flags |= DRM_MODE_ATOMIC_ALLOW_MODESET;
 	add(req, k->crtc_id, k->crtc_active, 1);
 	add(req, k->crtc_id, k->crtc_mode_id, k->mode_blob);
 	add(req, k->conn_id, k->conn_crtc_id, k->wb_only ? 0 : k->crtc_id);
@@ -347,6 +349,8 @@ int gk_commit_start(struct gk *k, const struct gk_layer *layers, unsigned int n,
 		add(req, p->id, p->colorkey_mask_prop, l->colorkey_mask);
 		add(req, p->id, p->encoding_prop, l->encoding);
 		add(req, p->id, p->range_prop, l->range);
+		if (i == fenced && in_fence >= 0)
+			add(req, p->id, p->in_fence_prop, (uint64_t)in_fence);
 	}
 	add(req, k->crtc_id, k->crtc_gamma_prop, k->gamma_blob);
 	if (wb) {
@@ -364,6 +368,24 @@ int gk_commit_start(struct gk *k, const struct gk_layer *layers, unsigned int n,
 		*fence = wb_fence;
 	}
 	return 0;
+}
+
+int gk_commit_start(struct gk *k, const struct gk_layer *layers, unsigned int n,
+		    const struct gk_fb *wb, uint32_t flags, int *fence)
+{
+	return commit_start(k, layers, n, wb, flags | DRM_MODE_ATOMIC_ALLOW_MODESET,
+			    0, -1, fence);
+}
+
+int gk_flip_start(struct gk *k, const struct gk_layer *layers, unsigned int n,
+		  const struct gk_fb *wb, uint32_t flags, unsigned int fenced,
+		  int in_fence, int *fence)
+{
+	/* A fence the commit would leave out would wait for nothing. */
+	if (in_fence >= 0)
+		igt_assert(fenced < n && fenced < k->num_planes && layers[fenced].fb &&
+			   k->planes[fenced].in_fence_prop);
+	return commit_start(k, layers, n, wb, flags, fenced, in_fence, fence);
 }
 
 /* Wait for the writeback out-fence @fence of gk_commit_start() and close it. */

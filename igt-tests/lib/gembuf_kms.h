@@ -30,6 +30,7 @@ struct gk_plane {
 	uint32_t zpos_prop, alpha_prop, blend_prop, rotation_prop;
 	uint32_t colorkey_prop, colorkey_mask_prop;
 	uint32_t encoding_prop, range_prop;
+	uint32_t in_fence_prop;
 };
 
 struct gk_layer {
@@ -90,10 +91,25 @@ int gk_commit(struct gk *k, const struct gk_layer *layers, unsigned int n,
  * to *@fence (-1 without @wb or for TEST_ONLY), and the wait for it.
  * With DRM_MODE_ATOMIC_NONBLOCK the frame is in flight between the two:
  * its framebuffers are prepared (mapped by the display) and the
- * writeback job holds its buffer.
+ * writeback job holds its buffer until the writeback completes, which
+ * may be before gk_commit_finish() is called (gk_flip_start() can hold
+ * the frame back).  Every commit gets DRM_MODE_ATOMIC_ALLOW_MODESET.
  */
 int gk_commit_start(struct gk *k, const struct gk_layer *layers, unsigned int n,
 		    const struct gk_fb *wb, uint32_t flags, int *fence);
+/*
+ * gk_commit_start() with @flags as they are: no ALLOW_MODESET unless
+ * @flags has it, so that a commit that would need a modeset is refused
+ * rather than done.  With @in_fence >= 0 (a sync_file, which the caller
+ * keeps and closes), the plane of @layers[@fenced] gets it as
+ * IN_FENCE_FD: a nonblocking commit then takes effect only once it
+ * signals, and until then its framebuffers and its writeback job stay
+ * prepared.  The fence replaces that plane's implicit fences (DRM's
+ * rule for explicit fencing): put it on a plane no device writes.
+ */
+int gk_flip_start(struct gk *k, const struct gk_layer *layers, unsigned int n,
+		  const struct gk_fb *wb, uint32_t flags, unsigned int fenced,
+		  int in_fence, int *fence);
 void gk_commit_finish(struct gk *k, int fence);
 /* Every plane, the connectors and the CRTC off; __gk_disable() returns -errno. */
 int __gk_disable(struct gk *k);

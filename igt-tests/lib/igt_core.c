@@ -40,6 +40,9 @@ static bool dynamic_failed_one;
 
 static char *pending_description;
 
+static igt_exit_handler_t exit_handlers[5];
+static int num_exit_handlers;
+
 static double elapsed(const struct timespec *start)
 {
 	struct timespec now;
@@ -116,6 +119,47 @@ static bool valid_name(const char *name)
 	return true;
 }
 
+/* Each handler once: taken off the list before it runs. */
+static void call_exit_handlers(int sig)
+{
+	while (num_exit_handlers > 0)
+		exit_handlers[--num_exit_handlers](sig);
+}
+
+static void exit_handlers_at_exit(void)
+{
+	call_exit_handlers(0);
+}
+
+static void exit_handlers_on_signal(int sig)
+{
+	call_exit_handlers(sig);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void igt_install_exit_handler(igt_exit_handler_t fn)
+{
+	static const int sigs[] = { SIGINT, SIGHUP, SIGQUIT, SIGTERM };
+	static bool armed;
+
+	for (int i = 0; i < num_exit_handlers; i++)
+		if (exit_handlers[i] == fn)
+			return;
+	if (num_exit_handlers == (int)ARRAY_SIZE(exit_handlers)) {
+		fprintf(stderr, "igt_install_exit_handler: too many handlers\n");
+		exit(IGT_EXIT_ABORT);
+	}
+	exit_handlers[num_exit_handlers++] = fn;
+	if (armed)
+		return;
+	/* Only a test that installs one changes what a signal does. */
+	armed = true;
+	atexit(exit_handlers_at_exit);
+	for (unsigned int i = 0; i < ARRAY_SIZE(sigs); i++)
+		signal(sigs[i], exit_handlers_on_signal);
+}
+
 static void crash_handler(int sig)
 {
 	char buf[512];
@@ -131,6 +175,8 @@ static void crash_handler(int sig)
 		n = snprintf(buf, sizeof(buf), "Received signal %s.\n", strsignal(sig));
 	if (write(STDOUT_FILENO, buf, n) < 0)
 		_exit(IGT_EXIT_ABORT);
+	/* _exit() runs no atexit() handler. */
+	call_exit_handlers(sig);
 	_exit(IGT_EXIT_FAILURE);
 }
 

@@ -14,7 +14,8 @@
  *  - --list-subtests, --run-subtest NAME (glob), --dynamic-subtest NAME,
  *    --describe, --debug;
  *  - "Starting subtest: N", "Subtest N: SUCCESS|FAIL|SKIP (Ts)" and the
- *    dynamic equivalents on stdout, igt's exit codes.
+ *    dynamic equivalents on stdout, igt's exit codes;
+ *  - igt_install_exit_handler().
  *
  * Anything not listed is not provided: add it here, with igt's name and
  * behaviour, when a test needs it.
@@ -71,6 +72,17 @@ void __igt_skip_check(const char *file, int line, const char *func,
 		      const char *check, const char *f, ...)
 	__attribute__((format(printf, 5, 6), noreturn));
 void igt_describe_f(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Exit handlers, as igt's: called in reverse order of installation when
+ * the test process ends, whether it exits (after a failed subtest too)
+ * or is killed by SIGINT, SIGHUP, SIGQUIT, SIGTERM or a crash signal;
+ * @sig is the signal, 0 for an exit.  Each runs once; installing one
+ * again does nothing.  A handler may run in a signal handler: keep it to
+ * system calls.
+ */
+typedef void (*igt_exit_handler_t)(int sig);
+void igt_install_exit_handler(igt_exit_handler_t fn);
 
 #define igt_describe(dsc) igt_describe_f("%s", dsc)
 
