@@ -465,6 +465,35 @@ unsigned long vcm_get_pgsize_bitmap(struct vcm *vcm)
 }
 EXPORT_SYMBOL_GPL(vcm_get_pgsize_bitmap);
 
+/**
+ * vcm_chunk_sizes() - the chunk sizes to allocate for given page sizes
+ * @pgsizes: the page sizes of the VCMs a buffer will be mapped in (the
+ *	union of their vcm_get_pgsize_bitmap()), 0 if there is none
+ *
+ * Chunks of the IOMMU's page sizes map with its largest entries.  Below
+ * its smallest block (its smallest page size above the granule) a chunk
+ * maps with granule entries whatever its size, so every power of two
+ * from the granule up to that block serves as well, and larger chunks
+ * cost the page allocator less: those are added.  Without an IOMMU the
+ * sizes go up to the CPU's PMD blocks.
+ *
+ * gembuf sizes its objects' chunks with this, and the vcm_edu benchmark
+ * the memory it maps for edu.
+ *
+ * Context: Any context.
+ * Return: a bitmap for vcm_phys_alloc()'s @pgsizes, PAGE_SIZE among them.
+ */
+unsigned long vcm_chunk_sizes(unsigned long pgsizes)
+{
+	unsigned long dev = pgsizes & PAGE_MASK;
+	unsigned long gran = dev ? max(BIT(__ffs(dev)), PAGE_SIZE) : PAGE_SIZE;
+	unsigned long blocks = dev & ~(2 * gran - 1);
+	unsigned long block = blocks ? BIT(__ffs(blocks)) : max(PMD_SIZE, 2 * gran);
+
+	return PAGE_SIZE | dev | ((block - 1) & ~(gran - 1));
+}
+EXPORT_SYMBOL_GPL(vcm_chunk_sizes);
+
 static int __init vcm_init(void)
 {
 	vcm_debugfs_init();

@@ -180,6 +180,7 @@ size_t vcm_get_len(const struct vcm *vcm);
 int vcm_get_type(const struct vcm *vcm);
 size_t vcm_get_min_page_size(void);
 unsigned long vcm_get_pgsize_bitmap(struct vcm *vcm);
+unsigned long vcm_chunk_sizes(unsigned long pgsizes);
 
 /* Reservations */
 struct vcm_res *vcm_reserve(struct vcm *vcm, size_t len, u32 attr);

@@ -651,7 +651,7 @@ static int vcm_edu_bench(struct vcm_edu *edu, struct device *dev, int fd,
 	if (ret)
 		goto deassoc;
 	pm = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, dmabuf->size, 0,
-			    vcm_get_pgsize_bitmap(vcm));
+			    vcm_chunk_sizes(vcm_get_pgsize_bitmap(vcm)));
 	ret = PTR_ERR_OR_ZERO(pm);
 	if (ret)
 		goto deactivate;

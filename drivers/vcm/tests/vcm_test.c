@@ -510,6 +510,31 @@ static void vcm_test_phys_handles(struct kunit *test)
 }
 
 /*
+ * The chunk sizes for an IOMMU's page sizes: its own, and every power of
+ * two from its granule up to its smallest block; up to the PMD without
+ * one.
+ */
+static void vcm_test_chunk_sizes(struct kunit *test)
+{
+	const unsigned long below_pmd = (PMD_SIZE - 1) & PAGE_MASK;
+
+	/* SMMUv3 with 4 KiB pages: 4K, 2M, 1G. */
+	KUNIT_EXPECT_EQ(test, vcm_chunk_sizes(SZ_4K | SZ_2M | SZ_1G),
+			((SZ_2M - 1) & PAGE_MASK) | SZ_2M | SZ_1G);
+	/* A 64 KiB granule with 512 MiB blocks. */
+	KUNIT_EXPECT_EQ(test, vcm_chunk_sizes(SZ_64K | SZ_512M),
+			PAGE_SIZE | ((SZ_512M - 1) & ~(SZ_64K - 1)) | SZ_512M);
+	/* No block: up to the CPU's PMD. */
+	KUNIT_EXPECT_EQ(test, vcm_chunk_sizes(SZ_64K),
+			PAGE_SIZE | ((PMD_SIZE - 1) & ~(SZ_64K - 1)));
+	/* Sizes below a page are the CPU's page. */
+	KUNIT_EXPECT_EQ(test, vcm_chunk_sizes(SZ_1K | SZ_4K | SZ_2M),
+			((SZ_2M - 1) & PAGE_MASK) | SZ_2M);
+	/* No IOMMU: up to the CPU's PMD. */
+	KUNIT_EXPECT_EQ(test, vcm_chunk_sizes(0), PAGE_SIZE | below_pmd);
+}
+
+/*
  * NULL and ERR_PTR() handles are all the API rejects: using a handle after
  * freeing it is a bug of the caller's, not an error (see "Ownership and
  * lifetimes" in vcm.rst), so no case passes stale handles.
@@ -1505,6 +1530,7 @@ static struct kunit_case vcm_test_cases[] = {
 	KUNIT_CASE(vcm_test_phys_handles),
 	KUNIT_CASE(vcm_test_err_handles),
 	KUNIT_CASE_PARAM(vcm_test_phys_chunks, vcm_chunks_gen_params),
+	KUNIT_CASE(vcm_test_chunk_sizes),
 	KUNIT_CASE(vcm_test_phys_contiguous),
 	KUNIT_CASE(vcm_test_phys_from_sgt),
 	KUNIT_CASE(vcm_test_back_kernel),

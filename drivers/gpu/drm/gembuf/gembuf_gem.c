@@ -185,24 +185,15 @@ static struct gembuf_object *gembuf_object_alloc(struct drm_device *dev,
 }
 
 /*
- * Chunk sizes for an object: the engine's IOMMU page sizes, so that it
- * maps each chunk with one of its largest entries.  Below its smallest
- * block the IOMMU maps granule-sized pages whatever the chunk, so any
- * multiple of the granule up to that size costs it nothing: there, chunks
- * are as large as the page allocator has at hand, as the system heap
- * takes them, and a 1 MiB object is one allocation and one scatterlist
- * entry, not 256.  Without an engine the block is the CPU's (a PMD).
+ * Chunk sizes for an object, for the engine's IOMMU (vcm_chunk_sizes()):
+ * its block sizes, and below them chunks as large as the page allocator
+ * has at hand, as the system heap takes them, so that a 1 MiB object is
+ * one allocation and one scatterlist entry, not 256.
  */
 static unsigned long gembuf_pgsizes(void)
 {
 	/* Kept at probe: the engine may go while an object is made. */
-	unsigned long dev = READ_ONCE(gembuf.engine_pgsizes) & PAGE_MASK;
-	unsigned long gran = dev ? max(BIT(__ffs(dev)), PAGE_SIZE) : PAGE_SIZE;
-	unsigned long blocks = dev & ~(2 * gran - 1);
-	unsigned long block = blocks ? BIT(__ffs(blocks)) : max(PMD_SIZE, 2 * gran);
-
-	/* Sizes from the IOMMU's granule up to its smallest block. */
-	return PAGE_SIZE | dev | ((block - 1) & ~(gran - 1));
+	return vcm_chunk_sizes(READ_ONCE(gembuf.engine_pgsizes));
 }
 
 /**
