@@ -28,15 +28,16 @@ KERNEL = re.compile(r";\s*kernel (.+)$")
 TIME_UNITS = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 
 # The curves of cost.svg: (panel title, y label, benchmark, series), each
-# series (label, row pattern whose group 1 is the size in MiB, anchor?).
+# series (label, row pattern whose groups are the size and its unit,
+# KiB or MiB, anchor?).
 PANELS = [
     ("Allocation + free", "time per alloc+free (\u00b5s)", "gembuf_alloc", [
-        ("gembuf", re.compile(r"^alloc\+free (\d+) MiB, gembuf$"), False),
-        ("system heap", re.compile(r"^alloc\+free (\d+) MiB, system heap\b"), True),
+        ("gembuf", re.compile(r"^alloc\+free (\d+) ([KM]iB), gembuf$"), False),
+        ("system heap", re.compile(r"^alloc\+free (\d+) ([KM]iB), system heap\b"), True),
     ]),
     ("Map + unmap for edu", "time per map+unmap (\u00b5s)", "vcm_map", [
-        ("VCM", re.compile(r"^map\+unmap (\d+) MiB, VCM$"), False),
-        ("DMA API", re.compile(r"^map\+unmap (\d+) MiB, DMA API\b"), True),
+        ("VCM", re.compile(r"^map\+unmap (\d+) ([KM]iB), VCM$"), False),
+        ("DMA API", re.compile(r"^map\+unmap (\d+) ([KM]iB), DMA API\b"), True),
     ]),
 ]
 
@@ -62,7 +63,8 @@ class Bench:
             except ValueError:
                 continue
             if all(x > 0 and math.isfinite(x) for x in v):
-                out[int(m.group(1))] = v
+                # the size in MiB
+                out[int(m.group(1)) / (1024 if m.group(2) == "KiB" else 1)] = v
         return out
 
     def kernel(self):

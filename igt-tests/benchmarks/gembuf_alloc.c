@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * gembuf_alloc: the cost of allocating and freeing a gembuf object of 1,
- * 4, 16 and 64 MiB against a dma-buf of the same size from the dma-heaps
- * system heap, and of a PRIME export plus import from gembuf's engine to
- * its display against vgem's from one file to another, in microseconds.
+ * gembuf_alloc: the cost of allocating and freeing a gembuf object of 4
+ * KiB, 1, 8, 64 and 256 MiB against a dma-buf of the same size from the
+ * dma-heaps system heap, and of a PRIME export plus import from gembuf's
+ * engine to its display against vgem's from one file to another, in
+ * microseconds; and the kernel memory each keeps for a 1 MiB buffer
+ * beyond its pages, in KiB.
  *
  * Allocation: one timed round is GEM_CREATE plus GEM_CLOSE of the last
  * handle on the display's file, which frees the object, against
@@ -12,11 +14,20 @@
  * caller a new buffer of zeroed system pages, taken largest chunks
  * first, and map it nowhere: no CPU mapping, no device mapping, no
  * IOMMU entry; freeing gives the pages back.  The chunks differ (gembuf
- * takes its devices' IOMMU page sizes, 2 MiB on the SMMU here and then
- * 4 KiB; the heap 1 MiB, 64 KiB and 4 KiB), which is part of what each
- * costs, not of the method.  A run times sizes[].rounds rounds of one
- * size on each side and gives their mean: 20 at 1 MiB down to 4 at 64
- * MiB, which keeps the benchmark short.
+ * takes 2 MiB blocks for the SMMU, and below that chunks as large as the
+ * page allocator has; the heap 1 MiB, 64 KiB and 4 KiB), which is part
+ * of what each costs, not of the method.  A run times sizes[].rounds
+ * rounds of one size on each side and gives their mean: 200 at 4 KiB
+ * down to 2 at 256 MiB, which keeps the benchmark short.
+ *
+ * Memory: MEM_OBJECTS buffers of 1 MiB are made and held on each side,
+ * and /proc/meminfo read before and after: the memory no longer free
+ * less the buffers' own pages, and the slab's growth, each divided by
+ * MEM_OBJECTS, is what one buffer costs the kernel besides its pages
+ * (its object, its physmem and chunk list, the dma-buf and its file, no
+ * page tables as neither maps it).  The figures are whole-system ones:
+ * what else the guest does between the two reads counts too, which
+ * MEM_OBJECTS dilutes.
  *
  * PRIME: one timed round exports an object whose dma-buf its exporting
  * file already holds (the first export, untimed, made it), so it takes a
@@ -48,17 +59,84 @@
 #include "gembuf.h"
 
 #define REPS		5
-#define NSIZES		4
+#define NSIZES		5
+#define MEM_OBJECTS	256
 #define PRIME_SIZE	(8u << 20)
 #define PRIME_ROUNDS	20
 #define HEAP		"/dev/dma_heap/system"
 
 static const struct {
-	unsigned int mib;	/* size of the buffers */
+	unsigned int kib;	/* size of the buffers */
 	unsigned int rounds;	/* alloc+free rounds per run, each side */
 } sizes[NSIZES] = {
-	{ 1, 20 }, { 4, 10 }, { 16, 5 }, { 64, 4 },
+	{ 4, 200 }, { 1024, 20 }, { 8192, 10 }, { 65536, 4 }, { 262144, 2 },
 };
+
+/* "4 KiB" or "64 MiB" */
+static const char *size_name(unsigned int kib)
+{
+	static char buf[NSIZES][16];
+	static unsigned int n;
+	char *b = buf[n++ % NSIZES];
+
+	if (kib < 1024)
+		snprintf(b, sizeof(buf[0]), "%u KiB", kib);
+	else
+		snprintf(b, sizeof(buf[0]), "%u MiB", kib >> 10);
+	return b;
+}
+
+/* A field of /proc/meminfo, in KiB. */
+static long meminfo(const char *field)
+{
+	char line[128];
+	size_t len = strlen(field);
+	long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	igt_assert(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, len) && line[len] == ':')
+			v = atol(line + len + 1);
+	fclose(f);
+	igt_assert(v >= 0);
+	return v;
+}
+
+/*
+ * KiB the kernel keeps per buffer beyond its pages (in @extra) and of
+ * slab (in @slab), over MEM_OBJECTS buffers of 1 MiB from gembuf's
+ * display (@heap < 0) or from @heap, all held at once.
+ */
+static void memory(int display, int heap, double *extra, double *slab)
+{
+	long free0, slab0;
+	int fds[MEM_OBJECTS];
+	uint32_t h[MEM_OBJECTS];
+
+	free0 = meminfo("MemFree");
+	slab0 = meminfo("Slab");
+	for (int i = 0; i < MEM_OBJECTS; i++) {
+		struct dma_heap_allocation_data a = {
+			.len = 1 << 20, .fd_flags = O_RDWR | O_CLOEXEC,
+		};
+
+		if (heap < 0) {
+			h[i] = gembuf_create(display, 1 << 20, 0, GEMBUF_CACHE_WB);
+			continue;
+		}
+		igt_assert_eq(igt_ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a), 0);
+		fds[i] = a.fd;
+	}
+	*extra = (double)(free0 - meminfo("MemFree") - MEM_OBJECTS * 1024) / MEM_OBJECTS;
+	*slab = (double)(meminfo("Slab") - slab0) / MEM_OBJECTS;
+	for (int i = 0; i < MEM_OBJECTS; i++) {
+		if (heap < 0)
+			gem_close(display, h[i]);
+		else
+			igt_assert_eq(close(fds[i]), 0);
+	}
+}
 
 /* Mean seconds of @rounds GEM_CREATE + GEM_CLOSE of @size on @fd. */
 static double gembuf_alloc(int fd, size_t size, unsigned int rounds)
@@ -113,6 +191,7 @@ igt_simple_main
 {
 	double g[NSIZES][REPS], h[NSIZES][REPS], r[NSIZES][REPS];
 	double pg[REPS], pv[REPS], pr[REPS];
+	double mg[REPS], mh[REPS], sg[REPS], sh[REPS];
 	int display, engine, vgem, vgem2, heap;
 	uint32_t eh, vh;
 	struct utsname u;
@@ -133,13 +212,13 @@ igt_simple_main
 	roundtrip(vgem, vh, vgem2, 1);
 	roundtrip(engine, eh, display, 1);
 	for (unsigned int s = 0; s < NSIZES; s++) {
-		heap_alloc(heap, (size_t)sizes[s].mib << 20, 1);
-		gembuf_alloc(display, (size_t)sizes[s].mib << 20, 1);
+		heap_alloc(heap, (size_t)sizes[s].kib << 10, 1);
+		gembuf_alloc(display, (size_t)sizes[s].kib << 10, 1);
 	}
 
 	for (unsigned int rep = 0; rep < REPS; rep++) {
 		for (unsigned int s = 0; s < NSIZES; s++) {
-			size_t size = (size_t)sizes[s].mib << 20;
+			size_t size = (size_t)sizes[s].kib << 10;
 
 			h[s][rep] = heap_alloc(heap, size, sizes[s].rounds);
 			g[s][rep] = gembuf_alloc(display, size, sizes[s].rounds);
@@ -148,23 +227,27 @@ igt_simple_main
 		pv[rep] = roundtrip(vgem, vh, vgem2, PRIME_ROUNDS);
 		pg[rep] = roundtrip(engine, eh, display, PRIME_ROUNDS);
 		pr[rep] = pg[rep] / pv[rep];
+		memory(display, heap, &mh[rep], &sh[rep]);
+		memory(display, -1, &mg[rep], &sg[rep]);
 	}
 
 	igt_assert_eq(uname(&u), 0);
 	printf("gembuf_alloc: %d runs per case, anchor and gembuf alternating; alloc+free rounds per run",
 	       REPS);
 	for (unsigned int s = 0; s < NSIZES; s++)
-		printf(" %u at %u MiB%s", sizes[s].rounds, sizes[s].mib,
+		printf(" %u at %s%s", sizes[s].rounds, size_name(sizes[s].kib),
 		       s < NSIZES - 1 ? "," : ";");
 	printf(" %d PRIME rounds of %u MiB; kernel %s %s\n", PRIME_ROUNDS,
 	       PRIME_SIZE >> 20, u.release, u.version);
 	bench_table_header("gembuf_alloc", 44);
 	for (unsigned int s = 0; s < NSIZES; s++) {
-		snprintf(name, sizeof(name), "alloc+free %u MiB, gembuf", sizes[s].mib);
+		const char *n = size_name(sizes[s].kib);
+
+		snprintf(name, sizeof(name), "alloc+free %s, gembuf", n);
 		row(name, g[s], 1e6, "us");
-		snprintf(name, sizeof(name), "alloc+free %u MiB, system heap (anchor)", sizes[s].mib);
+		snprintf(name, sizeof(name), "alloc+free %s, system heap (anchor)", n);
 		row(name, h[s], 1e6, "us");
-		snprintf(name, sizeof(name), "ratio alloc+free %u MiB, gembuf / heap", sizes[s].mib);
+		snprintf(name, sizeof(name), "ratio alloc+free %s, gembuf / heap", n);
 		row(name, r[s], 1, "x");
 	}
 	snprintf(name, sizeof(name), "PRIME export+import %u MiB, gembuf", PRIME_SIZE >> 20);
@@ -172,6 +255,10 @@ igt_simple_main
 	snprintf(name, sizeof(name), "PRIME export+import %u MiB, vgem (anchor)", PRIME_SIZE >> 20);
 	row(name, pv, 1e6, "us");
 	row("ratio PRIME, gembuf / vgem", pr, 1, "x");
+	row("kernel memory per 1 MiB buffer, gembuf", mg, 1, "KiB");
+	row("kernel memory per 1 MiB buffer, heap", mh, 1, "KiB");
+	row("slab per 1 MiB buffer, gembuf", sg, 1, "KiB");
+	row("slab per 1 MiB buffer, heap", sh, 1, "KiB");
 
 	close(heap);
 	gem_close(engine, eh);

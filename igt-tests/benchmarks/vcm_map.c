@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * vcm_map: the cost of mapping and unmapping a buffer of 1, 4, 16 and 64
- * MiB for QEMU's edu device through an IOMMU VCM against the DMA API, in
+ * vcm_map: the cost of mapping and unmapping a buffer of 1, 2, 16, 64 and
+ * 256 MiB for QEMU's edu device through an IOMMU VCM against the DMA API, in
  * microseconds per map+unmap, with the IOMMU leaf entries each mapping
  * uses.
  *
@@ -10,8 +10,9 @@
  * the dma-buf of that fd of this process, times first @iters vcm_back()
  * + vcm_unback() of a reservation as large as the dma-buf in an IOMMU VCM
  * associated with and activated for edu, behind a physmem of that size
- * the module allocates for the write in chunks of the SMMU's page sizes
- * (2 MiB, then 4 KiB); then, with edu back on its DMA API domain, @iters
+ * the module allocates for the write in chunks of vcm_chunk_sizes() for
+ * the SMMU (2 MiB blocks, and below them chunks as large as the page
+ * allocator has); then, with edu back on its DMA API domain, @iters
  * dma_buf_map_attachment() + dma_buf_unmap_attachment() of the dma-buf
  * attached to edu: for a dma-heaps system-heap buffer, dma_map_sgtable()
  * and dma_unmap_sgtable() through dma-iommu of the heap's 1 MiB, 64 KiB
@@ -35,7 +36,7 @@
  * every run of that size.  A run is one write: sizes[].iters cycles of
  * the VCM, then as many of the DMA API, so the two alternate from run to
  * run (VCM, DMA API, VCM, ...); fewer cycles at larger sizes (20 at 1 MiB
- * down to 4 at 64 MiB) keep the benchmark short.  Every size runs REPS
+ * down to 2 at 256 MiB) keep the benchmark short.  Every size runs REPS
  * times, after one untimed write of one cycle; the table gives the
  * median, minimum and maximum of the runs, and of the ratio of each
  * run's VCM time to its DMA API time.
@@ -54,13 +55,13 @@
 
 #define BENCH_FILE	"/sys/kernel/debug/vcm_edu/bench"
 #define REPS		5
-#define NSIZES		4
+#define NSIZES		5
 
 static const struct {
 	unsigned int mib;	/* size of the buffer */
 	unsigned int iters;	/* map+unmap cycles per run, each side */
 } sizes[NSIZES] = {
-	{ 1, 20 }, { 4, 10 }, { 16, 5 }, { 64, 4 },
+	{ 1, 20 }, { 2, 20 }, { 16, 5 }, { 64, 4 }, { 256, 2 },
 };
 
 struct result {
