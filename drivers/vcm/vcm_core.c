@@ -439,11 +439,12 @@ EXPORT_SYMBOL_GPL(vcm_get_min_page_size);
  * @vcm: a live VCM
  *
  * For an IOMMU VCM with a domain this is the domain's pgsize_bitmap; the
- * CPU kinds map with base pages.  Pass the union of the bitmaps of the
- * VCMs a buffer will be mapped in to vcm_phys_alloc() to get chunks every
- * one of them can map with its largest entries.
+ * CPU kinds map with base pages.  vcm_chunk_sizes() of the union of the
+ * bitmaps of the VCMs a buffer will be mapped in gives vcm_phys_alloc()
+ * chunks every one of them can map with its largest entries.
  *
- * gembuf sizes the chunks of its objects for its engine's domain with this.
+ * gembuf sizes the chunks of its objects for its engine's domain with
+ * this.
  *
  * Context: Process context; takes the VCM's lock.
  * Return: the bitmap, PAGE_SIZE until an IOMMU VCM has a domain, or 0 for
@@ -468,14 +469,16 @@ EXPORT_SYMBOL_GPL(vcm_get_pgsize_bitmap);
 /**
  * vcm_chunk_sizes() - the chunk sizes to allocate for given page sizes
  * @pgsizes: the page sizes of the VCMs a buffer will be mapped in (the
- *	union of their vcm_get_pgsize_bitmap()), 0 if there is none
+ *	union of their vcm_get_pgsize_bitmap(), whose smallest size is then
+ *	the granule of them all), 0 if there is none
  *
  * Chunks of the IOMMU's page sizes map with its largest entries.  Below
- * its smallest block (its smallest page size above the granule) a chunk
- * maps with granule entries whatever its size, so every power of two
- * from the granule up to that block serves as well, and larger chunks
- * cost the page allocator less: those are added.  Without an IOMMU the
- * sizes go up to the CPU's PMD blocks.
+ * its smallest block (its smallest page size above the granule, the
+ * granule being at least the CPU's page) a chunk maps with granule
+ * entries whatever its size, so every power of two from the granule up
+ * to that block serves as well, and larger chunks cost the page
+ * allocator less: those are added.  Without a block, or without an
+ * IOMMU, they go up to below the CPU's PMD size.
  *
  * gembuf sizes its objects' chunks with this, and the vcm_edu benchmark
  * the memory it maps for edu.
@@ -485,10 +488,11 @@ EXPORT_SYMBOL_GPL(vcm_get_pgsize_bitmap);
  */
 unsigned long vcm_chunk_sizes(unsigned long pgsizes)
 {
-	unsigned long dev = pgsizes & PAGE_MASK;
-	unsigned long gran = dev ? max(BIT(__ffs(dev)), PAGE_SIZE) : PAGE_SIZE;
+	unsigned long gran = pgsizes ? max(BIT(__ffs(pgsizes)), PAGE_SIZE) :
+				       PAGE_SIZE;
+	unsigned long dev = pgsizes & ~(gran - 1);
 	unsigned long blocks = dev & ~(2 * gran - 1);
-	unsigned long block = blocks ? BIT(__ffs(blocks)) : max(PMD_SIZE, 2 * gran);
+	unsigned long block = blocks ? BIT(__ffs(blocks)) : PMD_SIZE;
 
 	return PAGE_SIZE | dev | ((block - 1) & ~(gran - 1));
 }

@@ -274,8 +274,9 @@ err_release:
  * @attr: %VCM_PHYS_CONT for one contiguous range from the default CMA
  *	area (aligned as a VCM_ALIGN_* in @attr asks, up to the CMA
  *	alignment), %VCM_COHERENT for memory only ever mapped non-cacheable
- * @pgsizes: the chunk sizes to use, largest first: typically the union of
- *	vcm_get_pgsize_bitmap() of the VCMs the memory is for; 0 for the
+ * @pgsizes: the chunk sizes to use, largest first: typically
+ *	vcm_chunk_sizes() of the union of vcm_get_pgsize_bitmap() of the
+ *	VCMs the memory is for; 0 for the
  *	sizes the CPU's page tables map with one entry (base pages and PMD
  *	blocks).  Sizes the page allocator cannot provide are ignored and
  *	the base page size is always a fallback.

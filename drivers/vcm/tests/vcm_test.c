@@ -509,30 +509,6 @@ static void vcm_test_phys_handles(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_res_copy(NULL, 0, NULL, 0, 1), -EINVAL);
 }
 
-/*
- * The chunk sizes for an IOMMU's page sizes: its own, and every power of
- * two from its granule up to its smallest block; up to the PMD without
- * one.
- */
-static void vcm_test_chunk_sizes(struct kunit *test)
-{
-	const unsigned long below_pmd = (PMD_SIZE - 1) & PAGE_MASK;
-
-	/* SMMUv3 with 4 KiB pages: 4K, 2M, 1G. */
-	KUNIT_EXPECT_EQ(test, vcm_chunk_sizes(SZ_4K | SZ_2M | SZ_1G),
-			((SZ_2M - 1) & PAGE_MASK) | SZ_2M | SZ_1G);
-	/* A 64 KiB granule with 512 MiB blocks. */
-	KUNIT_EXPECT_EQ(test, vcm_chunk_sizes(SZ_64K | SZ_512M),
-			PAGE_SIZE | ((SZ_512M - 1) & ~(SZ_64K - 1)) | SZ_512M);
-	/* No block: up to the CPU's PMD. */
-	KUNIT_EXPECT_EQ(test, vcm_chunk_sizes(SZ_64K),
-			PAGE_SIZE | ((PMD_SIZE - 1) & ~(SZ_64K - 1)));
-	/* Sizes below a page are the CPU's page. */
-	KUNIT_EXPECT_EQ(test, vcm_chunk_sizes(SZ_1K | SZ_4K | SZ_2M),
-			((SZ_2M - 1) & PAGE_MASK) | SZ_2M);
-	/* No IOMMU: up to the CPU's PMD. */
-	KUNIT_EXPECT_EQ(test, vcm_chunk_sizes(0), PAGE_SIZE | below_pmd);
-}
 
 /*
  * NULL and ERR_PTR() handles are all the API rejects: using a handle after
@@ -1482,6 +1458,51 @@ static void vcm_test_user(struct kunit *test)
 
 /* --- IOMMU page-size choice ------------------------------------------ */
 
+/*
+ * The chunk sizes for an IOMMU's page sizes: its own, and every power of
+ * two from its granule (at least a page) up to its smallest block; below
+ * the PMD size without a block.  Written out for 4 KiB pages.
+ */
+struct vcm_chunk_sizes_case {
+	const char *name;
+	unsigned long pgsizes;
+	unsigned long want;
+};
+
+#define VCM_4K_TO_1M	(SZ_4K | SZ_8K | SZ_16K | SZ_32K | SZ_64K | SZ_128K | \
+			 SZ_256K | SZ_512K | SZ_1M)
+
+static const struct vcm_chunk_sizes_case vcm_chunk_sizes_cases[] = {
+	{ "SMMUv3 4K", SZ_4K | SZ_2M | SZ_1G, VCM_4K_TO_1M | SZ_2M | SZ_1G },
+	{ "sub-page granule", SZ_1K | SZ_2M, VCM_4K_TO_1M | SZ_2M },
+	{ "sub-page sizes", SZ_1K | SZ_4K | SZ_2M, VCM_4K_TO_1M | SZ_2M },
+	{ "64K granule", SZ_64K | SZ_512M,
+	  SZ_4K | SZ_64K | SZ_128K | SZ_256K | SZ_512K | SZ_1M | SZ_2M |
+	  SZ_4M | SZ_8M | SZ_16M | SZ_32M | SZ_64M | SZ_128M | SZ_256M | SZ_512M },
+	{ "no block", SZ_64K,
+	  SZ_4K | SZ_64K | SZ_128K | SZ_256K | SZ_512K | SZ_1M },
+	{ "2M only", SZ_2M, SZ_4K | SZ_2M },
+	{ "1G only", SZ_1G, SZ_4K | SZ_1G },
+	{ "no IOMMU", 0, VCM_4K_TO_1M },
+};
+
+static void vcm_chunk_sizes_desc(const struct vcm_chunk_sizes_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(vcm_chunk_sizes, vcm_chunk_sizes_cases, vcm_chunk_sizes_desc);
+
+static void vcm_test_chunk_sizes(struct kunit *test)
+{
+	const struct vcm_chunk_sizes_case *c = test->param_value;
+
+	if (PAGE_SIZE != SZ_4K)
+		kunit_skip(test, "the cases are written for 4 KiB pages");
+	KUNIT_EXPECT_EQ_MSG(test, vcm_chunk_sizes(c->pgsizes), c->want,
+			    "page sizes %#lx", c->pgsizes);
+}
+
 struct vcm_pte_case {
 	const char *name;
 	unsigned long pgsizes;
@@ -1530,7 +1551,7 @@ static struct kunit_case vcm_test_cases[] = {
 	KUNIT_CASE(vcm_test_phys_handles),
 	KUNIT_CASE(vcm_test_err_handles),
 	KUNIT_CASE_PARAM(vcm_test_phys_chunks, vcm_chunks_gen_params),
-	KUNIT_CASE(vcm_test_chunk_sizes),
+	KUNIT_CASE_PARAM(vcm_test_chunk_sizes, vcm_chunk_sizes_gen_params),
 	KUNIT_CASE(vcm_test_phys_contiguous),
 	KUNIT_CASE(vcm_test_phys_from_sgt),
 	KUNIT_CASE(vcm_test_back_kernel),
