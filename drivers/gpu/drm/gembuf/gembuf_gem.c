@@ -159,7 +159,6 @@ static struct gembuf_object *gembuf_object_alloc(struct drm_device *dev,
 						 size_t size)
 {
 	struct gembuf_object *obj;
-	int ret;
 
 	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
 	if (!obj)
@@ -169,13 +168,12 @@ static struct gembuf_object *gembuf_object_alloc(struct drm_device *dev,
 	mutex_init(&obj->lock);
 	INIT_LIST_HEAD(&obj->mappings);
 	INIT_LIST_HEAD(&obj->import_node);
+	/*
+	 * The map offset is made by the first GEM_MMAP_OFFSET
+	 * (drm_gem_dumb_map_offset()): most objects are never mapped by a
+	 * client, and their create and free then skip the offset manager.
+	 */
 	drm_gem_private_object_init(dev, &obj->base, size);
-	ret = drm_gem_create_mmap_offset(&obj->base);
-	if (ret) {
-		drm_gem_object_release(&obj->base);
-		kfree(obj);
-		return ERR_PTR(ret);
-	}
 	/*
 	 * The object's mappings are in its device's VCM, which goes with
 	 * the device: keep it, even once its PCI device is unbound.

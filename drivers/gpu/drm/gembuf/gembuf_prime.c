@@ -353,11 +353,6 @@ struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
 	/* One object in memory: share its fences too. */
 	obj->base.resv = exp->base.resv;
 	drm_gem_private_object_init(dev, &obj->base, exp->base.size);
-	if (drm_gem_create_mmap_offset(&obj->base)) {
-		drm_gem_object_release(&obj->base);
-		kfree(obj);
-		return ERR_PTR(-ENOMEM);
-	}
 	drm_dev_get(dev);
 	drm_gem_object_get(&obj->real->base);
 	return &obj->base;
