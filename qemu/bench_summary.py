@@ -186,6 +186,11 @@ def log_ticks(lo, hi):
     return ticks
 
 
+def size_label(mib):
+    """A size given in MiB, as "4K", "1M" or "256M"."""
+    return f"{mib * 1024:g}K" if mib < 1 else f"{mib:g}M"
+
+
 def fmt_num(v):
     if v >= 1e4 or v < 1e-2:
         e = int(math.floor(math.log10(v)))
@@ -230,16 +235,17 @@ def panel(x0, title, ylabel, series, note):
         return bottom - (bottom - top) * (math.log10(v) - math.log10(y_lo)) / \
             (math.log10(y_hi) - math.log10(y_lo))
 
-    # grid and ticks
+    # grid and ticks: every power of two, or every fourth one on a long axis
     e = math.floor(math.log2(x_lo))
+    step = 1 if math.log2(x_hi / x_lo) <= 10 else 4
     while 2 ** e <= x_hi:
         v = 2 ** e
-        if v >= x_lo:
+        if v >= x_lo and e % step == 0:
             x = X(v)
             s.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{bottom}" '
                      f'stroke="#ddd"/>')
             s.append(f'<text x="{x:.1f}" y="{bottom + 16}" text-anchor="middle" '
-                     f'font-size="11">{v:g}</text>')
+                     f'font-size="11">{size_label(v)}</text>')
         e += 1
     for t in log_ticks(y_lo, y_hi):
         y = Y(t)
@@ -248,7 +254,7 @@ def panel(x0, title, ylabel, series, note):
         s.append(f'<text x="{left - 5}" y="{y + 4:.1f}" text-anchor="end" '
                  f'font-size="11">{fmt_num(t)}</text>')
     s.append(f'<text x="{(left + right) / 2}" y="{PH - 12}" text-anchor="middle" '
-             f'font-size="12">buffer size (MiB, log scale)</text>')
+             f'font-size="12">buffer size (log scale)</text>')
     s.append(f'<text transform="translate(16,{(top + bottom) / 2}) rotate(-90)" '
              f'text-anchor="middle" font-size="12">{escape(ylabel)}, log scale</text>')
 
@@ -267,7 +273,7 @@ def panel(x0, title, ylabel, series, note):
             s.append(f'<line x1="{x:.1f}" y1="{Y(lo):.1f}" x2="{x:.1f}" '
                      f'y2="{Y(hi):.1f}" stroke="{color}"/>')
             s.append(f'<circle cx="{x:.1f}" cy="{Y(med):.1f}" r="3.5" fill="{color}">'
-                     f'<title>{escape(label)}, {k} MiB: median {med:g} \u00b5s '
+                     f'<title>{escape(label)}, {size_label(k)}: median {med:g} \u00b5s '
                      f'(min {lo:g}, max {hi:g})</title></circle>')
 
     # legend, top left
