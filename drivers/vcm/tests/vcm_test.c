@@ -509,7 +509,6 @@ static void vcm_test_phys_handles(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_res_copy(NULL, 0, NULL, 0, 1), -EINVAL);
 }
 
-
 /*
  * NULL and ERR_PTR() handles are all the API rejects: using a handle after
  * freeing it is a bug of the caller's, not an error (see "Ownership and
