@@ -477,6 +477,40 @@ static const u32 *layer_words(const struct gembuf_layer *l, int y)
 	return l->gather;
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * gembuf_layer_line() - the words a 32-bit RGB plane shows on a line
+ * @ps: the plane state: XRGB8888 or ARGB8888, no color key
+ * @y: the destination line, within the plane's
+ * @out: drm_rect_width(&@ps->base.dst) words
+ *
+ * What the composer reads of the plane for line @y, in place or gathered,
+ * for the tests to hold against the plane's pixel at each destination
+ * pixel's source point.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+VISIBLE_IF_KUNIT int gembuf_layer_line(const struct gembuf_plane_state *ps,
+				       int y, u32 *out)
+{
+	int n = drm_rect_width(&ps->base.dst);
+	struct gembuf_layer l;
+	u32 *gather;
+	int *xs;
+
+	xs = kcalloc(n, sizeof(*xs), GFP_KERNEL);
+	gather = kcalloc(n, sizeof(*gather), GFP_KERNEL);
+	if (xs && gather) {
+		layer_init(&l, ps, xs, gather);
+		memcpy(out, layer_words(&l, y), n * sizeof(*out));
+	}
+	kfree(gather);
+	kfree(xs);
+	return xs && gather ? 0 : -ENOMEM;
+}
+EXPORT_SYMBOL_IF_KUNIT(gembuf_layer_line);
+#endif
+
 static void compose_plane_line(struct gembuf_pixel *line,
 			       struct gembuf_pixel *px, int y,
 			       const struct gembuf_plane_state *ps, const int *xs)

@@ -247,6 +247,7 @@ void gembuf_blend(struct gembuf_pixel *dst, const struct gembuf_pixel *src,
 void gembuf_lay_runs(u32 *dst, int width, const struct gembuf_run *runs,
 		     int n);
 void gembuf_clear_x_line(u32 *words, int n);
+int gembuf_layer_line(const struct gembuf_plane_state *ps, int y, u32 *out);
 void gembuf_widen_line(struct gembuf_pixel *line, const u32 *words, int n);
 void gembuf_narrow_line(u32 *words, const struct gembuf_pixel *line, int n);
 void gembuf_blend_rgb32_line(struct gembuf_pixel *dst, const u32 *src, int n,

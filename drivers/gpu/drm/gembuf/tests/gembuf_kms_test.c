@@ -638,6 +638,69 @@ static void gembuf_test_clear_x_line(struct kunit *test)
 	}
 }
 
+/*
+ * What the composer reads of a 32-bit RGB plane, in place or gathered, is
+ * the plane's pixel at each destination pixel's source point: every
+ * rotation and reflection, shown at its size, scaled up, scaled down
+ * (13x7 source pixels, each its own word, some sizes clipped at the
+ * source's edge).
+ */
+static void gembuf_test_layer_line(struct kunit *test)
+{
+	static const unsigned int rotations[] = {
+		DRM_MODE_ROTATE_0, DRM_MODE_ROTATE_90, DRM_MODE_ROTATE_180,
+		DRM_MODE_ROTATE_270,
+	};
+	static const struct { int num, den; } scales[] = {
+		{ 1, 1 }, { 3, 2 }, { 2, 3 }, { 5, 1 },
+	};
+	const int fw = 13, fh = 7;
+	struct drm_framebuffer fb = {
+		.format = drm_format_info(DRM_FORMAT_XRGB8888),
+		.width = fw, .height = fh, .pitches = { fw * 4 },
+	};
+	struct gembuf_plane_state ps = {
+		.base = { .fb = &fb, .alpha = DRM_BLEND_ALPHA_OPAQUE },
+	};
+	u32 *pixels = kunit_kcalloc(test, fw * fh, sizeof(u32), GFP_KERNEL);
+	u32 *got = kunit_kcalloc(test, 5 * fw, sizeof(u32), GFP_KERNEL);
+	unsigned int c, r, k;
+	int i, x, y, w, h, sx, sy;
+
+	KUNIT_ASSERT_NOT_NULL(test, pixels);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	for (i = 0; i < fw * fh; i++)
+		pixels[i] = 0x5a000000 | i;
+	ps.vaddr[0] = pixels;
+	/* Each rotation, reflected or not, at each scale. */
+	for (c = 0; c < ARRAY_SIZE(rotations) * 2 * ARRAY_SIZE(scales); c++) {
+		struct drm_plane_state *s = &ps.base;
+		bool t;
+
+		r = c / (2 * ARRAY_SIZE(scales));
+		k = c % ARRAY_SIZE(scales);
+		t = rotations[r] & (DRM_MODE_ROTATE_90 | DRM_MODE_ROTATE_270);
+		s->rotation = rotations[r] |
+			      (c / ARRAY_SIZE(scales) % 2 ? DRM_MODE_REFLECT_X : 0);
+		w = (t ? fh : fw) * scales[k].num / scales[k].den;
+		h = (t ? fw : fh) * scales[k].num / scales[k].den;
+		s->src = (struct drm_rect){ 0, 0, fw << 16, fh << 16 };
+		s->dst = (struct drm_rect){ 3, 2, 3 + w, 2 + h };
+		for (y = s->dst.y1; y < s->dst.y2; y++) {
+			KUNIT_ASSERT_EQ(test, gembuf_layer_line(&ps, y, got), 0);
+			for (x = s->dst.x1; x < s->dst.x2; x++) {
+				gembuf_source_point(s, x, y, &sx, &sy);
+				sx = clamp(sx, 0, fw - 1);
+				sy = clamp(sy, 0, fh - 1);
+				KUNIT_ASSERT_EQ_MSG(test, got[x - s->dst.x1],
+						    pixels[sy * fw + sx],
+						    "rotation %#x, %dx%d, at (%d,%d)",
+						    s->rotation, w, h, x, y);
+			}
+		}
+	}
+}
+
 /* A 16-bit line's words are what an XRGB8888 writeback stores of it. */
 static void gembuf_test_narrow_line(struct kunit *test)
 {
@@ -673,6 +736,7 @@ static struct kunit_case gembuf_kms_test_cases[] = {
 	KUNIT_CASE(gembuf_test_rgb32_words),
 	KUNIT_CASE(gembuf_test_lay_runs),
 	KUNIT_CASE(gembuf_test_clear_x_line),
+	KUNIT_CASE(gembuf_test_layer_line),
 	KUNIT_CASE(gembuf_test_narrow_line),
 	{}
 };
