@@ -488,12 +488,13 @@ static const u32 *layer_words(const struct gembuf_layer *l, int y)
  * for the tests to hold against the plane's pixel at each destination
  * pixel's source point.
  *
- * Return: 0, or -ENOMEM.
+ * Return: 0, -EINVAL for a plane of another format or with a color key,
+ * or -ENOMEM.
  */
 VISIBLE_IF_KUNIT int gembuf_layer_line(const struct gembuf_plane_state *ps,
 				       int y, u32 *out)
 {
-	int n = drm_rect_width(&ps->base.dst);
+	int ret = -ENOMEM, n = drm_rect_width(&ps->base.dst);
 	struct gembuf_layer l;
 	u32 *gather;
 	int *xs;
@@ -502,11 +503,15 @@ VISIBLE_IF_KUNIT int gembuf_layer_line(const struct gembuf_plane_state *ps,
 	gather = kcalloc(n, sizeof(*gather), GFP_KERNEL);
 	if (xs && gather) {
 		layer_init(&l, ps, xs, gather);
-		memcpy(out, layer_words(&l, y), n * sizeof(*out));
+		ret = -EINVAL;
+		if (l.rgb32) {
+			memcpy(out, layer_words(&l, y), n * sizeof(*out));
+			ret = 0;
+		}
 	}
 	kfree(gather);
 	kfree(xs);
-	return xs && gather ? 0 : -ENOMEM;
+	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(gembuf_layer_line);
 #endif

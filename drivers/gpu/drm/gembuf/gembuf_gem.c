@@ -99,7 +99,9 @@ static int gembuf_gem_mmap(struct drm_gem_object *gem, struct vm_area_struct *vm
 	/*
 	 * Both mmap paths hand over the fake offset plus the page offset
 	 * the client asked for (only a dma-buf can ask for one other than
-	 * 0: DRM looks the fake offset up exactly): keep the latter.
+	 * 0: DRM looks the fake offset up exactly): keep the latter.  The
+	 * offset is made on first use, before either path can run
+	 * (gembuf_dmabuf_mmap() for the dma-buf's).
 	 */
 	vma->vm_pgoff -= drm_vma_node_start(&gem->vma_node);
 

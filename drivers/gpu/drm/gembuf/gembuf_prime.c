@@ -168,6 +168,20 @@ static int gembuf_end_cpu_access(struct dma_buf *dmabuf,
 	return 0;
 }
 
+/*
+ * drm_gem_prime_mmap() adds the object's fake offset that
+ * gembuf_gem_mmap() takes off again.  The offset is made on first use:
+ * make it before, so that both read the same one even when a client asks
+ * for it at the same time.
+ */
+static int gembuf_dmabuf_mmap(struct dma_buf *dma_buf,
+			      struct vm_area_struct *vma)
+{
+	int ret = drm_gem_create_mmap_offset(dma_buf->priv);
+
+	return ret ?: drm_gem_dmabuf_mmap(dma_buf, vma);
+}
+
 static const struct dma_buf_ops gembuf_dmabuf_ops = {
 	.cache_sgt_mapping = true,
 	.map_dma_buf = gembuf_map_dma_buf,
@@ -175,7 +189,7 @@ static const struct dma_buf_ops gembuf_dmabuf_ops = {
 	.release = drm_gem_dmabuf_release,
 	.begin_cpu_access = gembuf_begin_cpu_access,
 	.end_cpu_access = gembuf_end_cpu_access,
-	.mmap = drm_gem_dmabuf_mmap,
+	.mmap = gembuf_dmabuf_mmap,
 	.vmap = drm_gem_dmabuf_vmap,
 	.vunmap = drm_gem_dmabuf_vunmap,
 };

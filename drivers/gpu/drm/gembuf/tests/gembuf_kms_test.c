@@ -641,9 +641,9 @@ static void gembuf_test_clear_x_line(struct kunit *test)
 /*
  * What the composer reads of a 32-bit RGB plane, in place or gathered, is
  * the plane's pixel at each destination pixel's source point: every
- * rotation and reflection, shown at its size, scaled up, scaled down
- * (13x7 source pixels, each its own word, some sizes clipped at the
- * source's edge).
+ * rotation, with either reflection, both or none, shown at its size,
+ * scaled up and down, from the whole 13x7 framebuffer (each pixel its own
+ * word) and from a rectangle inside it.
  */
 static void gembuf_test_layer_line(struct kunit *test)
 {
@@ -653,6 +653,14 @@ static void gembuf_test_layer_line(struct kunit *test)
 	};
 	static const struct { int num, den; } scales[] = {
 		{ 1, 1 }, { 3, 2 }, { 2, 3 }, { 5, 1 },
+	};
+	static const unsigned int reflections[] = {
+		0, DRM_MODE_REFLECT_X, DRM_MODE_REFLECT_Y,
+		DRM_MODE_REFLECT_X | DRM_MODE_REFLECT_Y,
+	};
+	/* The whole framebuffer, and 9x5 pixels from (2,1). */
+	static const struct drm_rect srcs[] = {
+		{ 0, 0, 13, 7 }, { 2, 1, 11, 6 },
 	};
 	const int fw = 13, fh = 7;
 	struct drm_framebuffer fb = {
@@ -664,7 +672,8 @@ static void gembuf_test_layer_line(struct kunit *test)
 	};
 	u32 *pixels = kunit_kcalloc(test, fw * fh, sizeof(u32), GFP_KERNEL);
 	u32 *got = kunit_kcalloc(test, 5 * fw, sizeof(u32), GFP_KERNEL);
-	unsigned int c, r, k;
+	const unsigned int nr = ARRAY_SIZE(reflections), ns = ARRAY_SIZE(scales);
+	unsigned int c, k;
 	int i, x, y, w, h, sx, sy;
 
 	KUNIT_ASSERT_NOT_NULL(test, pixels);
@@ -672,19 +681,21 @@ static void gembuf_test_layer_line(struct kunit *test)
 	for (i = 0; i < fw * fh; i++)
 		pixels[i] = 0x5a000000 | i;
 	ps.vaddr[0] = pixels;
-	/* Each rotation, reflected or not, at each scale. */
-	for (c = 0; c < ARRAY_SIZE(rotations) * 2 * ARRAY_SIZE(scales); c++) {
+	/* Each rotation, each reflection, each scale, each source. */
+	for (c = 0; c < ARRAY_SIZE(rotations) * nr * ns * ARRAY_SIZE(srcs); c++) {
+		const struct drm_rect *src = &srcs[c % ARRAY_SIZE(srcs)];
 		struct drm_plane_state *s = &ps.base;
+		int rw = drm_rect_width(src), rh = drm_rect_height(src);
 		bool t;
 
-		r = c / (2 * ARRAY_SIZE(scales));
-		k = c % ARRAY_SIZE(scales);
-		t = rotations[r] & (DRM_MODE_ROTATE_90 | DRM_MODE_ROTATE_270);
-		s->rotation = rotations[r] |
-			      (c / ARRAY_SIZE(scales) % 2 ? DRM_MODE_REFLECT_X : 0);
-		w = (t ? fh : fw) * scales[k].num / scales[k].den;
-		h = (t ? fw : fh) * scales[k].num / scales[k].den;
-		s->src = (struct drm_rect){ 0, 0, fw << 16, fh << 16 };
+		k = c / ARRAY_SIZE(srcs) % ns;
+		s->rotation = rotations[c / ARRAY_SIZE(srcs) / ns / nr] |
+			      reflections[c / ARRAY_SIZE(srcs) / ns % nr];
+		t = s->rotation & (DRM_MODE_ROTATE_90 | DRM_MODE_ROTATE_270);
+		w = (t ? rh : rw) * scales[k].num / scales[k].den;
+		h = (t ? rw : rh) * scales[k].num / scales[k].den;
+		s->src = (struct drm_rect){ src->x1 << 16, src->y1 << 16,
+					    src->x2 << 16, src->y2 << 16 };
 		s->dst = (struct drm_rect){ 3, 2, 3 + w, 2 + h };
 		for (y = s->dst.y1; y < s->dst.y2; y++) {
 			KUNIT_ASSERT_EQ(test, gembuf_layer_line(&ps, y, got), 0);
