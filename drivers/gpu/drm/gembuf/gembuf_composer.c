@@ -341,11 +341,25 @@ static bool transposed(const struct drm_plane_state *s)
 }
 
 /*
- * The source column of each destination column: unless the plane is
- * transposed, it depends on the column only, so it is worked out once a
- * frame and every line is read with one call of the plane's reader.
+ * Unless a plane is transposed, its source column depends on the
+ * destination column only and its source line on the destination line
+ * only; rotated by 90 or 270 degrees, the other way round.  So what
+ * depends on the column is worked out once a frame, what depends on the
+ * line once a line.  source_clamped() gives the source line if @line,
+ * else the source column, of destination pixel (@x, @y).
  */
-static void source_columns(const struct drm_plane_state *s, int *xs)
+static int source_clamped(const struct drm_plane_state *s, int x, int y,
+			  bool line)
+{
+	int sx, sy;
+
+	gembuf_source_point(s, x, y, &sx, &sy);
+	return line ? clamp(sy, 0, (int)s->fb->height - 1) :
+		      clamp(sx, 0, (int)s->fb->width - 1);
+}
+
+/* Per destination column: the source column, or line if transposed. */
+static void source_per_column(const struct drm_plane_state *s, int *xs)
 {
 	int i, sx, sy, n = drm_rect_width(&s->dst);
 
@@ -354,50 +368,22 @@ static void source_columns(const struct drm_plane_state *s, int *xs)
 	 * the first one's plus i (the centres are whole source pixels apart),
 	 * so one division is enough.
 	 */
-	if (drm_rect_width(&s->src) == n << 16 &&
+	if (!transposed(s) && drm_rect_width(&s->src) == n << 16 &&
 	    !(s->rotation & (DRM_MODE_REFLECT_X | DRM_MODE_ROTATE_180))) {
 		gembuf_source_point(s, s->dst.x1, s->dst.y1, &sx, &sy);
 		for (i = 0; i < n; i++)
 			xs[i] = clamp(sx + i, 0, (int)s->fb->width - 1);
 		return;
 	}
-	for (i = 0; i < n; i++) {
-		gembuf_source_point(s, s->dst.x1 + i, s->dst.y1, &sx, &sy);
-		xs[i] = clamp(sx, 0, (int)s->fb->width - 1);
-	}
+	for (i = 0; i < n; i++)
+		xs[i] = source_clamped(s, s->dst.x1 + i, s->dst.y1,
+				       transposed(s));
 }
 
-/* The source line of destination line @y, for a plane not transposed. */
-static int source_row(const struct drm_plane_state *s, int y)
+/* For destination line @y: the source line, or column if transposed. */
+static int source_per_line(const struct drm_plane_state *s, int y)
 {
-	int sx, sy;
-
-	gembuf_source_point(s, s->dst.x1, y, &sx, &sy);
-	return clamp(sy, 0, (int)s->fb->height - 1);
-}
-
-/*
- * Rotated by 90 or 270 degrees, a plane's source line depends on the
- * destination column only, and its source column on the destination
- * line only: the former is worked out once a frame, in @ys.
- */
-static void source_rows(const struct drm_plane_state *s, int *ys)
-{
-	int i, sx, sy, n = drm_rect_width(&s->dst);
-
-	for (i = 0; i < n; i++) {
-		gembuf_source_point(s, s->dst.x1 + i, s->dst.y1, &sx, &sy);
-		ys[i] = clamp(sy, 0, (int)s->fb->height - 1);
-	}
-}
-
-/* The source column of destination line @y, for a transposed plane. */
-static int source_column(const struct drm_plane_state *s, int y)
-{
-	int sx, sy;
-
-	gembuf_source_point(s, s->dst.x1, y, &sx, &sy);
-	return clamp(sx, 0, (int)s->fb->width - 1);
+	return source_clamped(s, s->dst.x1, y, !transposed(s));
 }
 
 /**
@@ -431,10 +417,7 @@ static void layer_init(struct gembuf_layer *l,
 	int i, n = drm_rect_width(&s->dst);
 
 	*l = (struct gembuf_layer){ .ps = ps, .xs = xs };
-	if (transposed(s))
-		source_rows(s, xs);
-	else
-		source_columns(s, xs);
+	source_per_column(s, xs);
 	if (ps->colorkey_mask ||
 	    (format != DRM_FORMAT_XRGB8888 && format != DRM_FORMAT_ARGB8888))
 		return;
@@ -463,14 +446,14 @@ static const u32 *layer_words(const struct gembuf_layer *l, int y)
 
 	if (!l->gather)
 		return (const u32 *)(l->ps->vaddr[0] +
-				     source_row(s, y) * pitch) + l->xs[0];
+				     source_per_line(s, y) * pitch) + l->xs[0];
 	if (transposed(s)) {
-		col = source_column(s, y);
+		col = source_per_line(s, y);
 		for (i = 0; i < n; i++)
 			l->gather[i] = *((const u32 *)(l->ps->vaddr[0] +
 						       l->xs[i] * pitch) + col);
 	} else {
-		row = l->ps->vaddr[0] + source_row(s, y) * pitch;
+		row = l->ps->vaddr[0] + source_per_line(s, y) * pitch;
 		for (i = 0; i < n; i++)
 			l->gather[i] = row[l->xs[i]];
 	}
@@ -525,9 +508,9 @@ static void compose_plane_line(struct gembuf_pixel *line,
 	int i, sx, n = drm_rect_width(&s->dst);
 
 	if (!transposed(s)) {
-		ps->read(ps->vaddr, fb, source_row(s, y), xs, n, s, px);
+		ps->read(ps->vaddr, fb, source_per_line(s, y), xs, n, s, px);
 	} else {
-		sx = source_column(s, y);
+		sx = source_per_line(s, y);
 		for (i = 0; i < n; i++)
 			ps->read(ps->vaddr, fb, xs[i], &sx, 1, s, &px[i]);
 	}
