@@ -14,6 +14,7 @@
 #include <linux/dma-map-ops.h>
 #include <linux/highmem.h>
 #include <linux/log2.h>
+#include <linux/memblock.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -41,6 +42,8 @@ static unsigned int vcm_phys_next_id;
 #define VCM_HIGH_ORDER_GFP	((GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN | \
 				  __GFP_NORETRY) & ~__GFP_RECLAIM)
 #define VCM_LOW_ORDER_GFP	(GFP_HIGHUSER | __GFP_ZERO)
+/* With a zone modifier, which high memory does not combine with. */
+#define VCM_GFP_ZONED(gfp)	((gfp) & ~__GFP_HIGHMEM)
 
 /**
  * vcm_cache_class() - the memory type a cache policy maps with
@@ -61,25 +64,12 @@ enum vcm_cache_class vcm_cache_class(u32 attr)
 	}
 }
 
-/**
- * vcm_phys_clean() - write back and invalidate the linear-map alias
- * @physmem: the physmem
- * @offset: first byte
- * @len: bytes
- *
- * Does nothing for memory mapped cacheable.  For memory mapped
- * non-cacheable it makes what was written through the cacheable linear
- * map visible to the non-cacheable mappings, and drops lines that would
- * otherwise shadow them.
- */
-void vcm_phys_clean(struct vcm_physmem *physmem, size_t offset, size_t len)
+/* Write back and invalidate the linear-map alias of a range. */
+static void vcm_phys_flush(struct vcm_physmem *physmem, size_t offset,
+			   size_t len)
 {
 	struct scatterlist *sg;
 	unsigned int i;
-
-	/* Without pages, the owner's DMA mapping does the maintenance. */
-	if (physmem->cclass != VCM_CC_WC || physmem->dev_vcm)
-		return;
 
 	for_each_sgtable_sg(&physmem->sgt, sg, i) {
 		size_t n;
@@ -97,6 +87,25 @@ void vcm_phys_clean(struct vcm_physmem *physmem, size_t offset, size_t len)
 		if (!len)
 			break;
 	}
+}
+
+/**
+ * vcm_phys_clean() - write back and invalidate the linear-map alias
+ * @physmem: the physmem
+ * @offset: first byte
+ * @len: bytes
+ *
+ * Does nothing for memory mapped cacheable.  For memory mapped
+ * non-cacheable it makes what was written through the cacheable linear
+ * map visible to the non-cacheable mappings, and drops lines that would
+ * otherwise shadow them.
+ */
+void vcm_phys_clean(struct vcm_physmem *physmem, size_t offset, size_t len)
+{
+	/* Without pages, the owner's DMA mapping does the maintenance. */
+	if (physmem->cclass != VCM_CC_WC || physmem->dev_vcm)
+		return;
+	vcm_phys_flush(physmem, offset, len);
 }
 
 static struct vcm_physmem *vcm_physmem_new(enum vcm_memtype memtype,
@@ -152,7 +161,8 @@ static unsigned int vcm_chunk_orders(unsigned long pgsizes,
 	return n;
 }
 
-static int vcm_alloc_chunks(struct vcm_physmem *pm, unsigned long pgsizes)
+static int vcm_alloc_chunks(struct vcm_physmem *pm, unsigned long pgsizes,
+			    gfp_t zone)
 {
 	unsigned int orders[BITS_PER_LONG], norders, i = 0, n = 0;
 	struct scatterlist *sg;
@@ -181,8 +191,8 @@ static int vcm_alloc_chunks(struct vcm_physmem *pm, unsigned long pgsizes)
 			i++;
 			continue;
 		}
-		page = alloc_pages(orders[i] ? VCM_HIGH_ORDER_GFP :
-				   VCM_LOW_ORDER_GFP, orders[i]);
+		page = alloc_pages(zone | (orders[i] ? VCM_HIGH_ORDER_GFP :
+					   VCM_LOW_ORDER_GFP), orders[i]);
 		if (!page) {
 			if (i == norders - 1)
 				goto err;
@@ -267,6 +277,35 @@ err_release:
 	return ret;
 }
 
+static struct vcm_physmem *__vcm_phys_alloc(size_t len, u32 attr,
+					    unsigned long pgsizes, gfp_t zone)
+{
+	struct vcm_physmem *pm;
+	int ret;
+
+	if (len >> PAGE_SHIFT > totalram_pages())
+		return ERR_PTR(-ENOMEM);
+
+	pm = vcm_physmem_new(VCM_MEMTYPE_SYSTEM, len, attr);
+	if (!pm)
+		return ERR_PTR(-ENOMEM);
+
+	if (attr & VCM_PHYS_CONT)
+		ret = vcm_alloc_contiguous(pm);
+	else
+		ret = vcm_alloc_chunks(pm, pgsizes ?: VCM_CPU_PGSIZES, zone);
+	if (ret) {
+		kfree(pm);
+		return ERR_PTR(ret);
+	}
+	if (!pm->contiguous && pm->sgt.orig_nents == 1)
+		pm->contiguous = true;
+
+	vcm_physmem_publish(pm);
+	vcm_stat_add(VCM_STAT_PHYS_BYTES, len);
+	return pm;
+}
+
 /**
  * vcm_phys_alloc() - allocate physical memory
  * @memtype: %VCM_MEMTYPE_SYSTEM
@@ -297,38 +336,136 @@ err_release:
 struct vcm_physmem *vcm_phys_alloc(enum vcm_memtype memtype, size_t len,
 				   u32 attr, unsigned long pgsizes)
 {
-	struct vcm_physmem *pm;
-	int ret;
-
 	if (memtype != VCM_MEMTYPE_SYSTEM)
 		return ERR_PTR(-EINVAL);
 	if (!len || !PAGE_ALIGNED(len) || (attr & ~VCM_PHYS_ATTR_ALL))
 		return ERR_PTR(-EINVAL);
 	if ((attr & VCM_ALIGN_MASK) && !(attr & VCM_PHYS_CONT))
 		return ERR_PTR(-EINVAL);
-	if (len >> PAGE_SHIFT > totalram_pages())
-		return ERR_PTR(-ENOMEM);
-
-	pm = vcm_physmem_new(memtype, len, attr);
-	if (!pm)
-		return ERR_PTR(-ENOMEM);
-
-	if (attr & VCM_PHYS_CONT)
-		ret = vcm_alloc_contiguous(pm);
-	else
-		ret = vcm_alloc_chunks(pm, pgsizes ?: VCM_CPU_PGSIZES);
-	if (ret) {
-		kfree(pm);
-		return ERR_PTR(ret);
-	}
-	if (!pm->contiguous && pm->sgt.orig_nents == 1)
-		pm->contiguous = true;
-
-	vcm_physmem_publish(pm);
-	vcm_stat_add(VCM_STAT_PHYS_BYTES, len);
-	return pm;
+	return __vcm_phys_alloc(len, attr, pgsizes, 0);
 }
 EXPORT_SYMBOL_GPL(vcm_phys_alloc);
+
+/*
+ * The zone of the page allocator whose pages are below a limit, the way
+ * dma-direct picks one; what comes back is checked all the same.
+ */
+static gfp_t vcm_limit_zone(phys_addr_t limit)
+{
+	if (limit >= PFN_PHYS(max_pfn) - 1)
+		return 0;
+	if (IS_ENABLED(CONFIG_ZONE_DMA32) && limit >= DMA_BIT_MASK(32))
+		return __GFP_DMA32;
+	return IS_ENABLED(CONFIG_ZONE_DMA) ? __GFP_DMA : __GFP_DMA32;
+}
+
+/**
+ * vcm_phys_alloc_for() - allocate physical memory that meets a constraint
+ * @len: length, a non-zero multiple of the constraint's granule
+ * @attr: %VCM_COHERENT and, for contiguous memory, a VCM_ALIGN_*
+ * @c: what the devices that will map the memory need (see
+ *	&struct vcm_constraint)
+ *
+ * The cheapest memory that fits: chunks sized for the IOMMUs of @c
+ * (vcm_chunk_sizes()) when no device needs a physical range, one range
+ * from the default CMA area when one does; from the zones below @c's
+ * DMA limit only when it has one.  Otherwise as vcm_phys_alloc().
+ *
+ * gembuf allocates its objects' memory for the devices that use them
+ * with this.
+ *
+ * Context: Process context; may sleep and reclaim.
+ * Return: the physmem; ERR_PTR(-EINVAL) for a bad length or attribute,
+ * the errors of vcm_constraint_check_len() for memory @c cannot have,
+ * ERR_PTR(-ENOMEM) when none that meets @c is free, ERR_PTR(-EINTR) if a
+ * fatal signal arrived.
+ */
+struct vcm_physmem *vcm_phys_alloc_for(size_t len, u32 attr,
+				       const struct vcm_constraint *c)
+{
+	struct vcm_physmem *pm;
+	int ret;
+
+	if (!len || !PAGE_ALIGNED(len) || (attr & ~VCM_PHYS_ATTR_ALL) ||
+	    (attr & VCM_PHYS_CONT))
+		return ERR_PTR(-EINVAL);
+	ret = vcm_constraint_check_len(c, len);
+	if (ret)
+		return ERR_PTR(ret);
+	if (c->flags & VCM_CONSTRAINT_CONTIGUOUS)
+		pm = __vcm_phys_alloc(len, attr | VCM_PHYS_CONT, 0, 0);
+	else if (attr & VCM_ALIGN_MASK)
+		return ERR_PTR(-EINVAL);
+	else
+		pm = __vcm_phys_alloc(len, attr,
+				      vcm_chunk_sizes(c->pgsizes | c->granule),
+				      vcm_limit_zone(c->dma_limit));
+	if (IS_ERR(pm))
+		return pm;
+	if (vcm_constraint_unmet(c, pm)) {
+		vcm_phys_free(pm);
+		return ERR_PTR(-ENOMEM);
+	}
+	return pm;
+}
+EXPORT_SYMBOL_GPL(vcm_phys_alloc_for);
+
+/* Whether a physmem has pages of its own and backs no reservation. */
+static bool vcm_phys_idle(struct vcm_physmem *pm)
+{
+	bool idle;
+
+	if (pm->memtype != VCM_MEMTYPE_SYSTEM)
+		return false;
+	mutex_lock(&pm->lock);
+	idle = !pm->num_res;
+	mutex_unlock(&pm->lock);
+	return idle;
+}
+
+/**
+ * vcm_phys_copy() - copy one physmem's contents into another
+ * @dst: a live physmem from vcm_phys_alloc() or vcm_phys_alloc_for()
+ * @src: a live physmem of the same kind and length
+ *
+ * For moving a buffer to memory that fits a new device, before either is
+ * mapped: neither may back a reservation while it is copied, and the
+ * caller keeps them from being backed until this returns.  The copy goes
+ * through the kernel's linear map; what non-cacheable mappings of @src
+ * wrote is read after dropping the lines its alias may hold, and @dst is
+ * cleaned for them when it is first backed non-cacheable.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0, -EINVAL for lengths that differ or a physmem that is backing
+ * a reservation or is not VCM's own memory, -EINTR if a fatal signal
+ * arrived (@dst then holds part of @src).
+ */
+int vcm_phys_copy(struct vcm_physmem *dst, struct vcm_physmem *src)
+{
+	struct sg_page_iter d, s;
+	unsigned long n = 0;
+
+	if (IS_ERR_OR_NULL(dst) || IS_ERR_OR_NULL(src) || dst == src ||
+	    dst->len != src->len || !vcm_phys_idle(dst) || !vcm_phys_idle(src))
+		return -EINVAL;
+
+	/* Last mapped non-cacheable: no line of the alias may be read. */
+	if (src->nc_clean)
+		vcm_phys_flush(src, 0, src->len);
+	__sg_page_iter_start(&d, dst->sgt.sgl, dst->sgt.orig_nents, 0);
+	__sg_page_iter_start(&s, src->sgt.sgl, src->sgt.orig_nents, 0);
+	while (__sg_page_iter_next(&d) && __sg_page_iter_next(&s)) {
+		copy_highpage(sg_page_iter_page(&d), sg_page_iter_page(&s));
+		if (++n % 256)
+			continue;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	dst->nc_clean = false;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(vcm_phys_copy);
 
 static bool vcm_sgt_contiguous(struct sg_table *sgt)
 {

@@ -144,6 +144,51 @@ enum vcm_memtype {
 	VCM_MEMTYPE_FOREIGN,
 };
 
+/*
+ * struct vcm_constraint.flags: what the memory must be.  The same bits
+ * name the constraints vcm_constraint_unmet() finds a physmem breaks.
+ */
+#define VCM_CONSTRAINT_CONTIGUOUS	BIT(0)	/* one physical range */
+#define VCM_CONSTRAINT_LIMIT		BIT(1)	/* below @dma_limit */
+#define VCM_CONSTRAINT_GRANULE		BIT(2)	/* chunks of @granule */
+#define VCM_CONSTRAINT_NONCOHERENT	BIT(3)	/* a user does not snoop */
+
+/**
+ * struct vcm_constraint - what the devices sharing memory need of it
+ * @flags: VCM_CONSTRAINT_* bits; %VCM_CONSTRAINT_CONTIGUOUS for a device
+ *	that sees physical addresses (no IOMMU translates for it),
+ *	%VCM_CONSTRAINT_NONCOHERENT for one that does not snoop the CPU's
+ *	caches (a property to report, not a placement: its DMA API mapping
+ *	does the maintenance)
+ * @dma_limit: the highest physical address the memory may use, for a
+ *	device that sees physical addresses: its DMA mask (and the bus's
+ *	limit) as a physical address; %PHYS_ADDR_MAX for none
+ * @pgsizes: the union of the page sizes of the IOMMUs that translate for
+ *	the devices, at or above @granule; 0 when none does
+ * @granule: the smallest chunk every such IOMMU maps, at least PAGE_SIZE
+ * @max_seg: the longest DMA segment the devices that see physical
+ *	addresses take (dma_get_max_seg_size()); a mapping for them is cut
+ *	into segments of at most this
+ * @seg_boundary: the boundary mask no such segment may cross
+ *	(dma_get_seg_boundary())
+ * @devices: how many devices were folded in
+ *
+ * A constraint is derived from a device (vcm_constraint_of_dev()) or from
+ * the VCM it maps memory in (vcm_constraint_of_vcm()), combined with
+ * others (vcm_constraint_merge()), allocated for (vcm_phys_alloc_for())
+ * and checked against an existing physmem (vcm_constraint_unmet()).  One
+ * from vcm_constraint_init() allows any memory.
+ */
+struct vcm_constraint {
+	u32 flags;
+	phys_addr_t dma_limit;
+	unsigned long pgsizes;
+	unsigned long granule;
+	unsigned int max_seg;
+	unsigned long seg_boundary;
+	unsigned int devices;
+};
+
 /**
  * typedef vcm_handler - a device fault hook
  * @dev: the device whose access faulted
@@ -228,6 +273,9 @@ struct vcm_physmem *vcm_phys_from_sgt(struct sg_table *sgt, u32 attr);
 struct vcm_physmem *vcm_phys_from_dma(struct vcm_avcm *avcm,
 				      struct sg_table *sgt);
 struct vcm_physmem *vcm_phys_from_range(phys_addr_t phys, size_t len);
+struct vcm_physmem *vcm_phys_alloc_for(size_t len, u32 attr,
+				       const struct vcm_constraint *c);
+int vcm_phys_copy(struct vcm_physmem *dst, struct vcm_physmem *src);
 int vcm_phys_free(struct vcm_physmem *physmem);
 size_t vcm_get_physmem_len(const struct vcm_physmem *physmem);
 enum vcm_memtype vcm_get_memtype_of_physalloc(const struct vcm_physmem *physmem);
@@ -245,6 +293,17 @@ struct vcm_res *vcm_get_next_phys_res(phys_addr_t phys, struct vcm_res *res,
 				      size_t *len);
 int vcm_dev_addr_to_phys_addr(struct device *dev, dma_addr_t dev_addr,
 			      phys_addr_t *phys);
+
+/* Constraints */
+void vcm_constraint_init(struct vcm_constraint *c);
+int vcm_constraint_of_dev(struct device *dev, struct vcm_constraint *c);
+int vcm_constraint_of_vcm(struct vcm *vcm, struct vcm_constraint *c);
+int vcm_constraint_merge(struct vcm_constraint *acc,
+			 const struct vcm_constraint *c);
+int vcm_constraint_check_len(const struct vcm_constraint *c, size_t len);
+u32 vcm_constraint_unmet(const struct vcm_constraint *c,
+			 const struct vcm_physmem *physmem);
+const char *vcm_constraint_name(u32 flag);
 
 /* Faults and hardware */
 int vcm_hook(struct device *dev, vcm_handler handler, void *data);
