@@ -10,7 +10,7 @@
 
 IGT_TEST_DESCRIPTION("Create gembuf objects and check the memory behind them.");
 
-static int fd = -1;
+static int fd = -1, engine = -1;
 
 static uint64_t chunk_bytes(const struct drm_gembuf_gem_info *info)
 {
@@ -22,8 +22,17 @@ static uint64_t chunk_bytes(const struct drm_gembuf_gem_info *info)
 	return sum;
 }
 
+/*
+ * An object created without devices gets its memory on first use (see
+ * gembuf_place); one created for the engine gets it at once, for the
+ * engine's IOMMU.
+ */
 static void check_create(uint64_t size, uint32_t flags, uint32_t cache)
 {
+	struct drm_gembuf_gem_create c = {
+		.size = size, .flags = flags, .cache = cache,
+		.num_devices = 1, .devices = (uintptr_t)&engine,
+	};
 	struct drm_gembuf_gem_info info;
 	uint64_t want = (size + 4095) & ~4095ull, got = size;
 	uint32_t handle;
@@ -31,6 +40,16 @@ static void check_create(uint64_t size, uint32_t flags, uint32_t cache)
 	igt_assert_eq(__gembuf_create(fd, &got, flags, cache, &handle), 0);
 	igt_assert_eq_u64(got, want);
 	gembuf_info(fd, handle, &info);
+	igt_assert_eq_u32(info.flags & (GEMBUF_INFO_ALLOCATED | GEMBUF_INFO_EXPLICIT), 0);
+	igt_assert_eq_u32(info.num_chunks, 0);
+	gem_close(fd, handle);
+
+	igt_assert_eq(igt_ioctl(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c), 0);
+	handle = c.handle;
+	igt_assert_eq_u64(c.size, want);
+	gembuf_info(fd, handle, &info);
+	igt_assert(info.flags & GEMBUF_INFO_ALLOCATED);
+	igt_assert(info.flags & GEMBUF_INFO_EXPLICIT);
 	igt_assert_eq_u64(info.size, want);
 	igt_assert_eq_u32(info.cache, cache);
 	if (flags & GEMBUF_GEM_CONTIGUOUS) {
@@ -55,8 +74,10 @@ igt_main
 		1, 4096, 65536 + 4096, 2 << 20, (8 << 20) + 12288, 256ull << 20,
 	};
 
-	igt_fixture
+	igt_fixture {
 		fd = gembuf_open_display();
+		engine = gembuf_open_engine();
+	}
 
 	igt_describe("Objects from one page to hundreds of MiB, rounded up to pages, made of chunks summing to their size.");
 	igt_subtest_with_dynamic("sizes") {
@@ -77,7 +98,7 @@ igt_main
 	igt_subtest("contiguous")
 		check_create((4 << 20) + 4096, GEMBUF_GEM_CONTIGUOUS, GEMBUF_CACHE_WB);
 
-	igt_describe("Bad flags, cache policies, padding and sizes are refused and create nothing.");
+	igt_describe("Bad flags, cache policies, device arrays and sizes are refused and create nothing.");
 	igt_subtest("bad-args") {
 		long before = gembuf_state("objects");
 		struct drm_gembuf_gem_create c;
@@ -90,8 +111,9 @@ igt_main
 		do_ioctl_err(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EINVAL);
 		c = (struct drm_gembuf_gem_create){ .size = 4096, .cache = 3 };
 		do_ioctl_err(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EINVAL);
-		c = (struct drm_gembuf_gem_create){ .size = 4096, .pad = 1 };
-		do_ioctl_err(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EINVAL);
+		/* Devices at a pointer that is not the caller's. */
+		c = (struct drm_gembuf_gem_create){ .size = 4096, .num_devices = 1 };
+		do_ioctl_err(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EFAULT);
 		c = (struct drm_gembuf_gem_create){ .size = 0 };
 		do_ioctl_err(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EINVAL);
 		c = (struct drm_gembuf_gem_create){ .size = 2ull << 30 };
@@ -133,6 +155,8 @@ igt_main
 		igt_assert_eq(__gem_close(fd, h[0]), -EINVAL);
 	}
 
-	igt_fixture
+	igt_fixture {
+		drm_close_driver(engine);
 		drm_close_driver(fd);
+	}
 }

@@ -16,7 +16,7 @@ timeout=${GEMBUF_TIMEOUT:-2400}
 mkdir -p "$OUT"
 rm -f "$OUT/done"
 
-qemu=(qemu-system-aarch64 -M virt,iommu=smmuv3 -cpu max -smp 2 -m 2G
+qemu=(qemu-system-aarch64 -M virt,iommu=smmuv3 -cpu max -smp 2 -m 6G
       -nographic -no-reboot -nic none
       -kernel "$KOUT/arch/arm64/boot/Image" -initrd "$IMG"
       -append "console=ttyAMA0 panic=-1 rdinit=/init gembuf_mode=$mode ${GEMBUF_DEMO_FRAMES:+gembuf_demo_frames=$GEMBUF_DEMO_FRAMES} ${GEMBUF_CMDLINE:-}"

@@ -7,8 +7,11 @@
  * microseconds; and the kernel memory each keeps for a 1 MiB buffer
  * beyond its pages, in KiB.
  *
- * Allocation: one timed round is GEM_CREATE plus GEM_CLOSE of the last
- * handle on the display's file, which frees the object, against
+ * Allocation: one timed round is GEM_CREATE naming the engine as the
+ * device that will use the object (so that its memory is allocated
+ * then, for the engine's SMMU, rather than on first use) plus GEM_CLOSE
+ * of the last handle on the display's file, which frees the object,
+ * against
  * DMA_HEAP_IOCTL_ALLOC plus close() of the dma-buf's only fd, which
  * frees it (the release runs before close() returns).  Both give the
  * caller a new buffer of zeroed system pages, taken largest chunks
@@ -114,6 +117,8 @@ static long meminfo(const char *field)
  * slab (in @slab), over MEM_OBJECTS buffers of 1 MiB from gembuf's
  * display (@heap < 0) or from @heap, all held at once.
  */
+static int engine = -1;
+
 static void memory(int display, int heap, double *extra, double *slab)
 {
 	long free0, slab0;
@@ -129,7 +134,7 @@ static void memory(int display, int heap, double *extra, double *slab)
 		};
 
 		if (heap < 0) {
-			h[i] = gembuf_create(display, 1 << 20, 0, GEMBUF_CACHE_WB);
+			h[i] = gembuf_create_for(display, 1 << 20, &engine, 1);
 			continue;
 		}
 		igt_assert_eq(igt_ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a), 0);
@@ -152,7 +157,7 @@ static double gembuf_alloc(int fd, size_t size, unsigned int rounds)
 	double t = bench_now();
 
 	for (unsigned int i = 0; i < rounds; i++)
-		gem_close(fd, gembuf_create(fd, size, 0, GEMBUF_CACHE_WB));
+		gem_close(fd, gembuf_create_for(fd, size, &engine, 1));
 	return (bench_now() - t) / rounds;
 }
 
@@ -200,7 +205,7 @@ igt_simple_main
 	double g[NSIZES][REPS], h[NSIZES][REPS], r[NSIZES][REPS];
 	double pg[REPS], pv[REPS], pr[REPS];
 	double mg[REPS], mh[REPS], sg[REPS], sh[REPS];
-	int display, engine, vgem, vgem2, heap;
+	int display, vgem, vgem2, heap;
 	uint32_t eh, vh;
 	struct utsname u;
 	char name[64];

@@ -9,5 +9,6 @@
 #include <stddef.h>
 
 int vivid_open_capture(char *path, size_t len);
+int vivid_open_instance(int inst, unsigned int caps, char *path, size_t len);
 
 #endif /* VIVID_H */

@@ -53,20 +53,38 @@ extern "C" {
 #define GEMBUF_CACHE_WC			1	/* write-combined, not cached */
 #define GEMBUF_CACHE_UNCACHED		2	/* refused: use GEMBUF_CACHE_WC */
 
+/* The most devices GEM_CREATE may name. */
+#define GEMBUF_MAX_DEVICES		16
+
 /**
- * struct drm_gembuf_gem_create - allocate a buffer object
+ * struct drm_gembuf_gem_create - create a buffer object
  * @size: in: bytes (rounded up to the page size); out: the object's size
  * @flags: GEMBUF_GEM_* flags
  * @cache: GEMBUF_CACHE_* policy of every CPU mapping of the object
  * @handle: out: the GEM handle
- * @pad: must be zero
+ * @num_devices: entries of @devices, at most %GEMBUF_MAX_DEVICES
+ * @devices: user pointer to @num_devices __s32 file descriptors of the
+ *	devices that will use the object: DRM device files (gembuf's or
+ *	another driver's) and V4L2 video device files
+ *
+ * Without devices the object's memory is allocated when a device first
+ * needs it (its first DMA mapping, CPU mapping or scan-out), for every
+ * device attached to it or importing it by then; a device that attaches
+ * later and cannot use that memory gets it moved while nothing maps it,
+ * and is refused with -EBUSY after.  With devices the memory is allocated
+ * here, for all of them: -EBADF for a descriptor that is not open,
+ * -EINVAL for one that is not a device gembuf can tell the DMA needs of,
+ * -ERANGE or -E2BIG when no memory can meet them all (see
+ * Documentation/gpu/gembuf.rst).  %GEMBUF_GEM_CONTIGUOUS asks for one
+ * physical range either way.
  */
 struct drm_gembuf_gem_create {
 	__u64 size;
 	__u32 flags;
 	__u32 cache;
 	__u32 handle;
-	__u32 pad;
+	__u32 num_devices;
+	__u64 devices;
 };
 
 /**
@@ -115,6 +133,43 @@ struct drm_gembuf_mapping {
 /* drm_gembuf_gem_info.flags (out) */
 #define GEMBUF_INFO_CONTIGUOUS		(1 << 0)
 #define GEMBUF_INFO_IMPORTED		(1 << 1)
+#define GEMBUF_INFO_ALLOCATED		(1 << 2)	/* memory is there */
+#define GEMBUF_INFO_EXPLICIT		(1 << 3)	/* devices named at create */
+
+/*
+ * drm_gembuf_placement.need and .refused_unmet: what the memory must be
+ * for the devices that use it (the constraints of VCM).
+ */
+#define GEMBUF_NEED_CONTIGUOUS		(1 << 0)	/* one physical range */
+#define GEMBUF_NEED_LIMIT		(1 << 1)	/* below dma_limit */
+#define GEMBUF_NEED_GRANULE		(1 << 2)	/* IOMMU-sized chunks */
+#define GEMBUF_NEED_NONCOHERENT		(1 << 3)	/* a device does not snoop */
+
+/**
+ * struct drm_gembuf_placement - what an object's memory was chosen for
+ * @need: GEMBUF_NEED_* of every device that uses the object so far
+ * @devices: how many devices those are
+ * @dma_limit: the highest physical address the memory may use, all ones
+ *	for none
+ * @addr_bits: address bits the memory needs (its highest byte's address
+ *	rounded up to a power of two: 32 when it is below 4 GiB), 0 before
+ *	it is allocated
+ * @moves: times the memory was moved to fit a device that came later
+ * @refused: the errno of the last attach refused (-EBUSY: the memory did
+ *	not fit the device and was mapped already), 0 for none
+ * @refused_unmet: the GEMBUF_NEED_* the memory lacked for it
+ * @refused_device: its device's name, NUL-terminated
+ */
+struct drm_gembuf_placement {
+	__u32 need;
+	__u32 devices;
+	__u64 dma_limit;
+	__u32 addr_bits;
+	__u32 moves;
+	__s32 refused;
+	__u32 refused_unmet;
+	char refused_device[32];
+};
 
 #define GEMBUF_INFO_CHUNK_ORDERS	48
 
@@ -131,6 +186,8 @@ struct drm_gembuf_mapping {
  * @pad: must be zero
  * @mappings_ptr: in: user pointer to an array of struct drm_gembuf_mapping,
  *	or 0
+ * @placement: out: what the memory was chosen for (for an object imported
+ *	from another exporter, all zero)
  */
 struct drm_gembuf_gem_info {
 	__u32 handle;
@@ -142,6 +199,7 @@ struct drm_gembuf_gem_info {
 	__u32 num_mappings;
 	__u32 pad;
 	__u64 mappings_ptr;
+	struct drm_gembuf_placement placement;
 };
 
 /* The most in-syncobjs one job may wait for. */

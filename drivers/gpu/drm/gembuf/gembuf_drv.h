@@ -104,7 +104,8 @@ struct gembuf_mapping {
  * @real: the object that owns the memory: itself, or for an object
  *	imported from the other gembuf device, the exporter's object (held
  *	through @base.dma_buf of the import)
- * @physmem: the memory; for a foreign dma-buf imported on the engine, the
+ * @physmem: the memory, NULL until a device first needs it (see
+ *	gembuf_place.c); for a foreign dma-buf imported on the engine, the
  *	DMA addresses of the engine's attachment (vcm_phys_from_dma()); NULL
  *	for one imported on the display, which reads it through the
  *	exporter's dma_buf_vmap()
@@ -112,7 +113,7 @@ struct gembuf_mapping {
  * @flags: GEMBUF_GEM_* creation flags
  * @sgt: for a foreign import, the mapping of the importing device's
  *	attachment
- * @lock: protects @mappings
+ * @lock: protects @mappings, @physmem and the placement fields
  * @mappings: the mappings of @physmem
  * @vmap: the kernel's mapping for vmap, shared by its users
  * @engine_map: the engine's mapping, held by this object (an import on the
@@ -124,6 +125,15 @@ struct gembuf_mapping {
  * @revoked: for a foreign import whose device went away, the dma-buf: the
  *	attachment was given back then, and the object still holds the
  *	import's reference
+ * @foreign: a foreign import: its memory is the exporter's
+ * @explicit: the devices that use it were named at creation
+ * @roles: the gembuf devices (BIT() of their &enum gembuf_role) whose
+ *	needs are in @need
+ * @need: what the devices that use it need of @physmem
+ * @moves: times @physmem moved to fit a device that came later
+ * @refused: the errno of the last device refused, 0 for none
+ * @refused_unmet: the VCM_CONSTRAINT_* @physmem lacked for it
+ * @refused_dev: that device's name
  */
 struct gembuf_object {
 	struct drm_gem_object base;
@@ -139,6 +149,14 @@ struct gembuf_object {
 	struct list_head import_node;
 	struct dma_buf_attachment *attach;
 	struct dma_buf *revoked;
+	bool foreign;
+	bool explicit;
+	u8 roles;
+	struct vcm_constraint need;
+	unsigned int moves;
+	int refused;
+	u32 refused_unmet;
+	char refused_dev[32];
 };
 
 #define to_gembuf_object(o) container_of(o, struct gembuf_object, base)
@@ -155,7 +173,6 @@ struct gembuf_object {
  * @objects: live objects (real ones), for debugfs and the tests
  * @mappings: live mappings
  * @jobs: DMA engine jobs not yet freed; each holds the module
- * @engine_pgsizes: the page sizes of the engine's IOMMU, once it probed
  */
 struct gembuf {
 	struct gembuf_device *display;
@@ -167,7 +184,6 @@ struct gembuf {
 	atomic_t objects;
 	atomic_t mappings;
 	atomic_t jobs;
-	unsigned long engine_pgsizes;
 };
 
 extern struct gembuf gembuf;
@@ -180,7 +196,8 @@ void gembuf_device_fini(struct gembuf_device *gdev);
 
 /* gembuf_gem.c */
 struct gembuf_object *gembuf_object_create(struct drm_device *dev, size_t size,
-					   u32 flags, u32 cache);
+					   u32 flags, u32 cache,
+					   const struct vcm_constraint *need);
 struct drm_gem_object *gembuf_gem_create_import(struct drm_device *dev,
 						size_t size,
 						struct vcm_physmem *physmem);
@@ -209,6 +226,17 @@ void gembuf_vunmap(struct gembuf_object *obj);
 void gembuf_mapping_add(struct gembuf_object *obj, struct gembuf_mapping *map);
 void gembuf_mapping_del(struct gembuf_object *obj, struct gembuf_mapping *map);
 void gembuf_user_vcms_fini(void);
+
+/* gembuf_place.c */
+void gembuf_place_of_gdev(struct gembuf_device *gdev, struct vcm_constraint *c);
+int gembuf_place_gdev(struct gembuf_object *obj, struct gembuf_device *gdev);
+int gembuf_place_backing(struct gembuf_object *obj);
+int gembuf_place_add(struct gembuf_object *obj, const struct vcm_constraint *c,
+		     const char *who);
+int gembuf_place_devices(struct vcm_constraint *need, u64 devices,
+			 unsigned int n, size_t size);
+void gembuf_place_info(struct gembuf_object *obj,
+		       struct drm_gembuf_placement *out);
 
 /* gembuf_prime.c */
 struct dma_buf *gembuf_gem_prime_export(struct drm_gem_object *obj, int flags);

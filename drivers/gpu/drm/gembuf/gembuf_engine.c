@@ -768,7 +768,7 @@ static int gembuf_engine_pattern_init(struct gembuf_engine *engine)
 	int ret;
 
 	engine->pattern = gembuf_object_create(&gdev->drm, PAGE_SIZE, 0,
-					       GEMBUF_CACHE_WB);
+					       GEMBUF_CACHE_WB, NULL);
 	if (IS_ERR(engine->pattern))
 		return PTR_ERR(engine->pattern);
 	engine->pattern_map = gembuf_mapping_get(engine->pattern, gdev);
@@ -873,7 +873,6 @@ static int gembuf_engine_probe(struct pci_dev *pdev,
 	ret = drmm_add_action_or_reset(&gdev->drm, gembuf_engine_device_fini, gdev);
 	if (ret)
 		return ret;
-	gembuf.engine_pgsizes = vcm_get_pgsize_bitmap(gdev->vcm);
 
 	ret = gembuf_engine_pattern_init(engine);
 	if (ret)

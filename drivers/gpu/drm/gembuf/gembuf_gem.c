@@ -184,34 +184,27 @@ static struct gembuf_object *gembuf_object_alloc(struct drm_device *dev,
 	return obj;
 }
 
-/*
- * Chunk sizes for an object, for the engine's IOMMU (vcm_chunk_sizes()):
- * its block sizes, and below them chunks as large as the page allocator
- * has at hand, as the system heap takes them, so that a 1 MiB object is
- * one allocation and one scatterlist entry, not 256.
- */
-static unsigned long gembuf_pgsizes(void)
-{
-	/* Kept at probe: the engine may go while an object is made. */
-	return vcm_chunk_sizes(READ_ONCE(gembuf.engine_pgsizes));
-}
-
 /**
- * gembuf_object_create() - allocate an object and its memory
+ * gembuf_object_create() - create an object
  * @dev: the DRM device it is created on
  * @size: bytes, rounded up to the page size
  * @flags: GEMBUF_GEM_* flags
  * @cache: GEMBUF_CACHE_* policy
+ * @need: what the devices that will use it need (gembuf_place_devices()):
+ *	the memory is allocated now, for them; NULL to allocate it when a
+ *	device first needs it, for the devices known then
  *
  * Return: the object, or ERR_PTR(-EINVAL) for bad flags, cache policy or
- * a zero size, ERR_PTR(-E2BIG) above GEMBUF_MAX_SIZE, ERR_PTR(-ENOMEM).
+ * a zero size, ERR_PTR(-E2BIG) above GEMBUF_MAX_SIZE, the errors of
+ * vcm_phys_alloc_for().
  */
 struct gembuf_object *gembuf_object_create(struct drm_device *dev, size_t size,
-					   u32 flags, u32 cache)
+					   u32 flags, u32 cache,
+					   const struct vcm_constraint *need)
 {
-	struct vcm_physmem *pm;
+	struct vcm_constraint cont;
 	struct gembuf_object *obj;
-	u32 attr = 0;
+	int ret;
 
 	if ((flags & ~GEMBUF_GEM_CREATE_FLAGS) || cache > GEMBUF_CACHE_WC ||
 	    !size)
@@ -220,21 +213,32 @@ struct gembuf_object *gembuf_object_create(struct drm_device *dev, size_t size,
 		return ERR_PTR(-E2BIG);
 	size = PAGE_ALIGN(size);
 
-	if (flags & GEMBUF_GEM_CONTIGUOUS)
-		attr |= VCM_PHYS_CONT;
-	pm = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, size, attr, gembuf_pgsizes());
-	if (IS_ERR(pm))
-		return ERR_CAST(pm);
-
 	obj = gembuf_object_alloc(dev, size);
-	if (IS_ERR(obj)) {
-		vcm_phys_free(pm);
+	if (IS_ERR(obj))
 		return obj;
-	}
-	obj->physmem = pm;
 	obj->flags = flags;
 	obj->cache = cache;
+	vcm_constraint_init(&obj->need);
 	atomic_inc(&gembuf.objects);
+
+	mutex_lock(&obj->lock);
+	ret = 0;
+	if (flags & GEMBUF_GEM_CONTIGUOUS) {
+		vcm_constraint_init(&cont);
+		cont.flags = VCM_CONSTRAINT_CONTIGUOUS;
+		ret = gembuf_place_add(obj, &cont, "GEMBUF_GEM_CONTIGUOUS");
+	}
+	if (!ret && need) {
+		obj->explicit = true;
+		ret = gembuf_place_add(obj, need, "GEM_CREATE");
+		if (!ret)
+			ret = gembuf_place_backing(obj);
+	}
+	mutex_unlock(&obj->lock);
+	if (ret) {
+		drm_gem_object_put(&obj->base);
+		return ERR_PTR(ret);
+	}
 	return obj;
 }
 
@@ -268,6 +272,7 @@ struct drm_gem_object *gembuf_gem_create_import(struct drm_device *dev,
 	if (IS_ERR(obj))
 		return ERR_CAST(obj);
 	lockdep_set_class(&obj->lock, &gembuf_import_lock_key);
+	obj->foreign = true;
 	obj->physmem = physmem;
 	obj->cache = GEMBUF_CACHE_WB;
 	atomic_inc(&gembuf.objects);
@@ -288,12 +293,22 @@ int gembuf_gem_create_ioctl(struct drm_device *dev, void *data,
 			    struct drm_file *file)
 {
 	struct drm_gembuf_gem_create *args = data;
+	struct vcm_constraint need;
 	struct gembuf_object *obj;
 	int ret;
 
-	if (args->pad)
+	if (args->num_devices) {
+		ret = gembuf_place_devices(&need, args->devices,
+					   args->num_devices,
+					   PAGE_ALIGN(min_t(u64, args->size,
+							    GEMBUF_MAX_SIZE)));
+		if (ret)
+			return ret;
+	} else if (args->devices) {
 		return -EINVAL;
-	obj = gembuf_object_create(dev, args->size, args->flags, args->cache);
+	}
+	obj = gembuf_object_create(dev, args->size, args->flags, args->cache,
+				   args->num_devices ? &need : NULL);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	args->size = obj->base.size;
@@ -320,7 +335,7 @@ int gembuf_dumb_create(struct drm_file *file, struct drm_device *dev,
 		return -EINVAL;
 	pitch = bits / 8;
 	size = (u64)pitch * args->height;
-	obj = gembuf_object_create(dev, size, 0, GEMBUF_CACHE_WB);
+	obj = gembuf_object_create(dev, size, 0, GEMBUF_CACHE_WB, NULL);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	args->pitch = pitch;
@@ -429,6 +444,9 @@ int gembuf_gem_info_ioctl(struct drm_device *dev, void *data,
 		args->flags |= GEMBUF_INFO_IMPORTED;
 	memset(args->chunks, 0, sizeof(args->chunks));
 	args->num_chunks = 0;
+
+	/* Copy out after unlocking: a fault on the user buffer may mmap. */
+	mutex_lock(&obj->lock);
 	vcm_for_each_phys_chunk(obj->physmem, cursor, phys, len) {
 		args->chunks[min_t(unsigned int, ilog2(len),
 				   GEMBUF_INFO_CHUNK_ORDERS - 1)]++;
@@ -436,9 +454,11 @@ int gembuf_gem_info_ioctl(struct drm_device *dev, void *data,
 	}
 	if (args->num_chunks == 1)
 		args->flags |= GEMBUF_INFO_CONTIGUOUS;
-
-	/* Copy out after unlocking: a fault on the user buffer may mmap. */
-	mutex_lock(&obj->lock);
+	if (obj->physmem)
+		args->flags |= GEMBUF_INFO_ALLOCATED;
+	if (obj->explicit)
+		args->flags |= GEMBUF_INFO_EXPLICIT;
+	gembuf_place_info(obj, &args->placement);
 	list_for_each_entry(map, &obj->mappings, node) {
 		if (n < room)
 			gembuf_info_mapping(&maps[n], map);

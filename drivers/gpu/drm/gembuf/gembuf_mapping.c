@@ -57,6 +57,9 @@ static struct gembuf_mapping *gembuf_mapping_new(struct gembuf_object *obj,
 	struct vcm_res *res;
 	int ret;
 
+	ret = gembuf_place_backing(obj);
+	if (ret)
+		return ERR_PTR(ret);
 	map = kzalloc(sizeof(*map), GFP_KERNEL);
 	if (!map)
 		return ERR_PTR(-ENOMEM);
@@ -140,6 +143,7 @@ struct gembuf_mapping *gembuf_mapping_get(struct gembuf_object *obj,
 					  struct gembuf_device *gdev)
 {
 	struct gembuf_mapping *map;
+	int ret;
 
 	obj = obj->real;
 	mutex_lock(&obj->lock);
@@ -149,9 +153,12 @@ struct gembuf_mapping *gembuf_mapping_get(struct gembuf_object *obj,
 			goto out;
 		}
 	}
-	if (gdev->role == GEMBUF_DISPLAY && obj->base.import_attach)
+	ret = gembuf_place_gdev(obj, gdev);
+	if (ret)
+		map = ERR_PTR(ret);
+	else if (gdev->role == GEMBUF_DISPLAY && obj->base.import_attach)
 		map = gembuf_mapping_new_import(obj);
-	else if (!obj->physmem)
+	else if (obj->foreign && !obj->physmem)
 		/* Imported on the display: the engine has no attachment. */
 		map = ERR_PTR(-EINVAL);
 	else
@@ -329,7 +336,11 @@ int gembuf_mapping_user(struct gembuf_object *obj, struct vm_area_struct *vma)
 		ret = PTR_ERR(res);
 		goto err_map;
 	}
-	ret = vcm_back(res, obj->physmem);
+	/* The memory is allocated and stays put while it is backed. */
+	mutex_lock(&obj->lock);
+	ret = gembuf_place_backing(obj);
+	if (!ret)
+		ret = vcm_back(res, obj->physmem);
 	if (ret)
 		goto err_res;
 
@@ -338,12 +349,12 @@ int gembuf_mapping_user(struct gembuf_object *obj, struct vm_area_struct *vma)
 	map->vma = vma;
 	map->kind = GEMBUF_MAPPING_USER;
 	map->users = 1;
-	mutex_lock(&obj->lock);
 	gembuf_mapping_add(obj, map);
 	mutex_unlock(&obj->lock);
 	return 0;
 
 err_res:
+	mutex_unlock(&obj->lock);
 	vcm_unreserve(res);
 err_map:
 	kfree(map);

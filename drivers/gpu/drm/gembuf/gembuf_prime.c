@@ -49,14 +49,54 @@ static struct sg_table *gembuf_map_vcm(struct gembuf_object *obj,
 	return sgt;
 }
 
+/*
+ * The chunks of an object as a table for @dev: cut into segments no
+ * longer than its DMA parameters allow, none crossing its boundary, so
+ * that the DMA API takes it as it is.  Called with the object locked:
+ * its memory does not move meanwhile.
+ */
+static int gembuf_sgt_for_dev(struct gembuf_object *obj, struct device *dev,
+			      struct sg_table *sgt)
+{
+	unsigned long boundary = dma_get_seg_boundary(dev);
+	size_t max = dma_get_max_seg_size(dev), len, n;
+	struct scatterlist *d = NULL;
+	unsigned int cursor, nents = 0;
+	phys_addr_t phys, p;
+	int pass, ret;
+
+	max = max_t(size_t, round_down(max, PAGE_SIZE), PAGE_SIZE);
+	/* Count the segments, then fill them in. */
+	for (pass = 0; pass < 2; pass++) {
+		vcm_for_each_phys_chunk(obj->physmem, cursor, phys, len) {
+			for (p = phys; p < phys + len; p += n) {
+				n = min_t(size_t, phys + len - p, max);
+				/* boundary is a mask: the room left below the next line */
+				n = min_t(size_t, n, (boundary - (p & boundary)) + 1);
+				if (!pass) {
+					nents++;
+					continue;
+				}
+				sg_set_page(d, pfn_to_page(PHYS_PFN(p)), n, 0);
+				d = sg_next(d);
+			}
+		}
+		if (pass)
+			break;
+		ret = sg_alloc_table(sgt, nents, GFP_KERNEL);
+		if (ret)
+			return ret;
+		d = sgt->sgl;
+	}
+	return 0;
+}
+
 static struct sg_table *gembuf_map_dma_api(struct gembuf_object *obj,
 					   struct dma_buf_attachment *attach,
 					   enum dma_data_direction dir)
 {
-	struct sg_table *src = vcm_get_physmem_sgt(obj->physmem), *sgt;
-	struct scatterlist *s, *d;
 	struct gembuf_mapping *map;
-	unsigned int i;
+	struct sg_table *sgt;
 	int ret;
 
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
@@ -65,14 +105,12 @@ static struct sg_table *gembuf_map_dma_api(struct gembuf_object *obj,
 		ret = -ENOMEM;
 		goto err;
 	}
-	ret = sg_alloc_table(sgt, src->orig_nents, GFP_KERNEL);
+	mutex_lock(&obj->lock);
+	ret = gembuf_place_backing(obj);
+	if (!ret)
+		ret = gembuf_sgt_for_dev(obj, attach->dev, sgt);
 	if (ret)
-		goto err;
-	d = sgt->sgl;
-	for_each_sgtable_sg(src, s, i) {
-		sg_set_page(d, sg_page(s), s->length, s->offset);
-		d = sg_next(d);
-	}
+		goto err_unlock;
 	ret = dma_map_sgtable(attach->dev, sgt, dir, 0);
 	if (ret)
 		goto err_table;
@@ -81,7 +119,6 @@ static struct sg_table *gembuf_map_dma_api(struct gembuf_object *obj,
 	map->sgt = sgt;
 	map->kind = GEMBUF_MAPPING_DMA_API;
 	map->users = 1;
-	mutex_lock(&obj->lock);
 	gembuf_mapping_add(obj, map);
 	mutex_unlock(&obj->lock);
 	attach->priv = map;
@@ -89,6 +126,8 @@ static struct sg_table *gembuf_map_dma_api(struct gembuf_object *obj,
 
 err_table:
 	sg_free_table(sgt);
+err_unlock:
+	mutex_unlock(&obj->lock);
 err:
 	kfree(map);
 	kfree(sgt);
@@ -130,6 +169,33 @@ static void gembuf_unmap_dma_buf(struct dma_buf_attachment *attach,
 	}
 	sg_free_table(sgt);
 	kfree(sgt);
+}
+
+/*
+ * The memory is chosen for every device attached (gembuf_place.c); a
+ * device attaching after it is mapped gets -EBUSY if it cannot use it,
+ * as the dma-buf rules have it.  gembuf's engine, which maps through its
+ * own VCM, needs what its VCM needs.
+ */
+static int gembuf_dmabuf_attach(struct dma_buf *dmabuf,
+				struct dma_buf_attachment *attach)
+{
+	struct gembuf_object *obj = to_gembuf_object(dmabuf->priv)->real;
+	struct gembuf_device *gdev = gembuf_engine_get(attach->dev);
+	struct vcm_constraint c;
+	int ret = 0;
+
+	if (gdev) {
+		gembuf_place_of_gdev(gdev, &c);
+		drm_dev_put(&gdev->drm);
+	} else if (vcm_constraint_of_dev(attach->dev, &c)) {
+		/* No DMA: it can only vmap or mmap the dma-buf. */
+		return 0;
+	}
+	mutex_lock(&obj->lock);
+	ret = gembuf_place_add(obj, &c, dev_name(attach->dev));
+	mutex_unlock(&obj->lock);
+	return ret;
 }
 
 /*
@@ -184,6 +250,7 @@ static int gembuf_dmabuf_mmap(struct dma_buf *dma_buf,
 
 static const struct dma_buf_ops gembuf_dmabuf_ops = {
 	.cache_sgt_mapping = true,
+	.attach = gembuf_dmabuf_attach,
 	.map_dma_buf = gembuf_map_dma_buf,
 	.unmap_dma_buf = gembuf_unmap_dma_buf,
 	.release = drm_gem_dmabuf_release,
@@ -345,6 +412,7 @@ struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
 					       struct dma_buf *dma_buf)
 {
 	struct gembuf_object *exp, *obj;
+	int ret;
 
 	/* Each device attaches for itself: its own DMA addresses. */
 	if (dma_buf->ops != &gembuf_dmabuf_ops)
@@ -355,6 +423,13 @@ struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
 		drm_gem_object_get(&exp->base);
 		return &exp->base;
 	}
+
+	/* The memory must fit the importing device as well. */
+	mutex_lock(&exp->real->lock);
+	ret = gembuf_place_gdev(exp->real, to_gembuf_device(dev));
+	mutex_unlock(&exp->real->lock);
+	if (ret)
+		return ERR_PTR(ret);
 
 	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
 	if (!obj)

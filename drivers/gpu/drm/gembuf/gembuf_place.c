@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * gembuf placement: an object's memory is chosen for the devices that use
+ * it.
+ *
+ * Each device that imports or attaches to an object adds what it needs of
+ * the memory (a VCM constraint, derived from its DMA setup) to what the
+ * object needs.  The memory is allocated when a device first needs it,
+ * the cheapest that meets them all: chunks sized for the IOMMUs when every
+ * device translates, one physical range when one does not, and from low
+ * memory only below a device's DMA limit.  This is the exporter's choice
+ * the dma-buf rules leave open up to the first mapping (see the attach
+ * and map_dma_buf callbacks of &struct dma_buf_ops): a device that comes
+ * later and cannot use the memory gets it moved while nothing maps it,
+ * and -EBUSY from attach after.  Constraints only accumulate: a device
+ * that detaches does not make the memory move back.
+ */
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_print.h>
+#include <linux/file.h>
+#include <linux/log2.h>
+#include <linux/major.h>
+#include <linux/uaccess.h>
+#include <media/v4l2-dev.h>
+#include <media/videobuf2-core.h>
+
+#include "gembuf_drv.h"
+
+/**
+ * gembuf_place_of_gdev() - what a gembuf device needs of an object's memory
+ * @gdev: the device
+ * @c: set to its constraint: the engine's IOMMU VCM's, none for the
+ *	display, which reads with the CPU
+ */
+void gembuf_place_of_gdev(struct gembuf_device *gdev, struct vcm_constraint *c)
+{
+	if (vcm_constraint_of_vcm(gdev->vcm, c))
+		vcm_constraint_init(c);
+	c->devices = 1;
+}
+
+static void gembuf_place_refuse(struct gembuf_object *obj, int err, u32 unmet,
+				const char *who)
+{
+	obj->refused = err;
+	obj->refused_unmet = unmet;
+	strscpy(obj->refused_dev, who, sizeof(obj->refused_dev));
+	drm_dbg_driver(obj->base.dev,
+		       "object of %zu bytes refused for %s: %s memory needed (%d)\n",
+		       obj->base.size, who, vcm_constraint_name(unmet), err);
+}
+
+/**
+ * gembuf_place_gdev() - add a gembuf device's needs to an object's, once
+ * @obj: a real object, locked
+ * @gdev: the display or the engine, about to map it or importing it
+ *
+ * Return: 0 or the error of gembuf_place_add().
+ */
+int gembuf_place_gdev(struct gembuf_object *obj, struct gembuf_device *gdev)
+{
+	struct vcm_constraint c;
+	int ret;
+
+	if (obj->foreign || (obj->roles & BIT(gdev->role)))
+		return 0;
+	gembuf_place_of_gdev(gdev, &c);
+	ret = gembuf_place_add(obj, &c, dev_name(gdev->drm.dev));
+	if (!ret)
+		obj->roles |= BIT(gdev->role);
+	return ret;
+}
+
+/**
+ * gembuf_place_backing() - the object's memory, allocated if not yet
+ * @obj: a real object, locked
+ *
+ * Return: 0, -EINVAL for a foreign import without pages of its own, or
+ * the error of vcm_phys_alloc_for().
+ */
+int gembuf_place_backing(struct gembuf_object *obj)
+{
+	struct vcm_physmem *pm;
+
+	lockdep_assert_held(&obj->lock);
+	if (obj->physmem)
+		return 0;
+	if (obj->foreign)
+		return -EINVAL;
+	pm = vcm_phys_alloc_for(obj->base.size, 0, &obj->need);
+	if (IS_ERR(pm))
+		return PTR_ERR(pm);
+	obj->physmem = pm;
+	return 0;
+}
+
+/* Memory that meets @need, with the old one's contents. */
+static int gembuf_place_move(struct gembuf_object *obj,
+			     const struct vcm_constraint *need)
+{
+	struct vcm_physmem *pm;
+	int ret;
+
+	pm = vcm_phys_alloc_for(obj->base.size, 0, need);
+	if (IS_ERR(pm))
+		return PTR_ERR(pm);
+	ret = vcm_phys_copy(pm, obj->physmem);
+	if (ret) {
+		vcm_phys_free(pm);
+		return ret;
+	}
+	WARN_ON(vcm_phys_free(obj->physmem));
+	obj->physmem = pm;
+	obj->moves++;
+	return 0;
+}
+
+/**
+ * gembuf_place_add() - add a device's needs to an object's
+ * @obj: a real object, locked
+ * @c: the device's constraint
+ * @who: the device's name, for messages and GEM_INFO
+ *
+ * Before the memory is allocated this only narrows what it will be.
+ * Memory that does not meet the result is moved while nothing maps it.
+ *
+ * Return: 0; -ERANGE or -E2BIG when no memory can meet every device's
+ * needs; -EBUSY when the memory does not meet them and is mapped; the
+ * error of the move otherwise.  On error nothing changed, and the refusal
+ * is recorded for GEM_INFO and debugfs.
+ */
+int gembuf_place_add(struct gembuf_object *obj, const struct vcm_constraint *c,
+		     const char *who)
+{
+	struct vcm_constraint need = obj->need;
+	u32 unmet = 0;
+	int ret;
+
+	lockdep_assert_held(&obj->lock);
+	ret = vcm_constraint_merge(&need, c);
+	if (!ret)
+		ret = vcm_constraint_check_len(&need, obj->base.size);
+	if (ret) {
+		unmet = c->flags & ~VCM_CONSTRAINT_NONCOHERENT;
+		goto refuse;
+	}
+	if (obj->physmem)
+		unmet = vcm_constraint_unmet(&need, obj->physmem);
+	if (unmet) {
+		ret = list_empty(&obj->mappings) ? gembuf_place_move(obj, &need) :
+						   -EBUSY;
+		if (ret)
+			goto refuse;
+	}
+	obj->need = need;
+	return 0;
+
+refuse:
+	gembuf_place_refuse(obj, ret, unmet, who);
+	return ret;
+}
+
+/* The device a V4L2 video node's buffers are mapped for. */
+static struct device *gembuf_place_v4l2_dev(struct file *file)
+{
+#if IS_REACHABLE(CONFIG_VIDEO_DEV)
+	struct video_device *vdev;
+
+	if (imajor(file_inode(file)) != VIDEO_MAJOR)
+		return NULL;
+	vdev = video_devdata(file);
+	if (!vdev)
+		return NULL;
+	if (vdev->queue && vdev->queue->dev)
+		return vdev->queue->dev;
+	return vdev->dev_parent;
+#else
+	return NULL;
+#endif
+}
+
+/*
+ * The constraint of the device behind a file descriptor: a gembuf device
+ * by its VCM, another DRM device or a V4L2 video node by its DMA setup.
+ */
+static int gembuf_place_of_fd(int fd, struct vcm_constraint *c)
+{
+	CLASS(fd, f)(fd);
+	struct file *file = fd_file(f);
+	struct drm_device *drm;
+	struct device *dev;
+
+	if (!file)
+		return -EBADF;
+	if (file->f_op->open == drm_open) {
+		drm = ((struct drm_file *)file->private_data)->minor->dev;
+		if (drm->driver == &gembuf_display_driver ||
+		    drm->driver == &gembuf_engine_driver) {
+			gembuf_place_of_gdev(to_gembuf_device(drm), c);
+			return 0;
+		}
+		dev = drm->dev;
+	} else {
+		dev = gembuf_place_v4l2_dev(file);
+	}
+	if (!dev)
+		return -EINVAL;
+	return vcm_constraint_of_dev(dev, c);
+}
+
+/**
+ * gembuf_place_devices() - what the devices named at creation need
+ * @need: set to the constraint of them all
+ * @devices: user pointer to file descriptors
+ * @n: how many, 1 to %GEMBUF_MAX_DEVICES
+ * @size: the object's size
+ *
+ * Return: 0, -EFAULT, -EBADF, -EINVAL for a descriptor of no device
+ * gembuf can tell the needs of, -ERANGE or -E2BIG when no memory meets
+ * them all.
+ */
+int gembuf_place_devices(struct vcm_constraint *need, u64 devices,
+			 unsigned int n, size_t size)
+{
+	s32 fds[GEMBUF_MAX_DEVICES];
+	struct vcm_constraint c;
+	unsigned int i;
+	int ret;
+
+	if (!n || n > GEMBUF_MAX_DEVICES)
+		return -EINVAL;
+	if (copy_from_user(fds, u64_to_user_ptr(devices), n * sizeof(*fds)))
+		return -EFAULT;
+	vcm_constraint_init(need);
+	for (i = 0; i < n; i++) {
+		ret = gembuf_place_of_fd(fds[i], &c);
+		if (!ret)
+			ret = vcm_constraint_merge(need, &c);
+		if (ret)
+			return ret;
+	}
+	return vcm_constraint_check_len(need, size);
+}
+
+/* VCM's constraint bits are the uapi's GEMBUF_NEED_* bits. */
+static_assert(VCM_CONSTRAINT_CONTIGUOUS == GEMBUF_NEED_CONTIGUOUS);
+static_assert(VCM_CONSTRAINT_LIMIT == GEMBUF_NEED_LIMIT);
+static_assert(VCM_CONSTRAINT_GRANULE == GEMBUF_NEED_GRANULE);
+static_assert(VCM_CONSTRAINT_NONCOHERENT == GEMBUF_NEED_NONCOHERENT);
+
+/**
+ * gembuf_place_info() - what GEM_INFO tells of an object's placement
+ * @obj: a real object, locked
+ * @out: filled in
+ */
+void gembuf_place_info(struct gembuf_object *obj,
+		       struct drm_gembuf_placement *out)
+{
+	phys_addr_t phys, top = 0;
+	unsigned int cursor;
+	size_t len;
+
+	lockdep_assert_held(&obj->lock);
+	memset(out, 0, sizeof(*out));
+	if (obj->foreign)
+		return;
+	out->need = obj->need.flags;
+	out->devices = obj->need.devices;
+	out->dma_limit = obj->need.dma_limit;
+	out->moves = obj->moves;
+	out->refused = obj->refused;
+	out->refused_unmet = obj->refused_unmet;
+	strscpy(out->refused_device, obj->refused_dev,
+		sizeof(out->refused_device));
+	/* A count of address bits, never an address. */
+	vcm_for_each_phys_chunk(obj->physmem, cursor, phys, len)
+		top = max(top, phys + len - 1);
+	if (obj->physmem)
+		out->addr_bits = order_base_2(top + 1);
+}

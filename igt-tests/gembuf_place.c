@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gembuf_place: memory that fits every device that shares it.
+ *
+ * The devices: gembuf's engine (edu behind the SMMU: it translates, 2 MiB
+ * blocks), gembuf's display (reads with the CPU) and vivid's second
+ * instance, loaded with allocators=1: vb2-dma-contig on a platform device
+ * with no IOMMU and a 32-bit DMA mask, so its buffers must be one
+ * physical range below 4 GiB (the guest has more RAM than that).  Each
+ * pipeline is built twice: with the devices named at GEM_CREATE, and
+ * deferred (create, share, let each device attach, then use it).  Each
+ * checks that one device reads what another wrote, in one object, and
+ * that the memory is what the devices need and no more.  First, the
+ * problem: the dma-heaps system heap hands vivid memory it cannot use.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <linux/videodev2.h>
+
+#include "igt.h"
+#include "gembuf.h"
+#include "vivid.h"
+
+IGT_TEST_DESCRIPTION("Allocate gembuf memory for the constraints of every device that uses it.");
+
+/* vivid's webcam at 1280x720 YUYV: 1.76 MiB, more than one chunk. */
+#define W 1280
+#define H 720
+#define FRAME (W * H * 2)
+
+static int engine = -1, display = -1, vivid = -1;
+
+static int create_for(int fd, uint64_t size, const int *devs, unsigned int n,
+		      uint32_t *handle)
+{
+	struct drm_gembuf_gem_create c = {
+		.size = size, .num_devices = n, .devices = (uintptr_t)devs,
+	};
+
+	if (igt_ioctl(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c))
+		return -errno;
+	*handle = c.handle;
+	return 0;
+}
+
+static void info(int fd, uint32_t h, struct drm_gembuf_gem_info *gi,
+		 struct drm_gembuf_mapping *maps, unsigned int room)
+{
+	igt_assert_eq(__gembuf_info(fd, gi, maps, room), 0);
+	igt_assert_eq_u32(gi->handle, h);
+}
+
+static void show(const char *what, const struct drm_gembuf_gem_info *gi)
+{
+	igt_info("%s: %s%s%s%u chunks, need 0x%x for %u devices, limit 0x%llx, %u address bits, %u moves\n",
+		 what, gi->flags & GEMBUF_INFO_ALLOCATED ? "" : "not allocated, ",
+		 gi->flags & GEMBUF_INFO_CONTIGUOUS ? "contiguous, " : "",
+		 gi->flags & GEMBUF_INFO_EXPLICIT ? "explicit, " : "",
+		 gi->num_chunks, gi->placement.need, gi->placement.devices,
+		 (unsigned long long)gi->placement.dma_limit,
+		 gi->placement.addr_bits, gi->placement.moves);
+}
+
+/* The memory vivid's dma-contig can use: one range below 4 GiB. */
+static void check_for_vivid(const struct drm_gembuf_gem_info *gi)
+{
+	igt_assert(gi->flags & GEMBUF_INFO_ALLOCATED);
+	igt_assert(gi->flags & GEMBUF_INFO_CONTIGUOUS);
+	igt_assert_eq_u32(gi->num_chunks, 1);
+	igt_assert(gi->placement.need & GEMBUF_NEED_CONTIGUOUS);
+	igt_assert(gi->placement.need & GEMBUF_NEED_LIMIT);
+	igt_assert_eq_u64(gi->placement.dma_limit, 0xffffffffull);
+	igt_assert_lte(gi->placement.addr_bits, 32);
+}
+
+/* The cheapest memory for translating devices only: chunked, anywhere. */
+static void check_for_iommu(const struct drm_gembuf_gem_info *gi)
+{
+	igt_assert(gi->flags & GEMBUF_INFO_ALLOCATED);
+	igt_assert_eq_u32(gi->placement.need & ~GEMBUF_NEED_NONCOHERENT,
+			  GEMBUF_NEED_GRANULE);
+	igt_assert_eq_u64(gi->placement.dma_limit, ~0ull);
+	igt_assert_f(gi->chunks[21] >= 1, "no 2 MiB chunk\n");
+}
+
+/* ---- vivid, instance 1 (dma-contig) ---- */
+
+static void vivid_format(void)
+{
+	struct v4l2_format f = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	struct v4l2_requestbuffers rb = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+		.memory = V4L2_MEMORY_DMABUF,
+	};
+	int input = 0, type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+
+	/* Whatever a failed subtest left queued goes first. */
+	ioctl(vivid, VIDIOC_STREAMOFF, &type);
+	ioctl(vivid, VIDIOC_REQBUFS, &rb);
+	igt_assert_eq(ioctl(vivid, VIDIOC_S_INPUT, &input), 0);
+	f.fmt.pix.width = W;
+	f.fmt.pix.height = H;
+	f.fmt.pix.pixelformat = V4L2_PIX_FMT_YUYV;
+	f.fmt.pix.field = V4L2_FIELD_NONE;
+	igt_assert_eq(ioctl(vivid, VIDIOC_S_FMT, &f), 0);
+	igt_require_f(f.fmt.pix.width == W && f.fmt.pix.height == H &&
+		      f.fmt.pix.sizeimage == FRAME,
+		      "vivid gives %ux%u (%u bytes)\n", f.fmt.pix.width,
+		      f.fmt.pix.height, f.fmt.pix.sizeimage);
+}
+
+static void vivid_reqbufs(unsigned int count)
+{
+	struct v4l2_requestbuffers rb = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+		.memory = V4L2_MEMORY_DMABUF, .count = count,
+	};
+
+	igt_assert_eq(ioctl(vivid, VIDIOC_REQBUFS, &rb), 0);
+}
+
+/* Queue a dma-buf: vb2-dma-contig attaches, maps and checks it here. */
+static int vivid_queue(int fd)
+{
+	struct v4l2_buffer b = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+		.memory = V4L2_MEMORY_DMABUF, .index = 0,
+		.m.fd = fd, .length = FRAME,
+	};
+
+	return ioctl(vivid, VIDIOC_QBUF, &b) ? -errno : 0;
+}
+
+static void vivid_capture(void)
+{
+	struct v4l2_buffer b = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_DMABUF,
+	};
+	struct pollfd p = { .fd = vivid, .events = POLLIN };
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+
+	igt_assert_eq(ioctl(vivid, VIDIOC_STREAMON, &type), 0);
+	igt_assert_eq(poll(&p, 1, 30000), 1);
+	igt_assert_eq(ioctl(vivid, VIDIOC_DQBUF, &b), 0);
+	igt_assert_eq(ioctl(vivid, VIDIOC_STREAMOFF, &type), 0);
+	igt_assert(!(b.flags & V4L2_BUF_FLAG_ERROR));
+	igt_assert_eq_u32(b.bytesused, FRAME);
+}
+
+/* Samples the engine reads or writes: edu moves 2 KiB per 100 ms. */
+static const uint64_t samples[] = { 0, 0x41000, 0xe0000, FRAME - 4096 };
+
+/*
+ * The engine reads what vivid wrote: its DMA copies pages of the frame
+ * out of @h (through its IOMMU mapping of the same memory) into a second
+ * object, which must equal the frame as the CPU sees it through the
+ * dma-buf.
+ */
+static void engine_reads_frame(uint32_t h, int fd)
+{
+	uint32_t copy = gembuf_create(engine, FRAME, 0, GEMBUF_CACHE_WB);
+	uint8_t *frame, *out;
+	size_t i, distinct = 0;
+
+	for (i = 0; i < ARRAY_SIZE(samples); i++)
+		igt_assert_eq(__gembuf_copy(engine, copy, samples[i], h,
+					    samples[i], 4096), 0);
+	gembuf_wait(engine, copy);
+	frame = mmap(NULL, FRAME, PROT_READ, MAP_SHARED, fd, 0);
+	igt_assert(frame != MAP_FAILED);
+	out = gembuf_mmap(engine, copy, FRAME);
+	for (i = 0; i < ARRAY_SIZE(samples); i++)
+		igt_assert(!memcmp(frame + samples[i], out + samples[i], 4096));
+	/* A picture, not a blank buffer. */
+	for (i = 1; i < FRAME; i += 997)
+		distinct += frame[i] != frame[0];
+	igt_assert_f(distinct > 100, "the frame is blank\n");
+	munmap(out, FRAME);
+	munmap(frame, FRAME);
+	gem_close(engine, copy);
+}
+
+/* One object, mapped by vivid (DMA API) and the engine (its IOMMU). */
+static void check_shared(uint32_t h)
+{
+	struct drm_gembuf_mapping maps[8];
+	struct drm_gembuf_gem_info gi = { .handle = h };
+	bool vivid_map = false, engine_map = false;
+
+	info(engine, h, &gi, maps, 8);
+	for (unsigned int i = 0; i < gi.num_mappings && i < 8; i++) {
+		if (maps[i].kind == GEMBUF_MAPPING_DMA_API &&
+		    strstr(maps[i].device, "vivid"))
+			vivid_map = true;
+		if (maps[i].kind == GEMBUF_MAPPING_IOMMU)
+			engine_map = true;
+	}
+	igt_assert(vivid_map && engine_map);
+}
+
+static void vivid_pipeline(bool named)
+{
+	struct drm_gembuf_gem_info gi = {};
+	int devs[2] = { vivid, engine };
+	uint32_t h = 0;
+	int fd;
+
+	vivid_format();
+	if (named) {
+		igt_assert_eq(create_for(engine, FRAME, devs, 2, &h), 0);
+		gi.handle = h;
+		info(engine, h, &gi, NULL, 0);
+		show("named", &gi);
+		igt_assert(gi.flags & GEMBUF_INFO_EXPLICIT);
+		check_for_vivid(&gi);
+	} else {
+		h = gembuf_create(engine, FRAME, 0, GEMBUF_CACHE_WB);
+		gi.handle = h;
+		info(engine, h, &gi, NULL, 0);
+		igt_assert(!(gi.flags & GEMBUF_INFO_ALLOCATED));
+		igt_assert_eq_u32(gi.num_chunks, 0);
+	}
+	fd = prime_handle_to_fd_for_mmap(engine, h);
+	vivid_reqbufs(1);
+	igt_assert_eq(vivid_queue(fd), 0);
+	gi = (struct drm_gembuf_gem_info){ .handle = h };
+	info(engine, h, &gi, NULL, 0);
+	show("queued", &gi);
+	check_for_vivid(&gi);
+	igt_assert_eq_u32(gi.placement.moves, 0);
+	vivid_capture();
+	engine_reads_frame(h, fd);
+	check_shared(h);
+	vivid_reqbufs(0);
+	close(fd);
+	gem_close(engine, h);
+}
+
+static void iommu_pipeline(bool named)
+{
+	struct drm_gembuf_gem_info gi = {};
+	int devs[2] = { engine, display };
+	uint64_t size = 8 << 20;
+	uint32_t h = 0, dh = 0;
+	uint32_t *p;
+	int fd;
+
+	if (named) {
+		igt_assert_eq(create_for(engine, size, devs, 2, &h), 0);
+	} else {
+		h = gembuf_create(engine, size, 0, GEMBUF_CACHE_WB);
+		fd = prime_handle_to_fd(engine, h);
+		dh = prime_fd_to_handle(display, fd);
+		close(fd);
+	}
+	/* The engine writes pages across the object... */
+	for (unsigned int i = 0; i < 4; i++)
+		igt_assert_eq(__gembuf_fill(engine, h, i * (size / 4) + 8192, 4096,
+					    0x600df00d), 0);
+	gembuf_wait(engine, h);
+	gi.handle = h;
+	info(engine, h, &gi, NULL, 0);
+	show(named ? "named" : "deferred", &gi);
+	check_for_iommu(&gi);
+	igt_assert_lte(2, gi.placement.devices);
+	if (named) {
+		fd = prime_handle_to_fd(engine, h);
+		dh = prime_fd_to_handle(display, fd);
+		close(fd);
+	}
+	/* ...and the display's mapping of the same object reads them. */
+	p = gembuf_mmap(display, dh, size);
+	for (uint64_t i = 0; i < size / 4; i += 257) {
+		uint64_t in = (i * 4) % (size / 4);
+
+		igt_assert_eq_u32(p[i], in >= 8192 && in < 12288 ? 0x600df00d : 0);
+	}
+	munmap(p, size);
+	gi = (struct drm_gembuf_gem_info){ .handle = dh };
+	info(display, dh, &gi, NULL, 0);
+	check_for_iommu(&gi);
+	gem_close(display, dh);
+	gem_close(engine, h);
+}
+
+igt_main
+{
+	igt_fixture {
+		engine = gembuf_open_engine();
+		display = gembuf_open_display();
+		vivid = vivid_open_instance(1, V4L2_CAP_VIDEO_CAPTURE, NULL, 0);
+	}
+
+	igt_describe("The problem: vivid's dma-contig instance refuses buffers of the dma-heaps system heap, scattered or above 4 GiB.");
+	igt_subtest("heap-fails-vivid") {
+		int fds[4], n, failed = 0;
+
+		igt_require_f(vivid >= 0, "no vivid instance with allocators=1\n");
+		vivid_format();
+		for (n = 0; n < 4 && !failed; n++) {
+			fds[n] = gembuf_heap_alloc("system", FRAME);
+			vivid_reqbufs(1);
+			failed = vivid_queue(fds[n]);
+			igt_info("system heap buffer %d: QBUF %d\n", n, failed);
+			vivid_reqbufs(0);
+		}
+		igt_assert_f(failed, "vivid took %d system heap buffers\n", n);
+		while (n--)
+			close(fds[n]);
+	}
+
+	igt_describe("vivid (no IOMMU, 32-bit) writes an object and the engine reads it, the devices named at GEM_CREATE: one range below 4 GiB from the start.");
+	igt_subtest("vivid-engine-named") {
+		igt_require_f(vivid >= 0, "no vivid instance with allocators=1\n");
+		vivid_pipeline(true);
+	}
+
+	igt_describe("The same, deferred: the object gets memory when vivid maps it, for vivid's constraints.");
+	igt_subtest("vivid-engine-deferred") {
+		igt_require_f(vivid >= 0, "no vivid instance with allocators=1\n");
+		vivid_pipeline(false);
+	}
+
+	igt_describe("Engine to display, named: every user translates or uses the CPU, so the memory is chunked with 2 MiB blocks, anywhere.");
+	igt_subtest("engine-display-named")
+		iommu_pipeline(true);
+
+	igt_describe("Engine to display, deferred: the same memory, chosen at the engine's first DMA.");
+	igt_subtest("engine-display-deferred")
+		iommu_pipeline(false);
+
+	igt_describe("vivid attaching to an object written by the CPU and unmapped: the memory moves to one range below 4 GiB, contents kept, and vivid captures into it.");
+	igt_subtest("late-attach-moves") {
+		struct drm_gembuf_gem_info gi = {};
+		uint32_t h, *p;
+		int fd;
+
+		igt_require_f(vivid >= 0, "no vivid instance with allocators=1\n");
+		vivid_format();
+		h = gembuf_create(engine, FRAME, 0, GEMBUF_CACHE_WB);
+		p = gembuf_mmap(engine, h, FRAME);
+		for (unsigned int i = 0; i < FRAME / 4; i++)
+			p[i] = i * 2654435761u;
+		munmap(p, FRAME);
+		gi.handle = h;
+		info(engine, h, &gi, NULL, 0);
+		show("cpu", &gi);
+		igt_assert(gi.flags & GEMBUF_INFO_ALLOCATED);
+		igt_assert_lt(1, gi.num_chunks);
+
+		fd = prime_handle_to_fd_for_mmap(engine, h);
+		vivid_reqbufs(1);
+		igt_assert_eq(vivid_queue(fd), 0);
+		gi = (struct drm_gembuf_gem_info){ .handle = h };
+		info(engine, h, &gi, NULL, 0);
+		show("moved", &gi);
+		igt_assert_eq_u32(gi.placement.moves, 1);
+		check_for_vivid(&gi);
+		/* Queued, not yet captured: the CPU's data moved with it. */
+		p = mmap(NULL, FRAME, PROT_READ, MAP_SHARED, fd, 0);
+		igt_assert(p != MAP_FAILED);
+		for (unsigned int i = 0; i < FRAME / 4; i++)
+			igt_assert_eq_u32(p[i], i * 2654435761u);
+		munmap(p, FRAME);
+		vivid_capture();
+		engine_reads_frame(h, fd);
+		vivid_reqbufs(0);
+		close(fd);
+		gem_close(engine, h);
+	}
+
+	igt_describe("vivid attaching to an object the engine maps already gets -EBUSY, GEM_INFO names it and what the memory lacked, and the engine keeps using the object.");
+	igt_subtest("late-attach-busy") {
+		struct drm_gembuf_gem_info gi = {};
+		long objects = gembuf_state("objects");
+		uint32_t h;
+		int fd;
+
+		igt_require_f(vivid >= 0, "no vivid instance with allocators=1\n");
+		vivid_format();
+		h = gembuf_create(engine, FRAME, 0, GEMBUF_CACHE_WB);
+		igt_assert_eq(__gembuf_fill(engine, h, 0, 4096, 0x1), 0);
+		gembuf_wait(engine, h);
+		gi.handle = h;
+		info(engine, h, &gi, NULL, 0);
+		igt_assert_lt(1, gi.num_chunks);
+
+		fd = prime_handle_to_fd(engine, h);
+		vivid_reqbufs(1);
+		igt_assert_eq(vivid_queue(fd), -EBUSY);
+		vivid_reqbufs(0);
+		gi = (struct drm_gembuf_gem_info){ .handle = h };
+		info(engine, h, &gi, NULL, 0);
+		show("refused", &gi);
+		igt_assert_eq(gi.placement.refused, -EBUSY);
+		igt_assert(strstr(gi.placement.refused_device, "vivid"));
+		igt_assert(gi.placement.refused_unmet & GEMBUF_NEED_CONTIGUOUS);
+		igt_assert_eq_u32(gi.placement.moves, 0);
+		igt_assert(!(gi.placement.need & GEMBUF_NEED_CONTIGUOUS));
+
+		/* Still the engine's. */
+		igt_assert_eq(__gembuf_fill(engine, h, 0, 8192, 0x5eed), 0);
+		gembuf_wait(engine, h);
+		gembuf_check_words(engine, h, 8192, 0x5eed);
+		close(fd);
+		gem_close(engine, h);
+		/* vivid let go of the dma-buf it could not attach. */
+		igt_assert_eq(gembuf_state_settle("objects", objects), objects);
+	}
+
+	igt_describe("Devices named at GEM_CREATE are checked: too many, a bad pointer, a closed descriptor, a file of no device.");
+	igt_subtest("bad-devices") {
+		long before = gembuf_state("objects");
+		int devs[GEMBUF_MAX_DEVICES + 1], pipefd[2];
+		struct drm_gembuf_gem_create c;
+		uint32_t h = 0;
+
+		for (int i = 0; i <= GEMBUF_MAX_DEVICES; i++)
+			devs[i] = engine;
+		igt_assert_eq(create_for(engine, 4096, devs, GEMBUF_MAX_DEVICES + 1, &h),
+			      -EINVAL);
+		c = (struct drm_gembuf_gem_create){ .size = 4096, .devices = 8 };
+		do_ioctl_err(engine, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EINVAL);
+		c = (struct drm_gembuf_gem_create){ .size = 4096, .num_devices = 1,
+						    .devices = 8 };
+		do_ioctl_err(engine, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EFAULT);
+		devs[0] = -1;
+		igt_assert_eq(create_for(engine, 4096, devs, 1, &h), -EBADF);
+		igt_assert_eq(pipe(pipefd), 0);
+		devs[0] = pipefd[0];
+		igt_assert_eq(create_for(engine, 4096, devs, 1, &h), -EINVAL);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		igt_assert_eq(gembuf_state("objects"), before);
+		/* The same device twice is the same needs. */
+		devs[0] = devs[1] = engine;
+		igt_assert_eq(create_for(engine, 4096, devs, 2, &h), 0);
+		gem_close(engine, h);
+	}
+
+	igt_fixture {
+		if (vivid >= 0)
+			close(vivid);
+		drm_close_driver(display);
+		drm_close_driver(engine);
+	}
+}
