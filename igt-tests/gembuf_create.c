@@ -31,7 +31,7 @@ static void check_create(uint64_t size, uint32_t flags, uint32_t cache)
 {
 	struct drm_gembuf_gem_create c = {
 		.size = size, .flags = flags, .cache = cache,
-		.num_devices = 1, .devices = (uintptr_t)&engine,
+		.num_devices = 1, .devices_ptr = (uintptr_t)&engine,
 	};
 	struct drm_gembuf_gem_info info;
 	uint64_t want = (size + 4095) & ~4095ull, got = size;
@@ -40,8 +40,15 @@ static void check_create(uint64_t size, uint32_t flags, uint32_t cache)
 	igt_assert_eq(__gembuf_create(fd, &got, flags, cache, &handle), 0);
 	igt_assert_eq_u64(got, want);
 	gembuf_info(fd, handle, &info);
-	igt_assert_eq_u32(info.flags & (GEMBUF_INFO_ALLOCATED | GEMBUF_INFO_EXPLICIT), 0);
-	igt_assert_eq_u32(info.num_chunks, 0);
+	if (flags & GEMBUF_GEM_CONTIGUOUS) {
+		/* One range asked for: the memory comes at once. */
+		igt_assert(info.flags & GEMBUF_INFO_ALLOCATED);
+		igt_assert_eq_u32(info.num_chunks, 1);
+	} else {
+		igt_assert_eq_u32(info.flags & GEMBUF_INFO_ALLOCATED, 0);
+		igt_assert_eq_u32(info.num_chunks, 0);
+	}
+	igt_assert_eq_u32(info.flags & GEMBUF_INFO_EXPLICIT, 0);
 	gem_close(fd, handle);
 
 	igt_assert_eq(igt_ioctl(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c), 0);

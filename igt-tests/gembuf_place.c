@@ -13,18 +13,22 @@
  * that the memory is what the devices need and no more.  First, the
  * problem: the dma-heaps system heap hands vivid memory it cannot use.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <linux/videodev2.h>
+#include <drm_fourcc.h>
 
 #include "igt.h"
 #include "gembuf.h"
+#include "gembuf_kms.h"
 #include "vivid.h"
 
 IGT_TEST_DESCRIPTION("Allocate gembuf memory for the constraints of every device that uses it.");
@@ -40,7 +44,7 @@ static int create_for(int fd, uint64_t size, const int *devs, unsigned int n,
 		      uint32_t *handle)
 {
 	struct drm_gembuf_gem_create c = {
-		.size = size, .num_devices = n, .devices = (uintptr_t)devs,
+		.size = size, .num_devices = n, .devices_ptr = (uintptr_t)devs,
 	};
 
 	if (igt_ioctl(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c))
@@ -87,6 +91,31 @@ static void check_for_iommu(const struct drm_gembuf_gem_info *gi)
 			  GEMBUF_NEED_GRANULE);
 	igt_assert_eq_u64(gi->placement.dma_limit, ~0ull);
 	igt_assert_f(gi->chunks[21] >= 1, "no 2 MiB chunk\n");
+}
+
+/* Whether debugfs gembuf_objects has a line with both strings. */
+static bool debugfs_has(const char *a, const char *b)
+{
+	char path[300], line[256];
+	struct dirent *de;
+	bool found = false;
+	DIR *dir;
+	FILE *f;
+
+	dir = opendir("/sys/kernel/debug/dri");
+	igt_require(dir);
+	while (!found && (de = readdir(dir))) {
+		snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%s/gembuf_objects",
+			 de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (!found && fgets(line, sizeof(line), f))
+			found = strstr(line, a) && strstr(line, b);
+		fclose(f);
+	}
+	closedir(dir);
+	return found;
 }
 
 /* ---- vivid, instance 1 (dma-contig) ---- */
@@ -289,6 +318,166 @@ static void iommu_pipeline(bool named)
 	gem_close(engine, h);
 }
 
+/*
+ * Engine with a 28-bit mask to engine with a 40-bit one: both translate,
+ * so the memory is chunked and anywhere; the 28-bit limit is on the
+ * IOVAs of the first engine's VCM, which all sit below 256 MiB.
+ */
+static void engines_pipeline(bool named)
+{
+	struct drm_gembuf_mapping maps[8];
+	struct drm_gembuf_gem_info gi = {};
+	int e28 = gembuf_open_engine_nth(1), devs[2];
+	uint64_t size = 4 << 20, offs[2] = { 0, (3 << 20) + 8192 };
+	bool low = false, high = false;
+	uint32_t h = 0, h40, copy;
+	uint32_t *p;
+	int fd;
+
+	igt_require_f(e28 >= 0, "no second DMA engine\n");
+	devs[0] = e28;
+	devs[1] = engine;
+	if (named)
+		igt_assert_eq(create_for(e28, size, devs, 2, &h), 0);
+	else
+		h = gembuf_create(e28, size, 0, GEMBUF_CACHE_WB);
+	fd = prime_handle_to_fd(e28, h);
+	h40 = prime_fd_to_handle(engine, fd);
+	close(fd);
+
+	/* The 28-bit engine writes, the 40-bit engine copies out. */
+	for (int i = 0; i < 2; i++)
+		igt_assert_eq(__gembuf_fill(e28, h, offs[i], 4096, 0x28282828 + i), 0);
+	gembuf_wait(e28, h);
+	copy = gembuf_create(engine, size, 0, GEMBUF_CACHE_WB);
+	for (int i = 0; i < 2; i++)
+		igt_assert_eq(__gembuf_copy(engine, copy, offs[i], h40, offs[i], 4096), 0);
+	gembuf_wait(engine, copy);
+	p = gembuf_mmap(engine, copy, size);
+	for (int i = 0; i < 2; i++)
+		for (int w = 0; w < 1024; w++)
+			igt_assert_eq_u32(p[offs[i] / 4 + w], 0x28282828 + i);
+	munmap(p, size);
+
+	/* One object, mapped by both engines, each inside its own mask. */
+	gi.handle = h;
+	info(e28, h, &gi, maps, 8);
+	show(named ? "named" : "deferred", &gi);
+	check_for_iommu(&gi);
+	igt_assert_eq_u32(gi.placement.devices, 2);
+	for (unsigned int i = 0; i < gi.num_mappings && i < 8; i++) {
+		if (maps[i].kind != GEMBUF_MAPPING_IOMMU)
+			continue;
+		igt_info("%s: IOVA 0x%llx + 0x%llx, %u entries\n", maps[i].device,
+			 (unsigned long long)maps[i].dev_addr,
+			 (unsigned long long)maps[i].size, maps[i].ptes);
+		if (maps[i].dev_addr + maps[i].size <= 1ull << 28)
+			low = true;
+		if (maps[i].dev_addr >= 1ull << 32)
+			high = true;
+	}
+	igt_assert_f(low && high, "no IOVA below 256 MiB and above 4 GiB\n");
+	gem_close(engine, copy);
+	gem_close(engine, h40);
+	gem_close(e28, h);
+	drm_close_driver(e28);
+}
+
+/* ---- the display as a scan-out engine without an IOMMU ---- */
+
+/*
+ * Reload gembuf with @args (its other options come from modprobe.d).
+ * Every gembuf file of this process is closed; the engine's fences hold
+ * the module until an RCU grace period after their last user.
+ */
+static void reload_gembuf(const char *args)
+{
+	char cmd[128];
+	int i;
+
+	for (i = 0; i < 50 && system("rmmod gembuf 2>/dev/null"); i++)
+		usleep(100 * 1000);
+	igt_assert_f(i < 50, "gembuf does not unload\n");
+	snprintf(cmd, sizeof(cmd), "modprobe gembuf %s", args);
+	igt_assert_eq(system(cmd), 0);
+}
+
+static void restore_gembuf(int sig)
+{
+	if (system("grep -q Y /sys/module/gembuf/parameters/display_dma 2>/dev/null"))
+		return;
+	if (display >= 0)
+		close(display);
+	if (engine >= 0)
+		close(engine);
+	display = engine = -1;
+	for (int i = 0; i < 50 && system("rmmod gembuf 2>/dev/null"); i++)
+		usleep(100 * 1000);
+	if (system("modprobe gembuf"))
+		igt_warn("gembuf did not load again\n");
+}
+
+/*
+ * Scan @h (a handle on the display) out alone; the writeback must be @v
+ * in its first @fill bytes and black after.
+ */
+static void scan_out(struct gk *k, uint32_t h, uint32_t v, uint32_t fill)
+{
+	struct gk_fb fb = {}, wb = {};
+	struct gk_layer l;
+	struct drm_gembuf_gem_info gi = { .handle = h };
+	struct drm_gembuf_mapping maps[8];
+	bool o2o = false;
+
+	gk_fb_from_handle(k, &fb, h, 640, 480, DRM_FORMAT_XRGB8888, 640 * 4, 0, 0);
+	gk_fb_create(k, &wb, 640, 480, DRM_FORMAT_XRGB8888);
+	l = gk_layer_of(&fb);
+	igt_assert_eq(gk_commit(k, &l, 1, &wb, 0), 0);
+	for (uint32_t i = 0; i < 640 * 480; i += 31)
+		igt_assert_eq_u32(((uint32_t *)wb.map)[i] & 0xffffff,
+				  i * 4 < fill ? v & 0xffffff : 0);
+
+	/* Scanned out from its physical address: a one-to-one mapping. */
+	info(display, h, &gi, maps, 8);
+	show("scanned out", &gi);
+	check_for_vivid(&gi);
+	for (unsigned int i = 0; i < gi.num_mappings && i < 8; i++)
+		if (maps[i].kind == GEMBUF_MAPPING_ONE_TO_ONE) {
+			o2o = true;
+			igt_assert_eq_u64(maps[i].dev_addr, 0);
+		}
+	igt_assert(o2o);
+	gk_disable(k);
+	gk_fb_destroy(k, &wb);
+	igt_assert_eq(drmModeRmFB(display, fb.fb_id), 0);
+}
+
+/* Engine to the display without an IOMMU: one range below 4 GiB. */
+static void display_dma_pipeline(bool named)
+{
+	int devs[2] = { engine, display }, fd;
+	uint32_t h = 0, dh;
+	struct gk k;
+
+	if (named)
+		igt_assert_eq(create_for(engine, 640 * 480 * 4, devs, 2, &h), 0);
+	else
+		h = gembuf_create(engine, 640 * 480 * 4, 0, GEMBUF_CACHE_WB);
+	fd = prime_handle_to_fd(engine, h);
+	dh = prime_fd_to_handle(display, fd);
+	close(fd);
+	/* The first lines: edu is slow. */
+	igt_assert_eq(__gembuf_fill(engine, h, 0, 16384, 0x00336699), 0);
+	gembuf_wait(engine, h);
+	igt_assert_eq(drmSetMaster(display), 0);
+	gk_init(&k, display);
+	igt_assert(gk_set_mode(&k, 640, 480));
+	scan_out(&k, dh, 0x00336699, 16384);
+	igt_assert_eq(drmDropMaster(display), 0);
+	gem_close(display, dh);
+	gem_close(engine, h);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -334,6 +523,14 @@ igt_main
 	igt_describe("Engine to display, deferred: the same memory, chosen at the engine's first DMA.");
 	igt_subtest("engine-display-deferred")
 		iommu_pipeline(false);
+
+	igt_describe("The engine with edu's default 28-bit mask writes and the 40-bit engine reads, named: chunked memory anywhere, IOVAs below 256 MiB for the first.");
+	igt_subtest("engine28-engine40-named")
+		engines_pipeline(true);
+
+	igt_describe("The same, deferred.");
+	igt_subtest("engine28-engine40-deferred")
+		engines_pipeline(false);
 
 	igt_describe("vivid attaching to an object written by the CPU and unmapped: the memory moves to one range below 4 GiB, contents kept, and vivid captures into it.");
 	igt_subtest("late-attach-moves") {
@@ -403,6 +600,7 @@ igt_main
 		igt_assert(gi.placement.refused_unmet & GEMBUF_NEED_CONTIGUOUS);
 		igt_assert_eq_u32(gi.placement.moves, 0);
 		igt_assert(!(gi.placement.need & GEMBUF_NEED_CONTIGUOUS));
+		igt_assert(debugfs_has(" -16 vivid", "contiguous"));
 
 		/* Still the engine's. */
 		igt_assert_eq(__gembuf_fill(engine, h, 0, 8192, 0x5eed), 0);
@@ -418,6 +616,7 @@ igt_main
 	igt_subtest("bad-devices") {
 		long before = gembuf_state("objects");
 		int devs[GEMBUF_MAX_DEVICES + 1], pipefd[2];
+		struct drm_gembuf_gem_info gi;
 		struct drm_gembuf_gem_create c;
 		uint32_t h = 0;
 
@@ -425,10 +624,10 @@ igt_main
 			devs[i] = engine;
 		igt_assert_eq(create_for(engine, 4096, devs, GEMBUF_MAX_DEVICES + 1, &h),
 			      -EINVAL);
-		c = (struct drm_gembuf_gem_create){ .size = 4096, .devices = 8 };
+		c = (struct drm_gembuf_gem_create){ .size = 4096, .devices_ptr = 8 };
 		do_ioctl_err(engine, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EINVAL);
 		c = (struct drm_gembuf_gem_create){ .size = 4096, .num_devices = 1,
-						    .devices = 8 };
+						    .devices_ptr = 8 };
 		do_ioctl_err(engine, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EFAULT);
 		devs[0] = -1;
 		igt_assert_eq(create_for(engine, 4096, devs, 1, &h), -EBADF);
@@ -438,10 +637,90 @@ igt_main
 		close(pipefd[0]);
 		close(pipefd[1]);
 		igt_assert_eq(gembuf_state("objects"), before);
-		/* The same device twice is the same needs. */
-		devs[0] = devs[1] = engine;
+		/* The same device twice (two files of it) counts once. */
+		devs[0] = engine;
+		devs[1] = gembuf_open_engine();
 		igt_assert_eq(create_for(engine, 4096, devs, 2, &h), 0);
+		gi = (struct drm_gembuf_gem_info){ .handle = h };
+		info(engine, h, &gi, NULL, 0);
+		igt_assert_eq_u32(gi.placement.devices, 1);
+		igt_assert_eq_u32(gi.placement.need & ~GEMBUF_NEED_NONCOHERENT,
+				  GEMBUF_NEED_GRANULE);
+		/* The engine's own mapping adds no device it has already. */
+		igt_assert_eq(__gembuf_fill(engine, h, 0, 4096, 7), 0);
+		gembuf_wait(engine, h);
+		gi = (struct drm_gembuf_gem_info){ .handle = h };
+		info(engine, h, &gi, NULL, 0);
+		igt_assert_eq_u32(gi.placement.devices, 1);
+		drm_close_driver(devs[1]);
 		gem_close(engine, h);
+	}
+
+	igt_subtest_group {
+		igt_fixture {
+			drm_close_driver(display);
+			drm_close_driver(engine);
+			display = engine = -1;
+			igt_install_exit_handler(restore_gembuf);
+			reload_gembuf("display_dma=1");
+			engine = gembuf_open_engine();
+			display = gembuf_open_display();
+		}
+
+		igt_describe("With display_dma the display is a scan-out engine without an IOMMU: its own dumb buffers are one range below 4 GiB, scanned out from their physical address.");
+		igt_subtest("display-dma-dumb") {
+			struct gk_fb fb = {};
+			struct gk k;
+
+			igt_assert_eq(drmSetMaster(display), 0);
+			gk_init(&k, display);
+			igt_assert(gk_set_mode(&k, 640, 480));
+			gk_fb_create(&k, &fb, 640, 480, DRM_FORMAT_XRGB8888);
+			gk_fb_fill(&fb, 0x00c0ffee);
+			igt_assert_eq(drmModeRmFB(display, fb.fb_id), 0);
+			scan_out(&k, fb.handle, 0x00c0ffee, 640 * 480 * 4);
+			munmap(fb.map, fb.size);
+			gem_close(display, fb.handle);
+			igt_assert_eq(drmDropMaster(display), 0);
+		}
+
+		igt_describe("The engine writes an object the display without an IOMMU scans out, named at GEM_CREATE.");
+		igt_subtest("display-dma-engine-named")
+			display_dma_pipeline(true);
+
+		igt_describe("The same, deferred: the display's import narrows the memory before the engine's first DMA allocates it.");
+		igt_subtest("display-dma-engine-deferred")
+			display_dma_pipeline(false);
+
+		igt_describe("The display without an IOMMU importing scattered memory the engine maps already is refused with -EBUSY.");
+		igt_subtest("display-dma-refused") {
+			struct drm_gembuf_gem_info gi = {};
+			uint32_t h = gembuf_create(engine, 4 << 20, 0, GEMBUF_CACHE_WB);
+			struct drm_prime_handle p = { .flags = DRM_CLOEXEC };
+			int fd;
+
+			igt_assert_eq(__gembuf_fill(engine, h, 0, 4096, 1), 0);
+			gembuf_wait(engine, h);
+			fd = prime_handle_to_fd(engine, h);
+			p.fd = fd;
+			do_ioctl_err(display, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p, EBUSY);
+			gi.handle = h;
+			info(engine, h, &gi, NULL, 0);
+			show("refused", &gi);
+			igt_assert_eq(gi.placement.refused, -EBUSY);
+			igt_assert(gi.placement.refused_unmet & GEMBUF_NEED_CONTIGUOUS);
+			close(fd);
+			gem_close(engine, h);
+		}
+
+		igt_fixture {
+			drm_close_driver(display);
+			drm_close_driver(engine);
+			display = engine = -1;
+			reload_gembuf("");
+			engine = gembuf_open_engine();
+			display = gembuf_open_display();
+		}
 	}
 
 	igt_fixture {

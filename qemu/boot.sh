@@ -20,7 +20,9 @@ qemu=(qemu-system-aarch64 -M virt,iommu=smmuv3 -cpu max -smp 2 -m 6G
       -nographic -no-reboot -nic none
       -kernel "$KOUT/arch/arm64/boot/Image" -initrd "$IMG"
       -append "console=ttyAMA0 panic=-1 rdinit=/init gembuf_mode=$mode ${GEMBUF_DEMO_FRAMES:+gembuf_demo_frames=$GEMBUF_DEMO_FRAMES} ${GEMBUF_CMDLINE:-}"
-      -device edu,dma_mask=0xffffffffff
+      # Two DMA engines behind the SMMU: edu with a 40-bit DMA mask, and
+      # edu as QEMU makes it, with 28 bits (gembuf's edu_dma_bits).
+      -device edu,dma_mask=0xffffffffff -device edu
       # edu completes every DMA command on a 100 ms timer of the virtual
       # clock; with instruction counting and sleep=off QEMU jumps that
       # clock to the next deadline whenever the guest waits, so device DMA

@@ -38,6 +38,10 @@ for f in "$TOP"/qemu/guest/*; do
 	[ "$(basename "$f")" = init ] || cp "$f" "$ROOT/usr/libexec/gembuf/"
 done
 cp "$TOP"/igt-tests/igt.list "$TOP"/igt-tests/kunit.list "$ROOT/etc/gembuf/"
+# The machine's description of its edu devices (qemu/boot.sh): edu does
+# not report how many address bits its DMA drives.
+mkdir -p "$ROOT/etc/modprobe.d"
+echo "options gembuf edu_dma_bits=40,28" >"$ROOT/etc/modprobe.d/gembuf.conf"
 cp -a "$MODULES/lib/modules" "$ROOT/lib/"
 
 # Shared libraries: the loader plus the transitive DT_NEEDED closure.

@@ -170,6 +170,7 @@ static int vcm_alloc_chunks(struct vcm_physmem *pm, unsigned long pgsizes,
 	u8 *chunk_order;
 	size_t left = pm->len;
 	int ret = -ENOMEM;
+	gfp_t gfp;
 
 	norders = vcm_chunk_orders(pgsizes, orders);
 	chunks = kvmalloc_array(pm->len >> PAGE_SHIFT,
@@ -191,8 +192,9 @@ static int vcm_alloc_chunks(struct vcm_physmem *pm, unsigned long pgsizes,
 			i++;
 			continue;
 		}
-		page = alloc_pages(zone | (orders[i] ? VCM_HIGH_ORDER_GFP :
-					   VCM_LOW_ORDER_GFP), orders[i]);
+		gfp = orders[i] ? VCM_HIGH_ORDER_GFP : VCM_LOW_ORDER_GFP;
+		page = alloc_pages(zone ? VCM_GFP_ZONED(gfp) | zone : gfp,
+				   orders[i]);
 		if (!page) {
 			if (i == norders - 1)
 				goto err;
@@ -398,7 +400,7 @@ struct vcm_physmem *vcm_phys_alloc_for(size_t len, u32 attr,
 		return ERR_PTR(-EINVAL);
 	else
 		pm = __vcm_phys_alloc(len, attr,
-				      vcm_chunk_sizes(c->pgsizes | c->granule),
+				      vcm_chunk_sizes(c->pgsizes ?: VCM_CPU_PGSIZES),
 				      vcm_limit_zone(c->dma_limit));
 	if (IS_ERR(pm))
 		return pm;
@@ -409,6 +411,64 @@ struct vcm_physmem *vcm_phys_alloc_for(size_t len, u32 attr,
 	return pm;
 }
 EXPORT_SYMBOL_GPL(vcm_phys_alloc_for);
+
+/**
+ * vcm_phys_to_sgt() - a physmem's chunks as a table a device's DMA takes
+ * @physmem: a live physmem with pages (not a foreign DMA wrapper)
+ * @max_seg: the longest segment, at least PAGE_SIZE: the smaller of the
+ *	device's dma_get_max_seg_size() and dma_max_mapping_size()
+ * @boundary: the boundary mask no segment may cross
+ *	(dma_get_seg_boundary()), at least PAGE_SIZE - 1
+ * @sgt: an unused table, filled in; the caller frees it with
+ *	sg_free_table()
+ *
+ * For an exporter that maps the memory for a device with the DMA API:
+ * each chunk is cut into page-aligned segments of at most @max_seg bytes,
+ * none crossing a multiple of @boundary + 1, in order.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0, -EINVAL for a physmem without pages or limits below a page,
+ * -ENOMEM.
+ */
+int vcm_phys_to_sgt(const struct vcm_physmem *physmem, size_t max_seg,
+		    unsigned long boundary, struct sg_table *sgt)
+{
+	struct scatterlist *d = NULL;
+	unsigned int cursor, nents = 0;
+	size_t len, n, room;
+	phys_addr_t phys, p;
+	int pass, ret;
+
+	if (IS_ERR_OR_NULL(physmem) || physmem->dev_vcm ||
+	    max_seg < PAGE_SIZE || boundary < PAGE_SIZE - 1)
+		return -EINVAL;
+	max_seg = round_down(max_seg, PAGE_SIZE);
+
+	/* Count the segments, then fill them in. */
+	for (pass = 0; pass < 2; pass++) {
+		vcm_for_each_phys_chunk(physmem, cursor, phys, len) {
+			for (p = phys; p < phys + len; p += n) {
+				/* Bytes left below the next boundary, less one. */
+				room = boundary - (p & boundary);
+				n = min3(phys + len - p, max_seg, room + 1 ?: max_seg);
+				if (!pass) {
+					nents++;
+					continue;
+				}
+				sg_set_page(d, pfn_to_page(PHYS_PFN(p)), n, 0);
+				d = sg_next(d);
+			}
+		}
+		if (pass)
+			break;
+		ret = sg_alloc_table(sgt, nents, GFP_KERNEL);
+		if (ret)
+			return ret;
+		d = sgt->sgl;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(vcm_phys_to_sgt);
 
 /* Whether a physmem has pages of its own and backs no reservation. */
 static bool vcm_phys_idle(struct vcm_physmem *pm)

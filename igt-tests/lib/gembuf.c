@@ -16,7 +16,8 @@
 
 #include "gembuf.h"
 
-static int open_named(const char *fmt, int base, const char *name)
+/* The (@skip + 1)-th node of @fmt whose DRM driver is @name. */
+static int open_nth_named(const char *fmt, int base, const char *name, int skip)
 {
 	char path[64];
 	int i, fd;
@@ -29,7 +30,7 @@ static int open_named(const char *fmt, int base, const char *name)
 		if (fd < 0)
 			continue;
 		v = drmGetVersion(fd);
-		if (v && !strcmp(v->name, name)) {
+		if (v && !strcmp(v->name, name) && !skip--) {
 			drmFreeVersion(v);
 			return fd;
 		}
@@ -38,6 +39,23 @@ static int open_named(const char *fmt, int base, const char *name)
 		close(fd);
 	}
 	return -1;
+}
+
+static int open_named(const char *fmt, int base, const char *name)
+{
+	return open_nth_named(fmt, base, name, 0);
+}
+
+/**
+ * gembuf_open_engine_nth() - open one of the DMA engines
+ * @n: 0 for the first engine (edu with a 40-bit mask in the guest), 1 for
+ *	the second (edu with QEMU's 28-bit mask)
+ *
+ * Return: the render node's fd, or -1 when there is no such engine.
+ */
+int gembuf_open_engine_nth(int n)
+{
+	return open_nth_named("/dev/dri/renderD%d", 128, "gembuf_dma", n);
 }
 
 int gembuf_open_display(void)
@@ -94,7 +112,7 @@ uint32_t gembuf_create_for(int fd, uint64_t size, const int *devs, unsigned int 
 {
 	struct drm_gembuf_gem_create c = {
 		.size = size, .cache = GEMBUF_CACHE_WB,
-		.num_devices = n, .devices = (uintptr_t)devs,
+		.num_devices = n, .devices_ptr = (uintptr_t)devs,
 	};
 
 	do_ioctl(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c);

@@ -17,6 +17,7 @@
 
 int gembuf_open_display(void);
 int gembuf_open_engine(void);
+int gembuf_open_engine_nth(int n);
 
 int __gembuf_create(int fd, uint64_t *size, uint32_t flags, uint32_t cache,
 		    uint32_t *handle);

@@ -276,6 +276,8 @@ struct vcm_physmem *vcm_phys_from_range(phys_addr_t phys, size_t len);
 struct vcm_physmem *vcm_phys_alloc_for(size_t len, u32 attr,
 				       const struct vcm_constraint *c);
 int vcm_phys_copy(struct vcm_physmem *dst, struct vcm_physmem *src);
+int vcm_phys_to_sgt(const struct vcm_physmem *physmem, size_t max_seg,
+		    unsigned long boundary, struct sg_table *sgt);
 int vcm_phys_free(struct vcm_physmem *physmem);
 size_t vcm_get_physmem_len(const struct vcm_physmem *physmem);
 enum vcm_memtype vcm_get_memtype_of_physalloc(const struct vcm_physmem *physmem);

@@ -1749,6 +1749,64 @@ static void vcm_test_constraint_alloc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
 }
 
+/* Check a table from vcm_phys_to_sgt(); return its number of entries. */
+static unsigned int check_sgt(struct kunit *test, struct sg_table *sgt,
+			      phys_addr_t start, size_t len, size_t max_seg,
+			      unsigned long boundary)
+{
+	phys_addr_t next = start;
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_sg(sgt, sg, i) {
+		phys_addr_t p = sg_phys(sg);
+
+		KUNIT_EXPECT_EQ(test, p, next);
+		KUNIT_EXPECT_LE(test, sg->length, max_seg);
+		KUNIT_EXPECT_TRUE(test, PAGE_ALIGNED(p | sg->length));
+		/* Its first and last byte are on the same side of a boundary. */
+		KUNIT_EXPECT_EQ(test, p & ~(phys_addr_t)boundary,
+				(p + sg->length - 1) & ~(phys_addr_t)boundary);
+		next = p + sg->length;
+	}
+	KUNIT_EXPECT_EQ(test, next, start + len);
+	return sgt->orig_nents;
+}
+
+static void vcm_test_phys_to_sgt(struct kunit *test)
+{
+	size_t len = SZ_2M + SZ_8K;
+	struct vcm_physmem *pm = new_phys(test, len, VCM_PHYS_CONT | VCM_ALIGN_1M, 0);
+	struct sg_table sgt;
+	unsigned int cursor = 0;
+	phys_addr_t start;
+	size_t l;
+
+	KUNIT_ASSERT_EQ(test, vcm_get_next_phys_addr(pm, &cursor, &start, &l), 0);
+
+	/* 64 KiB segments, as a device without DMA parameters takes. */
+	KUNIT_ASSERT_EQ(test, vcm_phys_to_sgt(pm, SZ_64K, ULONG_MAX, &sgt), 0);
+	KUNIT_EXPECT_EQ(test, check_sgt(test, &sgt, start, len, SZ_64K, ULONG_MAX),
+			DIV_ROUND_UP(len, SZ_64K));
+	sg_free_table(&sgt);
+
+	/* Long segments, cut at every 1 MiB line: 1M, 1M, 8K. */
+	KUNIT_ASSERT_EQ(test, vcm_phys_to_sgt(pm, SZ_4M, SZ_1M - 1, &sgt), 0);
+	KUNIT_EXPECT_EQ(test, check_sgt(test, &sgt, start, len, SZ_4M, SZ_1M - 1), 3);
+	sg_free_table(&sgt);
+
+	/* A length not a multiple of pages is rounded down. */
+	KUNIT_ASSERT_EQ(test, vcm_phys_to_sgt(pm, SZ_64K + 100, ULONG_MAX, &sgt), 0);
+	KUNIT_EXPECT_EQ(test, check_sgt(test, &sgt, start, len, SZ_64K, ULONG_MAX),
+			DIV_ROUND_UP(len, SZ_64K));
+	sg_free_table(&sgt);
+
+	KUNIT_EXPECT_EQ(test, vcm_phys_to_sgt(pm, SZ_2K, ULONG_MAX, &sgt), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_phys_to_sgt(pm, SZ_64K, SZ_2K - 1, &sgt), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_phys_to_sgt(NULL, SZ_64K, ULONG_MAX, &sgt), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+}
+
 static void vcm_test_phys_copy(struct kunit *test)
 {
 	struct vcm_constraint dma32 = direct(DMA_BIT_MASK(32), SZ_64K);
@@ -1820,6 +1878,7 @@ static struct kunit_case vcm_test_cases[] = {
 	KUNIT_CASE(vcm_test_constraint_of),
 	KUNIT_CASE(vcm_test_constraint_alloc),
 	KUNIT_CASE(vcm_test_phys_copy),
+	KUNIT_CASE(vcm_test_phys_to_sgt),
 	{}
 };
 

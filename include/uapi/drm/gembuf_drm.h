@@ -62,8 +62,8 @@ extern "C" {
  * @flags: GEMBUF_GEM_* flags
  * @cache: GEMBUF_CACHE_* policy of every CPU mapping of the object
  * @handle: out: the GEM handle
- * @num_devices: entries of @devices, at most %GEMBUF_MAX_DEVICES
- * @devices: user pointer to @num_devices __s32 file descriptors of the
+ * @num_devices: entries of @devices_ptr, at most %GEMBUF_MAX_DEVICES
+ * @devices_ptr: user pointer to @num_devices __s32 file descriptors of the
  *	devices that will use the object: DRM device files (gembuf's or
  *	another driver's) and V4L2 video device files
  *
@@ -72,11 +72,12 @@ extern "C" {
  * device attached to it or importing it by then; a device that attaches
  * later and cannot use that memory gets it moved while nothing maps it,
  * and is refused with -EBUSY after.  With devices the memory is allocated
- * here, for all of them: -EBADF for a descriptor that is not open,
+ * here, for all of them (a device named twice counts once): -EBADF for
+ * a descriptor that is not open,
  * -EINVAL for one that is not a device gembuf can tell the DMA needs of,
  * -ERANGE or -E2BIG when no memory can meet them all (see
  * Documentation/gpu/gembuf.rst).  %GEMBUF_GEM_CONTIGUOUS asks for one
- * physical range either way.
+ * physical range, allocated here.
  */
 struct drm_gembuf_gem_create {
 	__u64 size;
@@ -84,7 +85,7 @@ struct drm_gembuf_gem_create {
 	__u32 cache;
 	__u32 handle;
 	__u32 num_devices;
-	__u64 devices;
+	__u64 devices_ptr;
 };
 
 /**
@@ -151,9 +152,9 @@ struct drm_gembuf_mapping {
  * @devices: how many devices those are
  * @dma_limit: the highest physical address the memory may use, all ones
  *	for none
- * @addr_bits: address bits the memory needs (its highest byte's address
- *	rounded up to a power of two: 32 when it is below 4 GiB), 0 before
- *	it is allocated
+ * @addr_bits: how many address bits the memory's highest byte needs
+ *	(32 when all of it is below 4 GiB); 0 before it is allocated, and
+ *	for a caller without CAP_SYS_ADMIN
  * @moves: times the memory was moved to fit a device that came later
  * @refused: the errno of the last attach refused (-EBUSY: the memory did
  *	not fit the device and was mapped already), 0 for none

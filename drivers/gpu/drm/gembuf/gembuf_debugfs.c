@@ -49,6 +49,7 @@ static int gembuf_state_show(struct seq_file *m, void *data)
 
 static const struct drm_debugfs_info gembuf_debugfs_list[] = {
 	{ "gembuf_state", gembuf_state_show, 0 },
+	{ "gembuf_objects", gembuf_place_show, 0 },
 };
 
 /**

@@ -19,10 +19,26 @@
 struct gembuf gembuf = {
 	.lock = __MUTEX_INITIALIZER(gembuf.lock),
 	.engine_lock = __MUTEX_INITIALIZER(gembuf.engine_lock),
+	.engines = LIST_HEAD_INIT(gembuf.engines),
 	.user_vcms = LIST_HEAD_INIT(gembuf.user_vcms),
+	.objects_lock = __MUTEX_INITIALIZER(gembuf.objects_lock),
+	.object_list = LIST_HEAD_INIT(gembuf.object_list),
 };
 
 static struct platform_device *gembuf_pdev;
+
+/*
+ * The display reads objects with the CPU.  As a display controller
+ * without an IOMMU it scans them out from physical addresses instead,
+ * with a 32-bit DMA mask: its VCM is one-to-one, so every object it
+ * shows must be one range below 4 GiB (the problem CMA was made for).
+ * The composer, which stands in for the controller, still reads through
+ * the kernel's mapping.
+ */
+static bool display_dma;
+module_param(display_dma, bool, 0444);
+MODULE_PARM_DESC(display_dma,
+		 "scan out by 32-bit DMA from physical addresses, with no IOMMU (default: read with the CPU)");
 
 static const struct drm_ioctl_desc gembuf_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(GEMBUF_GEM_CREATE, gembuf_gem_create_ioctl,
@@ -79,8 +95,8 @@ const struct drm_driver gembuf_engine_driver = {
  * @gdev: the device, allocated
  * @role: display or engine
  *
- * The display sees objects through the kernel VCM; the engine through an
- * IOMMU VCM of its own.
+ * The display sees objects through the kernel VCM; an engine through an
+ * IOMMU VCM of its own, inside its DMA mask.
  *
  * Return: 0 or a negative errno.
  */
@@ -92,11 +108,25 @@ int gembuf_device_init(struct gembuf_device *gdev, enum gembuf_role role)
 	gdev->role = role;
 	mutex_init(&gdev->imports_lock);
 	INIT_LIST_HEAD(&gdev->imports);
-	if (role == GEMBUF_DISPLAY) {
+	INIT_LIST_HEAD(&gdev->engine_node);
+	if (role == GEMBUF_DISPLAY && display_dma) {
+		gdev->vcm = vcm_create_one_to_one(0, dma_get_mask(dev) + 1);
+		if (IS_ERR(gdev->vcm))
+			return PTR_ERR(gdev->vcm);
+	} else if (role == GEMBUF_DISPLAY) {
 		gdev->vcm = gembuf.kernel_vcm;
 	} else {
-		gdev->vcm = vcm_create(GEMBUF_ENGINE_VCM_START,
-				       GEMBUF_ENGINE_VCM_LEN);
+		u64 end = dma_get_mask(dev);
+
+		/* The IOVAs it can issue: a limit on its VCM, not its memory. */
+		if (end >= GEMBUF_ENGINE_VCM_START + GEMBUF_ENGINE_VCM_LEN - 1)
+			gdev->vcm = vcm_create(GEMBUF_ENGINE_VCM_START,
+					       GEMBUF_ENGINE_VCM_LEN);
+		else if (end > GEMBUF_ENGINE_VCM_LOW)
+			gdev->vcm = vcm_create(GEMBUF_ENGINE_VCM_LOW,
+					       end + 1 - GEMBUF_ENGINE_VCM_LOW);
+		else
+			return -ERANGE;
 		if (IS_ERR(gdev->vcm))
 			return PTR_ERR(gdev->vcm);
 	}
@@ -114,7 +144,7 @@ int gembuf_device_init(struct gembuf_device *gdev, enum gembuf_role role)
 err_assoc:
 	vcm_deassoc(gdev->avcm);
 err_vcm:
-	if (role == GEMBUF_ENGINE)
+	if (gdev->vcm != gembuf.kernel_vcm)
 		vcm_free(gdev->vcm);
 	return ret;
 }
@@ -127,7 +157,7 @@ void gembuf_device_fini(struct gembuf_device *gdev)
 {
 	vcm_deactivate(gdev->avcm);
 	vcm_deassoc(gdev->avcm);
-	if (gdev->role == GEMBUF_ENGINE)
+	if (gdev->vcm != gembuf.kernel_vcm)
 		vcm_free(gdev->vcm);
 }
 
@@ -146,8 +176,9 @@ static int gembuf_display_create(void)
 		ret = -ENOMEM;
 		goto err_unregister;
 	}
-	/* The display reads memory with the CPU; imports map through it. */
-	ret = dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	/* Imports map for it; with display_dma it scans out by DMA itself. */
+	ret = dma_coerce_mask_and_coherent(&pdev->dev,
+					   DMA_BIT_MASK(display_dma ? 32 : 64));
 	if (ret)
 		goto err_devres;
 

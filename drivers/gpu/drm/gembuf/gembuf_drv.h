@@ -28,12 +28,18 @@
 #define GEMBUF_NAME		"gembuf"
 #define GEMBUF_MAX_SIZE		SZ_1G
 
-/* The engine's IOVA window: inside edu's 40-bit DMA mask. */
+/*
+ * An engine's IOVA window: above 4 GiB where its DMA mask reaches that
+ * far (so IOVAs are never mistaken for physical addresses), else from
+ * 1 MiB up to its mask.
+ */
 #define GEMBUF_ENGINE_VCM_START	SZ_4G
 #define GEMBUF_ENGINE_VCM_LEN	(16ULL * SZ_1G)
+#define GEMBUF_ENGINE_VCM_LOW	SZ_1M
 
 struct gembuf_engine;
 struct gembuf_kms;
+struct seq_file;
 
 /**
  * enum gembuf_role - what a gembuf DRM device is
@@ -56,6 +62,9 @@ enum gembuf_role {
  * @imports_lock: protects @imports
  * @imports: foreign dma-bufs imported on this device, attached by it
  * @imports_revoked: the device went away: no more imports
+ * @engine_node: link in &gembuf.engines, for an engine
+ * @index: 0 for the display, 1 + its place on the PCI bus for an engine:
+ *	its bit in &gembuf_object.gdevs
  */
 struct gembuf_device {
 	struct drm_device drm;
@@ -67,7 +76,12 @@ struct gembuf_device {
 	struct mutex imports_lock;	/* see the kernel-doc above */
 	struct list_head imports;
 	bool imports_revoked;
+	struct list_head engine_node;
+	unsigned int index;
 };
+
+/* The most gembuf devices: the display and an engine for each edu. */
+#define GEMBUF_MAX_GDEVS	16
 
 #define to_gembuf_device(d) container_of(d, struct gembuf_device, drm)
 
@@ -127,13 +141,14 @@ struct gembuf_mapping {
  *	import's reference
  * @foreign: a foreign import: its memory is the exporter's
  * @explicit: the devices that use it were named at creation
- * @roles: the gembuf devices (BIT() of their &enum gembuf_role) whose
+ * @gdevs: the gembuf devices (BIT() of their &gembuf_device.index) whose
  *	needs are in @need
  * @need: what the devices that use it need of @physmem
  * @moves: times @physmem moved to fit a device that came later
  * @refused: the errno of the last device refused, 0 for none
  * @refused_unmet: the VCM_CONSTRAINT_* @physmem lacked for it
  * @refused_dev: that device's name
+ * @list_node: link in &gembuf.object_list, for an object of gembuf's own
  */
 struct gembuf_object {
 	struct drm_gem_object base;
@@ -151,12 +166,13 @@ struct gembuf_object {
 	struct dma_buf *revoked;
 	bool foreign;
 	bool explicit;
-	u8 roles;
+	u16 gdevs;
 	struct vcm_constraint need;
 	unsigned int moves;
 	int refused;
 	u32 refused_unmet;
 	char refused_dev[32];
+	struct list_head list_node;
 };
 
 #define to_gembuf_object(o) container_of(o, struct gembuf_object, base)
@@ -164,24 +180,28 @@ struct gembuf_object {
 /**
  * struct gembuf - the module's state
  * @display: the display device
- * @engine: the engine device, once edu is bound; gembuf_engine_get()
- *	takes a reference to it
- * @engine_lock: protects @engine
+ * @engines: the engine devices, one for each edu bound, in the order they
+ *	probed; gembuf_engine_get() takes a reference to one
+ * @engine_lock: protects @engines
  * @kernel_vcm: the kernel VCM every kernel mapping comes from
  * @lock: protects @user_vcms
  * @user_vcms: the user VCM of every process that maps objects
  * @objects: live objects (real ones), for debugfs and the tests
+ * @objects_lock: protects @object_list
+ * @object_list: the objects with memory of gembuf's own, for debugfs
  * @mappings: live mappings
  * @jobs: DMA engine jobs not yet freed; each holds the module
  */
 struct gembuf {
 	struct gembuf_device *display;
-	struct gembuf_device *engine;
+	struct list_head engines;
 	struct mutex engine_lock;	/* see the kernel-doc above */
 	struct vcm *kernel_vcm;
 	struct mutex lock;	/* see the kernel-doc above */
 	struct list_head user_vcms;
 	atomic_t objects;
+	struct mutex objects_lock;	/* see the kernel-doc above */
+	struct list_head object_list;
 	atomic_t mappings;
 	atomic_t jobs;
 };
@@ -197,7 +217,8 @@ void gembuf_device_fini(struct gembuf_device *gdev);
 /* gembuf_gem.c */
 struct gembuf_object *gembuf_object_create(struct drm_device *dev, size_t size,
 					   u32 flags, u32 cache,
-					   const struct vcm_constraint *need);
+					   const struct vcm_constraint *need,
+					   u16 gdevs);
 struct drm_gem_object *gembuf_gem_create_import(struct drm_device *dev,
 						size_t size,
 						struct vcm_physmem *physmem);
@@ -233,10 +254,11 @@ int gembuf_place_gdev(struct gembuf_object *obj, struct gembuf_device *gdev);
 int gembuf_place_backing(struct gembuf_object *obj);
 int gembuf_place_add(struct gembuf_object *obj, const struct vcm_constraint *c,
 		     const char *who);
-int gembuf_place_devices(struct vcm_constraint *need, u64 devices,
+int gembuf_place_devices(struct vcm_constraint *need, u16 *gdevs, u64 devices,
 			 unsigned int n, size_t size);
 void gembuf_place_info(struct gembuf_object *obj,
 		       struct drm_gembuf_placement *out);
+int gembuf_place_show(struct seq_file *m, void *data);
 
 /* gembuf_prime.c */
 struct dma_buf *gembuf_gem_prime_export(struct drm_gem_object *obj, int flags);

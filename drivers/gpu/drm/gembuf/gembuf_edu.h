@@ -21,8 +21,8 @@ struct gembuf_device;
  * below it.
  */
 #define GEMBUF_EDU_XFER		SZ_2K
-/* Device addresses edu can reach. */
-#define GEMBUF_EDU_DMA_BITS	40
+/* Device address bits of edu's DMA unless told otherwise (QEMU's default). */
+#define GEMBUF_EDU_DEFAULT_DMA_BITS	28
 
 bool gembuf_edu_present(void __iomem *regs);
 bool gembuf_edu_alive(void __iomem *regs);

@@ -41,6 +41,43 @@
 #include "gembuf_drv.h"
 #include "gembuf_edu.h"
 
+/*
+ * edu has no register that tells how many address bits its DMA drives:
+ * QEMU gives it 28 unless its dma_mask property says otherwise.  So the
+ * mask is a property of the machine, given here per device, in the order
+ * of the devices on the PCI bus, as a device tree would give it.
+ */
+static unsigned int edu_dma_bits[8] = {
+	[0 ... 7] = GEMBUF_EDU_DEFAULT_DMA_BITS,
+};
+module_param_array(edu_dma_bits, uint, NULL, 0444);
+MODULE_PARM_DESC(edu_dma_bits,
+		 "address bits of each edu's DMA, in PCI bus order (default 28, QEMU's)");
+/* One bit of gembuf_object.gdevs for the display and each engine. */
+static_assert(ARRAY_SIZE(edu_dma_bits) < GEMBUF_MAX_GDEVS);
+
+/* The place of @pdev among the edu devices of its bus, 0 for the first. */
+static unsigned int gembuf_edu_index(struct pci_dev *pdev)
+{
+	struct pci_dev *other = NULL;
+	unsigned int i = 0;
+
+	while ((other = pci_get_device(pdev->vendor, pdev->device, other))) {
+		if (other->bus == pdev->bus && other->devfn < pdev->devfn)
+			i++;
+	}
+	return i;
+}
+
+/* The DMA mask width of the edu at @index, or -EINVAL for none we know. */
+static int gembuf_edu_dma_bits(unsigned int index)
+{
+	if (index >= ARRAY_SIZE(edu_dma_bits) || edu_dma_bits[index] < 24 ||
+	    edu_dma_bits[index] > 64)
+		return -EINVAL;
+	return edu_dma_bits[index];
+}
+
 /**
  * struct gembuf_engine - the DMA engine
  * @gdev: its gembuf device
@@ -768,7 +805,7 @@ static int gembuf_engine_pattern_init(struct gembuf_engine *engine)
 	int ret;
 
 	engine->pattern = gembuf_object_create(&gdev->drm, PAGE_SIZE, 0,
-					       GEMBUF_CACHE_WB, NULL);
+					       GEMBUF_CACHE_WB, NULL, 0);
 	if (IS_ERR(engine->pattern))
 		return PTR_ERR(engine->pattern);
 	engine->pattern_map = gembuf_mapping_get(engine->pattern, gdev);
@@ -811,14 +848,10 @@ static int gembuf_engine_probe(struct pci_dev *pdev,
 	};
 	struct gembuf_engine *engine;
 	struct gembuf_device *gdev;
+	unsigned int index;
 	void __iomem *regs;
 	int ret;
 
-	mutex_lock(&gembuf.engine_lock);
-	ret = gembuf.engine ? -EBUSY : 0;
-	mutex_unlock(&gembuf.engine_lock);
-	if (ret)
-		return ret;
 	ret = pcim_enable_device(pdev);
 	if (ret)
 		return ret;
@@ -828,8 +861,11 @@ static int gembuf_engine_probe(struct pci_dev *pdev,
 	regs = pcim_iomap_table(pdev)[0];
 	if (!gembuf_edu_present(regs))
 		return -ENODEV;
-	ret = dma_set_mask_and_coherent(&pdev->dev,
-					DMA_BIT_MASK(GEMBUF_EDU_DMA_BITS));
+	index = gembuf_edu_index(pdev);
+	ret = gembuf_edu_dma_bits(index);
+	if (ret < 0)
+		return ret;
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(ret));
 	if (ret)
 		return ret;
 	pci_set_master(pdev);
@@ -851,6 +887,7 @@ static int gembuf_engine_probe(struct pci_dev *pdev,
 		return ret;
 	engine->regs = regs;
 	engine->gdev = gdev;
+	gdev->index = 1 + index;
 	mutex_init(&engine->reset_lock);
 	gdev->engine = engine;
 	engine->hw_context = dma_fence_context_alloc(1);
@@ -885,7 +922,7 @@ static int gembuf_engine_probe(struct pci_dev *pdev,
 	pci_set_drvdata(pdev, gdev);
 	/* Found by PRIME and the tests only once it works. */
 	mutex_lock(&gembuf.engine_lock);
-	gembuf.engine = gdev;
+	list_add_tail(&gdev->engine_node, &gembuf.engines);
 	mutex_unlock(&gembuf.engine_lock);
 	return 0;
 }
@@ -903,7 +940,7 @@ static void gembuf_engine_remove(struct pci_dev *pdev)
 	 * the last of them goes.
 	 */
 	mutex_lock(&gembuf.engine_lock);
-	gembuf.engine = NULL;
+	list_del_init(&gdev->engine_node);
 	mutex_unlock(&gembuf.engine_lock);
 	/* A test that borrowed edu gives it back first. */
 	mutex_lock(&engine->reset_lock);
@@ -918,25 +955,27 @@ static void gembuf_engine_remove(struct pci_dev *pdev)
 }
 
 /**
- * gembuf_engine_get() - the engine device, with a reference
- * @dev: the struct device it must be, or NULL for any
+ * gembuf_engine_get() - an engine device, with a reference
+ * @dev: the struct device it must be, or NULL for the first engine
  *
  * Return: the engine's gembuf device with a DRM device reference the
- * caller drops with drm_dev_put(), or NULL when edu is not bound (or is
- * not @dev).
+ * caller drops with drm_dev_put(), or NULL when no edu is bound (or @dev
+ * is not an engine's).
  */
 struct gembuf_device *gembuf_engine_get(struct device *dev)
 {
-	struct gembuf_device *gdev;
+	struct gembuf_device *gdev, *found = NULL;
 
 	mutex_lock(&gembuf.engine_lock);
-	gdev = gembuf.engine;
-	if (gdev && dev && gdev->drm.dev != dev)
-		gdev = NULL;
-	if (gdev)
-		drm_dev_get(&gdev->drm);
+	list_for_each_entry(gdev, &gembuf.engines, engine_node) {
+		if (!dev || gdev->drm.dev == dev) {
+			found = gdev;
+			drm_dev_get(&found->drm);
+			break;
+		}
+	}
 	mutex_unlock(&gembuf.engine_lock);
-	return gdev;
+	return found;
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)

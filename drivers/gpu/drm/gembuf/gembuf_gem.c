@@ -50,6 +50,11 @@ static void gembuf_gem_free(struct drm_gem_object *gem)
 		/* Imported from the other gembuf device: the memory is real's. */
 		drm_gem_object_put(&obj->real->base);
 	} else {
+		if (!list_empty(&obj->list_node)) {
+			mutex_lock(&gembuf.objects_lock);
+			list_del(&obj->list_node);
+			mutex_unlock(&gembuf.objects_lock);
+		}
 		WARN_ON(!list_empty(&obj->mappings));
 		/* No mapping is left to keep it busy. */
 		if (obj->physmem)
@@ -170,6 +175,7 @@ static struct gembuf_object *gembuf_object_alloc(struct drm_device *dev,
 	mutex_init(&obj->lock);
 	INIT_LIST_HEAD(&obj->mappings);
 	INIT_LIST_HEAD(&obj->import_node);
+	INIT_LIST_HEAD(&obj->list_node);
 	/*
 	 * The map offset is made by the first GEM_MMAP_OFFSET
 	 * (drm_gem_dumb_map_offset()): most objects are never mapped by a
@@ -192,15 +198,19 @@ static struct gembuf_object *gembuf_object_alloc(struct drm_device *dev,
  * @cache: GEMBUF_CACHE_* policy
  * @need: what the devices that will use it need (gembuf_place_devices()):
  *	the memory is allocated now, for them; NULL to allocate it when a
- *	device first needs it, for the devices known then
+ *	device first needs it, for the devices known then (or now, with
+ *	%GEMBUF_GEM_CONTIGUOUS).  @dev counts among them either way.
+ * @gdevs: the gembuf devices among those of @need (&gembuf_object.gdevs)
  *
  * Return: the object, or ERR_PTR(-EINVAL) for bad flags, cache policy or
  * a zero size, ERR_PTR(-E2BIG) above GEMBUF_MAX_SIZE, the errors of
+ * gembuf_place_add() when no memory meets @need and the flags, and of
  * vcm_phys_alloc_for().
  */
 struct gembuf_object *gembuf_object_create(struct drm_device *dev, size_t size,
 					   u32 flags, u32 cache,
-					   const struct vcm_constraint *need)
+					   const struct vcm_constraint *need,
+					   u16 gdevs)
 {
 	struct vcm_constraint cont;
 	struct gembuf_object *obj;
@@ -220,20 +230,28 @@ struct gembuf_object *gembuf_object_create(struct drm_device *dev, size_t size,
 	obj->cache = cache;
 	vcm_constraint_init(&obj->need);
 	atomic_inc(&gembuf.objects);
+	mutex_lock(&gembuf.objects_lock);
+	list_add_tail(&obj->list_node, &gembuf.object_list);
+	mutex_unlock(&gembuf.objects_lock);
 
 	mutex_lock(&obj->lock);
 	ret = 0;
-	if (flags & GEMBUF_GEM_CONTIGUOUS) {
+	if (need) {
+		obj->explicit = true;
+		obj->gdevs = gdevs;
+		ret = gembuf_place_add(obj, need, "GEM_CREATE");
+	}
+	/* The device it is made on will use it: a dumb buffer is scanned out. */
+	if (!ret)
+		ret = gembuf_place_gdev(obj, to_gembuf_device(dev));
+	if (!ret && (flags & GEMBUF_GEM_CONTIGUOUS)) {
 		vcm_constraint_init(&cont);
 		cont.flags = VCM_CONSTRAINT_CONTIGUOUS;
 		ret = gembuf_place_add(obj, &cont, "GEMBUF_GEM_CONTIGUOUS");
 	}
-	if (!ret && need) {
-		obj->explicit = true;
-		ret = gembuf_place_add(obj, need, "GEM_CREATE");
-		if (!ret)
-			ret = gembuf_place_backing(obj);
-	}
+	/* Devices named, or one range asked for: the memory is known now. */
+	if (!ret && (need || (flags & GEMBUF_GEM_CONTIGUOUS)))
+		ret = gembuf_place_backing(obj);
 	mutex_unlock(&obj->lock);
 	if (ret) {
 		drm_gem_object_put(&obj->base);
@@ -295,20 +313,21 @@ int gembuf_gem_create_ioctl(struct drm_device *dev, void *data,
 	struct drm_gembuf_gem_create *args = data;
 	struct vcm_constraint need;
 	struct gembuf_object *obj;
+	u16 gdevs = 0;
 	int ret;
 
 	if (args->num_devices) {
-		ret = gembuf_place_devices(&need, args->devices,
+		ret = gembuf_place_devices(&need, &gdevs, args->devices_ptr,
 					   args->num_devices,
 					   PAGE_ALIGN(min_t(u64, args->size,
 							    GEMBUF_MAX_SIZE)));
 		if (ret)
 			return ret;
-	} else if (args->devices) {
+	} else if (args->devices_ptr) {
 		return -EINVAL;
 	}
 	obj = gembuf_object_create(dev, args->size, args->flags, args->cache,
-				   args->num_devices ? &need : NULL);
+				   args->num_devices ? &need : NULL, gdevs);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	args->size = obj->base.size;
@@ -335,7 +354,7 @@ int gembuf_dumb_create(struct drm_file *file, struct drm_device *dev,
 		return -EINVAL;
 	pitch = bits / 8;
 	size = (u64)pitch * args->height;
-	obj = gembuf_object_create(dev, size, 0, GEMBUF_CACHE_WB, NULL);
+	obj = gembuf_object_create(dev, size, 0, GEMBUF_CACHE_WB, NULL, 0);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	args->pitch = pitch;

@@ -132,6 +132,19 @@ static void gembuf_mapping_release(struct gembuf_object *obj,
 	gembuf_mapping_del(obj, map);
 }
 
+/* The kind of mapping a gembuf device's VCM makes. */
+static u32 gembuf_mapping_kind(struct gembuf_device *gdev)
+{
+	switch (vcm_get_type(gdev->vcm)) {
+	case VCM_DEVICE:
+		return GEMBUF_MAPPING_IOMMU;
+	case VCM_ONE_TO_ONE:
+		return GEMBUF_MAPPING_ONE_TO_ONE;
+	default:
+		return GEMBUF_MAPPING_KERNEL;
+	}
+}
+
 /**
  * gembuf_mapping_get() - the mapping of an object for a gembuf device
  * @obj: the object (an import resolves to the object it imports)
@@ -162,9 +175,7 @@ struct gembuf_mapping *gembuf_mapping_get(struct gembuf_object *obj,
 		/* Imported on the display: the engine has no attachment. */
 		map = ERR_PTR(-EINVAL);
 	else
-		map = gembuf_mapping_new(obj, gdev->vcm,
-					 gdev->role == GEMBUF_ENGINE ?
-					 GEMBUF_MAPPING_IOMMU : GEMBUF_MAPPING_KERNEL);
+		map = gembuf_mapping_new(obj, gdev->vcm, gembuf_mapping_kind(gdev));
 	if (!IS_ERR(map)) {
 		/* Its reservation is in the device's VCM: keep that. */
 		drm_dev_get(&gdev->drm);

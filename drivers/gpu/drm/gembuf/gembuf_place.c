@@ -19,9 +19,11 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
+#include <linux/capability.h>
 #include <linux/file.h>
 #include <linux/log2.h>
 #include <linux/major.h>
+#include <linux/seq_file.h>
 #include <linux/uaccess.h>
 #include <media/v4l2-dev.h>
 #include <media/videobuf2-core.h>
@@ -64,12 +66,12 @@ int gembuf_place_gdev(struct gembuf_object *obj, struct gembuf_device *gdev)
 	struct vcm_constraint c;
 	int ret;
 
-	if (obj->foreign || (obj->roles & BIT(gdev->role)))
+	if (obj->foreign || (obj->gdevs & BIT(gdev->index)))
 		return 0;
 	gembuf_place_of_gdev(gdev, &c);
 	ret = gembuf_place_add(obj, &c, dev_name(gdev->drm.dev));
 	if (!ret)
-		obj->roles |= BIT(gdev->role);
+		obj->gdevs |= BIT(gdev->index);
 	return ret;
 }
 
@@ -127,9 +129,11 @@ static int gembuf_place_move(struct gembuf_object *obj,
  * Memory that does not meet the result is moved while nothing maps it.
  *
  * Return: 0; -ERANGE or -E2BIG when no memory can meet every device's
- * needs; -EBUSY when the memory does not meet them and is mapped; the
- * error of the move otherwise.  On error nothing changed, and the refusal
- * is recorded for GEM_INFO and debugfs.
+ * needs, -EINVAL when the object's size is not a multiple of an IOMMU's
+ * granule; -EBUSY when the memory does not meet them and is mapped; the
+ * error of the move otherwise.  On error the object's needs and memory
+ * are as they were, and the refusal is recorded for GEM_INFO and
+ * debugfs.
  */
 int gembuf_place_add(struct gembuf_object *obj, const struct vcm_constraint *c,
 		     const char *who)
@@ -165,7 +169,7 @@ refuse:
 /* The device a V4L2 video node's buffers are mapped for. */
 static struct device *gembuf_place_v4l2_dev(struct file *file)
 {
-#if IS_REACHABLE(CONFIG_VIDEO_DEV)
+#if IS_ENABLED(CONFIG_VIDEO_DEV)
 	struct video_device *vdev;
 
 	if (imajor(file_inode(file)) != VIDEO_MAJOR)
@@ -183,50 +187,59 @@ static struct device *gembuf_place_v4l2_dev(struct file *file)
 
 /*
  * The constraint of the device behind a file descriptor: a gembuf device
- * by its VCM, another DRM device or a V4L2 video node by its DMA setup.
+ * by its VCM (its bit added to @gdevs), another DRM device or a V4L2
+ * video node by its DMA setup.  @dev is set to the device, to tell one
+ * named twice.
  */
-static int gembuf_place_of_fd(int fd, struct vcm_constraint *c)
+static int gembuf_place_of_fd(int fd, struct vcm_constraint *c, u16 *gdevs,
+			      struct device **dev)
 {
 	CLASS(fd, f)(fd);
 	struct file *file = fd_file(f);
+	struct gembuf_device *gdev;
 	struct drm_device *drm;
-	struct device *dev;
 
 	if (!file)
 		return -EBADF;
 	if (file->f_op->open == drm_open) {
 		drm = ((struct drm_file *)file->private_data)->minor->dev;
+		*dev = drm->dev;
 		if (drm->driver == &gembuf_display_driver ||
 		    drm->driver == &gembuf_engine_driver) {
-			gembuf_place_of_gdev(to_gembuf_device(drm), c);
+			gdev = to_gembuf_device(drm);
+			gembuf_place_of_gdev(gdev, c);
+			*gdevs |= BIT(gdev->index);
 			return 0;
 		}
-		dev = drm->dev;
 	} else {
-		dev = gembuf_place_v4l2_dev(file);
+		*dev = gembuf_place_v4l2_dev(file);
 	}
-	if (!dev)
+	if (!*dev)
 		return -EINVAL;
-	return vcm_constraint_of_dev(dev, c);
+	return vcm_constraint_of_dev(*dev, c);
 }
 
 /**
  * gembuf_place_devices() - what the devices named at creation need
  * @need: set to the constraint of them all
+ * @gdevs: set to the gembuf devices among them (BIT() of their index)
  * @devices: user pointer to file descriptors
  * @n: how many, 1 to %GEMBUF_MAX_DEVICES
  * @size: the object's size
+ *
+ * A device named twice (two files of it) counts once.
  *
  * Return: 0, -EFAULT, -EBADF, -EINVAL for a descriptor of no device
  * gembuf can tell the needs of, -ERANGE or -E2BIG when no memory meets
  * them all.
  */
-int gembuf_place_devices(struct vcm_constraint *need, u64 devices,
+int gembuf_place_devices(struct vcm_constraint *need, u16 *gdevs, u64 devices,
 			 unsigned int n, size_t size)
 {
+	struct device *seen[GEMBUF_MAX_DEVICES];
 	s32 fds[GEMBUF_MAX_DEVICES];
 	struct vcm_constraint c;
-	unsigned int i;
+	unsigned int i, j;
 	int ret;
 
 	if (!n || n > GEMBUF_MAX_DEVICES)
@@ -234,10 +247,16 @@ int gembuf_place_devices(struct vcm_constraint *need, u64 devices,
 	if (copy_from_user(fds, u64_to_user_ptr(devices), n * sizeof(*fds)))
 		return -EFAULT;
 	vcm_constraint_init(need);
+	*gdevs = 0;
 	for (i = 0; i < n; i++) {
-		ret = gembuf_place_of_fd(fds[i], &c);
-		if (!ret)
-			ret = vcm_constraint_merge(need, &c);
+		ret = gembuf_place_of_fd(fds[i], &c, gdevs, &seen[i]);
+		if (ret)
+			return ret;
+		for (j = 0; j < i && seen[j] != seen[i]; j++)
+			;
+		if (j < i)
+			continue;
+		ret = vcm_constraint_merge(need, &c);
 		if (ret)
 			return ret;
 	}
@@ -274,9 +293,64 @@ void gembuf_place_info(struct gembuf_object *obj,
 	out->refused_unmet = obj->refused_unmet;
 	strscpy(out->refused_device, obj->refused_dev,
 		sizeof(out->refused_device));
-	/* A count of address bits, never an address. */
+	/*
+	 * Where the memory is, even as a number of address bits, helps aim
+	 * Rowhammer: for the privileged only, as the PFNs of pagemap.
+	 */
+	if (!obj->physmem || !capable(CAP_SYS_ADMIN))
+		return;
 	vcm_for_each_phys_chunk(obj->physmem, cursor, phys, len)
 		top = max(top, phys + len - 1);
-	if (obj->physmem)
-		out->addr_bits = order_base_2(top + 1);
+	out->addr_bits = order_base_2(top + 1);
+}
+
+/* The names of a constraint's bits, for debugfs. */
+static void gembuf_place_show_flags(struct seq_file *m, u32 flags)
+{
+	u32 bit;
+
+	if (!flags)
+		seq_puts(m, "-");
+	for (bit = 1; flags; bit <<= 1) {
+		if (!(flags & bit))
+			continue;
+		flags &= ~bit;
+		seq_printf(m, "%s%s", vcm_constraint_name(bit), flags ? "," : "");
+	}
+}
+
+/**
+ * gembuf_place_show() - debugfs "gembuf_objects": each object's placement
+ * @m: the seq_file
+ * @data: unused
+ *
+ * One line per object with memory of gembuf's own: its size, whether the
+ * memory is there, whether its devices were named, what they need, their
+ * number, the DMA limit, the moves, and the last refusal (errno, device,
+ * what the memory lacked).
+ *
+ * Return: 0.
+ */
+int gembuf_place_show(struct seq_file *m, void *data)
+{
+	struct gembuf_object *obj;
+
+	seq_puts(m, "size allocated explicit need devices limit moves refused\n");
+	mutex_lock(&gembuf.objects_lock);
+	list_for_each_entry(obj, &gembuf.object_list, list_node) {
+		mutex_lock(&obj->lock);
+		seq_printf(m, "%zu %d %d ", obj->base.size, !!obj->physmem,
+			   obj->explicit);
+		gembuf_place_show_flags(m, obj->need.flags);
+		seq_printf(m, " %u %pa %u %d", obj->need.devices,
+			   &obj->need.dma_limit, obj->moves, obj->refused);
+		if (obj->refused) {
+			seq_printf(m, " %s ", obj->refused_dev);
+			gembuf_place_show_flags(m, obj->refused_unmet);
+		}
+		seq_putc(m, '\n');
+		mutex_unlock(&obj->lock);
+	}
+	mutex_unlock(&gembuf.objects_lock);
+	return 0;
 }

@@ -33,8 +33,13 @@ void gembuf_fb_unmap(struct drm_framebuffer *fb,
 	unsigned int i;
 
 	for (i = 0; i < DRM_FORMAT_MAX_PLANES; i++) {
-		if (maps[i])
-			gembuf_mapping_put(to_gembuf_object(fb->obj[i]), maps[i]);
+		struct gembuf_object *obj = to_gembuf_object(fb->obj[i]);
+
+		if (!maps[i])
+			continue;
+		if (maps[i]->kind == GEMBUF_MAPPING_ONE_TO_ONE)
+			gembuf_vunmap(obj);
+		gembuf_mapping_put(obj, maps[i]);
 		maps[i] = NULL;
 	}
 }
@@ -47,7 +52,9 @@ void gembuf_fb_unmap(struct drm_framebuffer *fb,
  * @vaddr: output, the kernel address of each plane
  *
  * The composer brackets each frame's access to a foreign buffer with the
- * exporter's CPU access calls.
+ * exporter's CPU access calls.  A display that scans out by DMA
+ * (display_dma) maps the objects in its one-to-one VCM, and the composer,
+ * which stands in for its hardware, reads them through the kernel's map.
  *
  * Return: 0 or a negative errno, with nothing mapped.
  */
@@ -60,6 +67,8 @@ int gembuf_fb_map(struct gembuf_device *gdev, struct drm_framebuffer *fb,
 	for (i = 0; i < fb->format->num_planes; i++) {
 		struct gembuf_object *obj = to_gembuf_object(fb->obj[i]);
 
+		void *base;
+
 		maps[i] = gembuf_mapping_get(obj, gdev);
 		if (IS_ERR(maps[i])) {
 			int ret = PTR_ERR(maps[i]);
@@ -68,7 +77,17 @@ int gembuf_fb_map(struct gembuf_device *gdev, struct drm_framebuffer *fb,
 			gembuf_fb_unmap(fb, maps);
 			return ret;
 		}
-		vaddr[i] = maps[i]->vaddr + fb->offsets[i];
+		base = maps[i]->vaddr;
+		if (maps[i]->kind == GEMBUF_MAPPING_ONE_TO_ONE) {
+			base = gembuf_vmap(obj);
+			if (IS_ERR(base)) {
+				gembuf_mapping_put(obj, maps[i]);
+				maps[i] = NULL;
+				gembuf_fb_unmap(fb, maps);
+				return PTR_ERR(base);
+			}
+		}
+		vaddr[i] = base + fb->offsets[i];
 	}
 	return 0;
 }

@@ -50,45 +50,18 @@ static struct sg_table *gembuf_map_vcm(struct gembuf_object *obj,
 }
 
 /*
- * The chunks of an object as a table for @dev: cut into segments no
- * longer than its DMA parameters allow, none crossing its boundary, so
- * that the DMA API takes it as it is.  Called with the object locked:
- * its memory does not move meanwhile.
+ * The object's chunks as a table for @dev, cut into the segments its DMA
+ * parameters and its DMA mapping (a bounce buffer's slots, say) take.
+ * Called with the object locked: the memory does not move meanwhile.
  */
 static int gembuf_sgt_for_dev(struct gembuf_object *obj, struct device *dev,
 			      struct sg_table *sgt)
 {
-	unsigned long boundary = dma_get_seg_boundary(dev);
-	size_t max = dma_get_max_seg_size(dev), len, n;
-	struct scatterlist *d = NULL;
-	unsigned int cursor, nents = 0;
-	phys_addr_t phys, p;
-	int pass, ret;
+	size_t max = min_t(size_t, dma_get_max_seg_size(dev),
+			   dma_max_mapping_size(dev));
 
-	max = max_t(size_t, round_down(max, PAGE_SIZE), PAGE_SIZE);
-	/* Count the segments, then fill them in. */
-	for (pass = 0; pass < 2; pass++) {
-		vcm_for_each_phys_chunk(obj->physmem, cursor, phys, len) {
-			for (p = phys; p < phys + len; p += n) {
-				n = min_t(size_t, phys + len - p, max);
-				/* boundary is a mask: the room left below the next line */
-				n = min_t(size_t, n, (boundary - (p & boundary)) + 1);
-				if (!pass) {
-					nents++;
-					continue;
-				}
-				sg_set_page(d, pfn_to_page(PHYS_PFN(p)), n, 0);
-				d = sg_next(d);
-			}
-		}
-		if (pass)
-			break;
-		ret = sg_alloc_table(sgt, nents, GFP_KERNEL);
-		if (ret)
-			return ret;
-		d = sgt->sgl;
-	}
-	return 0;
+	return vcm_phys_to_sgt(obj->physmem, max, dma_get_seg_boundary(dev),
+			       sgt);
 }
 
 static struct sg_table *gembuf_map_dma_api(struct gembuf_object *obj,
