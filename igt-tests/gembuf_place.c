@@ -20,15 +20,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <linux/videodev2.h>
-#include <drm_fourcc.h>
 
 #include "igt.h"
 #include "gembuf.h"
-#include "gembuf_kms.h"
 #include "vivid.h"
 
 IGT_TEST_DESCRIPTION("Allocate gembuf memory for the constraints of every device that uses it.");
@@ -60,29 +57,6 @@ static void info(int fd, uint32_t h, struct drm_gembuf_gem_info *gi,
 	igt_assert_eq_u32(gi->handle, h);
 }
 
-static void show(const char *what, const struct drm_gembuf_gem_info *gi)
-{
-	igt_info("%s: %s%s%s%u chunks, need 0x%x for %u devices, limit 0x%llx, %u address bits, %u moves\n",
-		 what, gi->flags & GEMBUF_INFO_ALLOCATED ? "" : "not allocated, ",
-		 gi->flags & GEMBUF_INFO_CONTIGUOUS ? "contiguous, " : "",
-		 gi->flags & GEMBUF_INFO_EXPLICIT ? "explicit, " : "",
-		 gi->num_chunks, gi->placement.need, gi->placement.devices,
-		 (unsigned long long)gi->placement.dma_limit,
-		 gi->placement.addr_bits, gi->placement.moves);
-}
-
-/* The memory vivid's dma-contig can use: one range below 4 GiB. */
-static void check_for_vivid(const struct drm_gembuf_gem_info *gi)
-{
-	igt_assert(gi->flags & GEMBUF_INFO_ALLOCATED);
-	igt_assert(gi->flags & GEMBUF_INFO_CONTIGUOUS);
-	igt_assert_eq_u32(gi->num_chunks, 1);
-	igt_assert(gi->placement.need & GEMBUF_NEED_CONTIGUOUS);
-	igt_assert(gi->placement.need & GEMBUF_NEED_LIMIT);
-	igt_assert_eq_u64(gi->placement.dma_limit, 0xffffffffull);
-	igt_assert_lte(gi->placement.addr_bits, 32);
-}
-
 /* The cheapest memory for translating devices only: chunked, anywhere. */
 static void check_for_iommu(const struct drm_gembuf_gem_info *gi)
 {
@@ -103,7 +77,7 @@ static bool debugfs_has(const char *a, const char *b)
 	FILE *f;
 
 	dir = opendir("/sys/kernel/debug/dri");
-	igt_require(dir);
+	igt_assert(dir);
 	while (!found && (de = readdir(dir))) {
 		snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%s/gembuf_objects",
 			 de->d_name);
@@ -245,9 +219,9 @@ static void vivid_pipeline(bool named)
 		igt_assert_eq(create_for(engine, FRAME, devs, 2, &h), 0);
 		gi.handle = h;
 		info(engine, h, &gi, NULL, 0);
-		show("named", &gi);
+		gembuf_placement_print("named", &gi);
 		igt_assert(gi.flags & GEMBUF_INFO_EXPLICIT);
-		check_for_vivid(&gi);
+		gembuf_assert_low_range(&gi);
 	} else {
 		h = gembuf_create(engine, FRAME, 0, GEMBUF_CACHE_WB);
 		gi.handle = h;
@@ -260,12 +234,14 @@ static void vivid_pipeline(bool named)
 	igt_assert_eq(vivid_queue(fd), 0);
 	gi = (struct drm_gembuf_gem_info){ .handle = h };
 	info(engine, h, &gi, NULL, 0);
-	show("queued", &gi);
-	check_for_vivid(&gi);
+	gembuf_placement_print("queued", &gi);
+	gembuf_assert_low_range(&gi);
 	igt_assert_eq_u32(gi.placement.moves, 0);
 	vivid_capture();
 	engine_reads_frame(h, fd);
 	check_shared(h);
+	gembuf_info_print(engine, h, named ? "vivid -> engine, named" :
+					     "vivid -> engine, deferred");
 	vivid_reqbufs(0);
 	close(fd);
 	gem_close(engine, h);
@@ -295,7 +271,7 @@ static void iommu_pipeline(bool named)
 	gembuf_wait(engine, h);
 	gi.handle = h;
 	info(engine, h, &gi, NULL, 0);
-	show(named ? "named" : "deferred", &gi);
+	gembuf_placement_print(named ? "named" : "deferred", &gi);
 	check_for_iommu(&gi);
 	igt_assert_lte(2, gi.placement.devices);
 	if (named) {
@@ -314,6 +290,8 @@ static void iommu_pipeline(bool named)
 	gi = (struct drm_gembuf_gem_info){ .handle = dh };
 	info(display, dh, &gi, NULL, 0);
 	check_for_iommu(&gi);
+	gembuf_info_print(display, dh, named ? "engine -> display, named" :
+					      "engine -> display, deferred");
 	gem_close(display, dh);
 	gem_close(engine, h);
 }
@@ -362,7 +340,7 @@ static void engines_pipeline(bool named)
 	/* One object, mapped by both engines, each inside its own mask. */
 	gi.handle = h;
 	info(e28, h, &gi, maps, 8);
-	show(named ? "named" : "deferred", &gi);
+	gembuf_placement_print(named ? "named" : "deferred", &gi);
 	check_for_iommu(&gi);
 	igt_assert_eq_u32(gi.placement.devices, 2);
 	for (unsigned int i = 0; i < gi.num_mappings && i < 8; i++) {
@@ -377,105 +355,12 @@ static void engines_pipeline(bool named)
 			high = true;
 	}
 	igt_assert_f(low && high, "no IOVA below 256 MiB and above 4 GiB\n");
+	gembuf_info_print(e28, h, named ? "engine28 -> engine40, named" :
+					  "engine28 -> engine40, deferred");
 	gem_close(engine, copy);
 	gem_close(engine, h40);
 	gem_close(e28, h);
 	drm_close_driver(e28);
-}
-
-/* ---- the display as a scan-out engine without an IOMMU ---- */
-
-/*
- * Reload gembuf with @args (its other options come from modprobe.d).
- * Every gembuf file of this process is closed; the engine's fences hold
- * the module until an RCU grace period after their last user.
- */
-static void reload_gembuf(const char *args)
-{
-	char cmd[128];
-	int i;
-
-	for (i = 0; i < 50 && system("rmmod gembuf 2>/dev/null"); i++)
-		usleep(100 * 1000);
-	igt_assert_f(i < 50, "gembuf does not unload\n");
-	snprintf(cmd, sizeof(cmd), "modprobe gembuf %s", args);
-	igt_assert_eq(system(cmd), 0);
-}
-
-static void restore_gembuf(int sig)
-{
-	if (system("grep -q Y /sys/module/gembuf/parameters/display_dma 2>/dev/null"))
-		return;
-	if (display >= 0)
-		close(display);
-	if (engine >= 0)
-		close(engine);
-	display = engine = -1;
-	for (int i = 0; i < 50 && system("rmmod gembuf 2>/dev/null"); i++)
-		usleep(100 * 1000);
-	if (system("modprobe gembuf"))
-		igt_warn("gembuf did not load again\n");
-}
-
-/*
- * Scan @h (a handle on the display) out alone; the writeback must be @v
- * in its first @fill bytes and black after.
- */
-static void scan_out(struct gk *k, uint32_t h, uint32_t v, uint32_t fill)
-{
-	struct gk_fb fb = {}, wb = {};
-	struct gk_layer l;
-	struct drm_gembuf_gem_info gi = { .handle = h };
-	struct drm_gembuf_mapping maps[8];
-	bool o2o = false;
-
-	gk_fb_from_handle(k, &fb, h, 640, 480, DRM_FORMAT_XRGB8888, 640 * 4, 0, 0);
-	gk_fb_create(k, &wb, 640, 480, DRM_FORMAT_XRGB8888);
-	l = gk_layer_of(&fb);
-	igt_assert_eq(gk_commit(k, &l, 1, &wb, 0), 0);
-	for (uint32_t i = 0; i < 640 * 480; i += 31)
-		igt_assert_eq_u32(((uint32_t *)wb.map)[i] & 0xffffff,
-				  i * 4 < fill ? v & 0xffffff : 0);
-
-	/* Scanned out from its physical address: a one-to-one mapping. */
-	info(display, h, &gi, maps, 8);
-	show("scanned out", &gi);
-	check_for_vivid(&gi);
-	for (unsigned int i = 0; i < gi.num_mappings && i < 8; i++)
-		if (maps[i].kind == GEMBUF_MAPPING_ONE_TO_ONE) {
-			o2o = true;
-			igt_assert_eq_u64(maps[i].dev_addr, 0);
-		}
-	igt_assert(o2o);
-	gk_disable(k);
-	gk_fb_destroy(k, &wb);
-	igt_assert_eq(drmModeRmFB(display, fb.fb_id), 0);
-}
-
-/* Engine to the display without an IOMMU: one range below 4 GiB. */
-static void display_dma_pipeline(bool named)
-{
-	int devs[2] = { engine, display }, fd;
-	uint32_t h = 0, dh;
-	struct gk k;
-
-	if (named)
-		igt_assert_eq(create_for(engine, 640 * 480 * 4, devs, 2, &h), 0);
-	else
-		h = gembuf_create(engine, 640 * 480 * 4, 0, GEMBUF_CACHE_WB);
-	fd = prime_handle_to_fd(engine, h);
-	dh = prime_fd_to_handle(display, fd);
-	close(fd);
-	/* The first lines: edu is slow. */
-	igt_assert_eq(__gembuf_fill(engine, h, 0, 16384, 0x00336699), 0);
-	gembuf_wait(engine, h);
-	igt_assert_eq(drmSetMaster(display), 0);
-	gk_init(&k, display);
-	igt_assert(gk_set_mode(&k, 640, 480));
-	scan_out(&k, dh, 0x00336699, 16384);
-	igt_assert_eq(drmDropMaster(display), 0);
-	gem_close(display, dh);
-	gem_close(engine, h);
 }
 
 igt_main
@@ -547,7 +432,7 @@ igt_main
 		munmap(p, FRAME);
 		gi.handle = h;
 		info(engine, h, &gi, NULL, 0);
-		show("cpu", &gi);
+		gembuf_placement_print("cpu", &gi);
 		igt_assert(gi.flags & GEMBUF_INFO_ALLOCATED);
 		igt_assert_lt(1, gi.num_chunks);
 
@@ -556,9 +441,9 @@ igt_main
 		igt_assert_eq(vivid_queue(fd), 0);
 		gi = (struct drm_gembuf_gem_info){ .handle = h };
 		info(engine, h, &gi, NULL, 0);
-		show("moved", &gi);
+		gembuf_placement_print("moved", &gi);
 		igt_assert_eq_u32(gi.placement.moves, 1);
-		check_for_vivid(&gi);
+		gembuf_assert_low_range(&gi);
 		/* Queued, not yet captured: the CPU's data moved with it. */
 		p = mmap(NULL, FRAME, PROT_READ, MAP_SHARED, fd, 0);
 		igt_assert(p != MAP_FAILED);
@@ -567,6 +452,7 @@ igt_main
 		munmap(p, FRAME);
 		vivid_capture();
 		engine_reads_frame(h, fd);
+		gembuf_info_print(engine, h, "cpu, then vivid attaches: moved");
 		vivid_reqbufs(0);
 		close(fd);
 		gem_close(engine, h);
@@ -580,6 +466,7 @@ igt_main
 		int fd;
 
 		igt_require_f(vivid >= 0, "no vivid instance with allocators=1\n");
+		igt_require_f(objects >= 0, "no gembuf debugfs\n");
 		vivid_format();
 		h = gembuf_create(engine, FRAME, 0, GEMBUF_CACHE_WB);
 		igt_assert_eq(__gembuf_fill(engine, h, 0, 4096, 0x1), 0);
@@ -594,13 +481,14 @@ igt_main
 		vivid_reqbufs(0);
 		gi = (struct drm_gembuf_gem_info){ .handle = h };
 		info(engine, h, &gi, NULL, 0);
-		show("refused", &gi);
+		gembuf_placement_print("refused", &gi);
 		igt_assert_eq(gi.placement.refused, -EBUSY);
 		igt_assert(strstr(gi.placement.refused_device, "vivid"));
 		igt_assert(gi.placement.refused_unmet & GEMBUF_NEED_CONTIGUOUS);
 		igt_assert_eq_u32(gi.placement.moves, 0);
 		igt_assert(!(gi.placement.need & GEMBUF_NEED_CONTIGUOUS));
 		igt_assert(debugfs_has(" -16 vivid", "contiguous"));
+		gembuf_info_print(engine, h, "engine maps, then vivid attaches: refused");
 
 		/* Still the engine's. */
 		igt_assert_eq(__gembuf_fill(engine, h, 0, 8192, 0x5eed), 0);
@@ -654,73 +542,6 @@ igt_main
 		igt_assert_eq_u32(gi.placement.devices, 1);
 		drm_close_driver(devs[1]);
 		gem_close(engine, h);
-	}
-
-	igt_subtest_group {
-		igt_fixture {
-			drm_close_driver(display);
-			drm_close_driver(engine);
-			display = engine = -1;
-			igt_install_exit_handler(restore_gembuf);
-			reload_gembuf("display_dma=1");
-			engine = gembuf_open_engine();
-			display = gembuf_open_display();
-		}
-
-		igt_describe("With display_dma the display is a scan-out engine without an IOMMU: its own dumb buffers are one range below 4 GiB, scanned out from their physical address.");
-		igt_subtest("display-dma-dumb") {
-			struct gk_fb fb = {};
-			struct gk k;
-
-			igt_assert_eq(drmSetMaster(display), 0);
-			gk_init(&k, display);
-			igt_assert(gk_set_mode(&k, 640, 480));
-			gk_fb_create(&k, &fb, 640, 480, DRM_FORMAT_XRGB8888);
-			gk_fb_fill(&fb, 0x00c0ffee);
-			igt_assert_eq(drmModeRmFB(display, fb.fb_id), 0);
-			scan_out(&k, fb.handle, 0x00c0ffee, 640 * 480 * 4);
-			munmap(fb.map, fb.size);
-			gem_close(display, fb.handle);
-			igt_assert_eq(drmDropMaster(display), 0);
-		}
-
-		igt_describe("The engine writes an object the display without an IOMMU scans out, named at GEM_CREATE.");
-		igt_subtest("display-dma-engine-named")
-			display_dma_pipeline(true);
-
-		igt_describe("The same, deferred: the display's import narrows the memory before the engine's first DMA allocates it.");
-		igt_subtest("display-dma-engine-deferred")
-			display_dma_pipeline(false);
-
-		igt_describe("The display without an IOMMU importing scattered memory the engine maps already is refused with -EBUSY.");
-		igt_subtest("display-dma-refused") {
-			struct drm_gembuf_gem_info gi = {};
-			uint32_t h = gembuf_create(engine, 4 << 20, 0, GEMBUF_CACHE_WB);
-			struct drm_prime_handle p = { .flags = DRM_CLOEXEC };
-			int fd;
-
-			igt_assert_eq(__gembuf_fill(engine, h, 0, 4096, 1), 0);
-			gembuf_wait(engine, h);
-			fd = prime_handle_to_fd(engine, h);
-			p.fd = fd;
-			do_ioctl_err(display, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p, EBUSY);
-			gi.handle = h;
-			info(engine, h, &gi, NULL, 0);
-			show("refused", &gi);
-			igt_assert_eq(gi.placement.refused, -EBUSY);
-			igt_assert(gi.placement.refused_unmet & GEMBUF_NEED_CONTIGUOUS);
-			close(fd);
-			gem_close(engine, h);
-		}
-
-		igt_fixture {
-			drm_close_driver(display);
-			drm_close_driver(engine);
-			display = engine = -1;
-			reload_gembuf("");
-			engine = gembuf_open_engine();
-			display = gembuf_open_display();
-		}
 	}
 
 	igt_fixture {

@@ -418,13 +418,14 @@ EXPORT_SYMBOL_GPL(vcm_phys_alloc_for);
  * @max_seg: the longest segment, at least PAGE_SIZE: the smaller of the
  *	device's dma_get_max_seg_size() and dma_max_mapping_size()
  * @boundary: the boundary mask no segment may cross
- *	(dma_get_seg_boundary()), at least PAGE_SIZE - 1
+ *	(dma_get_seg_boundary()): 2^k - 1, at least PAGE_SIZE - 1
  * @sgt: an unused table, filled in; the caller frees it with
  *	sg_free_table()
  *
  * For an exporter that maps the memory for a device with the DMA API:
- * each chunk is cut into page-aligned segments of at most @max_seg bytes,
- * none crossing a multiple of @boundary + 1, in order.
+ * each chunk is cut into page-aligned segments of at most @max_seg bytes
+ * (and of what a scatterlist entry holds), none crossing a multiple of
+ * @boundary + 1, in order.
  *
  * Context: Process context; may sleep.
  * Return: 0, -EINVAL for a physmem without pages or limits below a page,
@@ -442,7 +443,7 @@ int vcm_phys_to_sgt(const struct vcm_physmem *physmem, size_t max_seg,
 	if (IS_ERR_OR_NULL(physmem) || physmem->dev_vcm ||
 	    max_seg < PAGE_SIZE || boundary < PAGE_SIZE - 1)
 		return -EINVAL;
-	max_seg = round_down(max_seg, PAGE_SIZE);
+	max_seg = round_down(min_t(size_t, max_seg, UINT_MAX), PAGE_SIZE);
 
 	/* Count the segments, then fill them in. */
 	for (pass = 0; pass < 2; pass++) {

@@ -1286,6 +1286,30 @@ static void chunks_text(const struct drm_gembuf_gem_info *gi, char *buf, size_t 
 }
 
 /*
+ * What the memory was chosen for (gembuf's placement): "for 2 devices:
+ * one range, below 0xffffffff" or "for 1 device: IOMMU chunks".
+ */
+static void need_text(const struct drm_gembuf_gem_info *gi, char *buf, size_t len)
+{
+	const struct drm_gembuf_placement *p = &gi->placement;
+	size_t at;
+
+	at = snprintf(buf, len, "for %u device%s:", p->devices,
+		      p->devices == 1 ? "" : "s");
+	if (p->need & GEMBUF_NEED_CONTIGUOUS)
+		at += snprintf(buf + at, len - at, " one range");
+	else if (p->need & GEMBUF_NEED_GRANULE)
+		at += snprintf(buf + at, len - at, " IOMMU chunks");
+	else
+		at += snprintf(buf + at, len - at, " any pages");
+	if ((p->need & GEMBUF_NEED_LIMIT) && at < len)
+		at += snprintf(buf + at, len - at, ", below 0x%llx",
+			       (unsigned long long)p->dma_limit + 1);
+	if (p->moves && at < len)
+		snprintf(buf + at, len - at, ", moved %u times", p->moves);
+}
+
+/*
  * The table of the scene's buffers, and the copies it shows: a role that
  * used a buffer without a mapping of it, or a second device's handle
  * that is not the same object, would mean a copy was made.
@@ -1298,7 +1322,7 @@ static unsigned int print_table(const struct scene *s, FILE *f)
 		[GEMBUF_MAPPING_DMA_API] = "dma-api",
 	};
 	unsigned int copies = 0, buffers = 0, mappings = 0;
-	char flow[64], mem[128], who[32];
+	char flow[64], mem[128], who[32], need[96];
 
 	fprintf(f, "%-11s %-19s %-22s %s\n", "buffer", "content",
 		"written by -> read by", "memory (GEM_INFO)");
@@ -1319,8 +1343,9 @@ static unsigned int print_table(const struct scene *s, FILE *f)
 			continue;
 		}
 		chunks_text(&b->info, mem, sizeof(mem));
-		fprintf(f, "%-11s %-19s %-22s %llu KiB, %s\n", b->name, b->what, flow,
-			(unsigned long long)b->info.size / 1024, mem);
+		need_text(&b->info, need, sizeof(need));
+		fprintf(f, "%-11s %-19s %-22s %llu KiB, %s, %s\n", b->name, b->what,
+			flow, (unsigned long long)b->info.size / 1024, mem, need);
 		for (unsigned int m = 0; m < b->info.num_mappings && m < MAX_MAPS; m++) {
 			const struct drm_gembuf_mapping *map = &b->maps[m];
 			char addr[24] = "-";

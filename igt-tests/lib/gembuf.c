@@ -324,3 +324,56 @@ int gembuf_dmabuf_attachments(int fd, char names[][64], int max)
 	fclose(f);
 	return n;
 }
+
+void gembuf_placement_print(const char *what, const struct drm_gembuf_gem_info *gi)
+{
+	igt_info("%s: %s%s%s%u chunks, need 0x%x for %u devices, limit 0x%llx, %u address bits, %u moves\n",
+		 what, gi->flags & GEMBUF_INFO_ALLOCATED ? "" : "not allocated, ",
+		 gi->flags & GEMBUF_INFO_CONTIGUOUS ? "contiguous, " : "",
+		 gi->flags & GEMBUF_INFO_EXPLICIT ? "explicit, " : "",
+		 gi->num_chunks, gi->placement.need, gi->placement.devices,
+		 (unsigned long long)gi->placement.dma_limit,
+		 gi->placement.addr_bits, gi->placement.moves);
+}
+
+void gembuf_assert_low_range(const struct drm_gembuf_gem_info *gi)
+{
+	igt_assert(gi->flags & GEMBUF_INFO_ALLOCATED);
+	igt_assert(gi->flags & GEMBUF_INFO_CONTIGUOUS);
+	igt_assert_eq_u32(gi->num_chunks, 1);
+	igt_assert(gi->placement.need & GEMBUF_NEED_CONTIGUOUS);
+	igt_assert(gi->placement.need & GEMBUF_NEED_LIMIT);
+	igt_assert_eq_u64(gi->placement.dma_limit, 0xffffffffull);
+	/* Reported to CAP_SYS_ADMIN only; the tests run as root. */
+	igt_assert_lte(gi->placement.addr_bits, 32);
+	igt_assert_lt(0, gi->placement.addr_bits);
+}
+
+void gembuf_info_print(int fd, uint32_t h, const char *what)
+{
+	static const char *const kinds[] = {
+		[GEMBUF_MAPPING_IOMMU] = "iommu", [GEMBUF_MAPPING_KERNEL] = "kernel",
+		[GEMBUF_MAPPING_USER] = "user", [GEMBUF_MAPPING_ONE_TO_ONE] = "1:1",
+		[GEMBUF_MAPPING_DMA_API] = "dma-api",
+	};
+	struct drm_gembuf_gem_info gi = { .handle = h };
+	struct drm_gembuf_mapping maps[16];
+	char hist[256];
+	size_t at = 0;
+
+	igt_assert_eq(__gembuf_info(fd, &gi, maps, 16), 0);
+	hist[0] = 0;
+	for (int o = GEMBUF_INFO_CHUNK_ORDERS - 1; o >= 0 && at < sizeof(hist); o--)
+		if (gi.chunks[o])
+			at += snprintf(hist + at, sizeof(hist) - at, " %ux2^%d",
+				       gi.chunks[o], o);
+	gembuf_placement_print(what, &gi);
+	igt_info("  %llu bytes in %u chunks:%s\n", (unsigned long long)gi.size,
+		 gi.num_chunks, hist);
+	for (unsigned int i = 0; i < gi.num_mappings && i < 16; i++)
+		igt_info("  mapped by %s (%s): %llu bytes, %u IOMMU entries, address 0x%llx\n",
+			 maps[i].device,
+			 maps[i].kind < sizeof(kinds) / sizeof(kinds[0]) ? kinds[maps[i].kind] : "?",
+			 (unsigned long long)maps[i].size, maps[i].ptes,
+			 (unsigned long long)maps[i].dev_addr);
+}

@@ -51,6 +51,15 @@ void gembuf_check_words(int fd, uint32_t h, size_t size, uint32_t v);
  * objects went idle.
  */
 long gembuf_state_settle(const char *key, long want);
+/* One line of what GEM_INFO says of an object's placement, for the log. */
+void gembuf_placement_print(const char *what, const struct drm_gembuf_gem_info *gi);
+/*
+ * The memory a device without an IOMMU and with a 32-bit mask can use:
+ * allocated, one range, below 4 GiB, and chosen for that.
+ */
+void gembuf_assert_low_range(const struct drm_gembuf_gem_info *gi);
+/* GEM_INFO of @h on @fd in the log: placement, chunk histogram, mappings. */
+void gembuf_info_print(int fd, uint32_t h, const char *what);
 /* A dma-buf of @size from dma-heaps heap @name; skips if there is none. */
 int gembuf_heap_alloc(const char *name, size_t size);
 

@@ -560,8 +560,11 @@ static void vcm_edu_test_domains(struct kunit *test)
 static void vcm_edu_test_range_errors(struct kunit *test)
 {
 	struct vcm_edu_ctx *ctx = test->priv;
-	struct vcm *far = vcm_create(dma_get_mask(ctx->dev) + 1, SZ_1M);
+	struct vcm *far;
 
+	if (dma_get_mask(ctx->dev) == DMA_BIT_MASK(64))
+		kunit_skip(test, "edu reaches every address");
+	far = vcm_create(dma_get_mask(ctx->dev) + 1, SZ_1M);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, far);
 	/* Beyond edu's DMA mask. */
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(far, ctx->dev, 0)), -ERANGE);

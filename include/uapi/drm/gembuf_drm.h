@@ -67,17 +67,21 @@ extern "C" {
  *	devices that will use the object: DRM device files (gembuf's or
  *	another driver's) and V4L2 video device files
  *
- * Without devices the object's memory is allocated when a device first
- * needs it (its first DMA mapping, CPU mapping or scan-out), for every
- * device attached to it or importing it by then; a device that attaches
- * later and cannot use that memory gets it moved while nothing maps it,
- * and is refused with -EBUSY after.  With devices the memory is allocated
- * here, for all of them (a device named twice counts once): -EBADF for
- * a descriptor that is not open,
- * -EINVAL for one that is not a device gembuf can tell the DMA needs of,
- * -ERANGE or -E2BIG when no memory can meet them all (see
- * Documentation/gpu/gembuf.rst).  %GEMBUF_GEM_CONTIGUOUS asks for one
- * physical range, allocated here.
+ * The memory is chosen for the devices that use the object: the device
+ * it is created on, the devices named here, and every device that
+ * imports or attaches to it before it is allocated.  Without devices
+ * named it is allocated when a device first needs it (its first DMA
+ * mapping, CPU mapping or scan-out); a device that attaches later and
+ * cannot use it gets it moved while nothing maps it, and is refused with
+ * -EBUSY after.  With devices named, or with %GEMBUF_GEM_CONTIGUOUS (one
+ * physical range), it is allocated here.
+ *
+ * Errors: -EINVAL for bad flags, cache policy, size or device array, or
+ * a descriptor of no device gembuf can tell the DMA needs of; -EBADF for
+ * a descriptor that is not open; -EFAULT; -E2BIG above 1 GiB or for one
+ * range larger than the CMA area; -ERANGE when no memory can meet every
+ * device's needs; -ENOMEM.  A device named twice counts once (see
+ * Documentation/gpu/gembuf.rst).
  */
 struct drm_gembuf_gem_create {
 	__u64 size;

@@ -95,10 +95,12 @@ const struct drm_driver gembuf_engine_driver = {
  * @gdev: the device, allocated
  * @role: display or engine
  *
- * The display sees objects through the kernel VCM; an engine through an
- * IOMMU VCM of its own, inside its DMA mask.
+ * The display sees objects through the kernel VCM, or with display_dma
+ * through a one-to-one VCM below 4 GiB; an engine through an IOMMU VCM of
+ * its own, inside its DMA mask.
  *
- * Return: 0 or a negative errno.
+ * Return: 0, -ERANGE for an engine whose mask leaves no IOVA window, or
+ * a negative errno.
  */
 int gembuf_device_init(struct gembuf_device *gdev, enum gembuf_role role)
 {
@@ -106,11 +108,14 @@ int gembuf_device_init(struct gembuf_device *gdev, enum gembuf_role role)
 	int ret;
 
 	gdev->role = role;
+	if (role == GEMBUF_DISPLAY)
+		gdev->index = 0;
 	mutex_init(&gdev->imports_lock);
 	INIT_LIST_HEAD(&gdev->imports);
 	INIT_LIST_HEAD(&gdev->engine_node);
 	if (role == GEMBUF_DISPLAY && display_dma) {
-		gdev->vcm = vcm_create_one_to_one(0, dma_get_mask(dev) + 1);
+		/* Its 32-bit mask (gembuf_display_create()). */
+		gdev->vcm = vcm_create_one_to_one(0, DMA_BIT_MASK(32) + 1ULL);
 		if (IS_ERR(gdev->vcm))
 			return PTR_ERR(gdev->vcm);
 	} else if (role == GEMBUF_DISPLAY) {
@@ -145,7 +150,7 @@ err_assoc:
 	vcm_deassoc(gdev->avcm);
 err_vcm:
 	if (gdev->vcm != gembuf.kernel_vcm)
-		vcm_free(gdev->vcm);
+		WARN_ON(vcm_free(gdev->vcm));
 	return ret;
 }
 
@@ -157,8 +162,9 @@ void gembuf_device_fini(struct gembuf_device *gdev)
 {
 	vcm_deactivate(gdev->avcm);
 	vcm_deassoc(gdev->avcm);
+	/* Every mapping in it went with its object: it is empty. */
 	if (gdev->vcm != gembuf.kernel_vcm)
-		vcm_free(gdev->vcm);
+		WARN_ON(vcm_free(gdev->vcm));
 }
 
 static int gembuf_display_create(void)

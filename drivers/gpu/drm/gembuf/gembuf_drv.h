@@ -82,6 +82,7 @@ struct gembuf_device {
 
 /* The most gembuf devices: the display and an engine for each edu. */
 #define GEMBUF_MAX_GDEVS	16
+static_assert(GEMBUF_MAX_GDEVS <= BITS_PER_TYPE(u16));
 
 #define to_gembuf_device(d) container_of(d, struct gembuf_device, drm)
 
@@ -257,7 +258,7 @@ int gembuf_place_add(struct gembuf_object *obj, const struct vcm_constraint *c,
 int gembuf_place_devices(struct vcm_constraint *need, u16 *gdevs, u64 devices,
 			 unsigned int n, size_t size);
 void gembuf_place_info(struct gembuf_object *obj,
-		       struct drm_gembuf_placement *out);
+		       struct drm_gembuf_placement *out, bool privileged);
 int gembuf_place_show(struct seq_file *m, void *data);
 
 /* gembuf_prime.c */

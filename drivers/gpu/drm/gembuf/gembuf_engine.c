@@ -43,27 +43,35 @@
 
 /*
  * edu has no register that tells how many address bits its DMA drives:
- * QEMU gives it 28 unless its dma_mask property says otherwise.  So the
- * mask is a property of the machine, given here per device, in the order
- * of the devices on the PCI bus, as a device tree would give it.
+ * QEMU gives it 28 unless its dma_mask property says otherwise, and
+ * silently drops the address bits above them.  So the mask is a property
+ * of the machine, given here per device, in PCI order (domain, bus,
+ * slot), as a device tree would give it; a value wider than the device's
+ * makes its DMA land on other IOVAs.
  */
 static unsigned int edu_dma_bits[8] = {
 	[0 ... 7] = GEMBUF_EDU_DEFAULT_DMA_BITS,
 };
 module_param_array(edu_dma_bits, uint, NULL, 0444);
 MODULE_PARM_DESC(edu_dma_bits,
-		 "address bits of each edu's DMA, in PCI bus order (default 28, QEMU's)");
+		 "address bits of each edu's DMA, in PCI order (default 28, QEMU's; wider than the device corrupts memory)");
 /* One bit of gembuf_object.gdevs for the display and each engine. */
 static_assert(ARRAY_SIZE(edu_dma_bits) < GEMBUF_MAX_GDEVS);
 
-/* The place of @pdev among the edu devices of its bus, 0 for the first. */
+/* Where a PCI device is: domain, bus and slot, in that order. */
+static u64 gembuf_pci_place(struct pci_dev *pdev)
+{
+	return (u64)pci_domain_nr(pdev->bus) << 16 | pci_dev_id(pdev);
+}
+
+/* The place of @pdev among the edu devices of the machine, 0 for the first. */
 static unsigned int gembuf_edu_index(struct pci_dev *pdev)
 {
 	struct pci_dev *other = NULL;
 	unsigned int i = 0;
 
 	while ((other = pci_get_device(pdev->vendor, pdev->device, other))) {
-		if (other->bus == pdev->bus && other->devfn < pdev->devfn)
+		if (gembuf_pci_place(other) < gembuf_pci_place(pdev))
 			i++;
 	}
 	return i;

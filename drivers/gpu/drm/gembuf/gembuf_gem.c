@@ -10,6 +10,7 @@
 #include <drm/drm_prime.h>
 #include <drm/gembuf_drm.h>
 #include <linux/dma-buf.h>
+#include <linux/capability.h>
 #include <linux/dma-resv.h>
 #include <linux/iosys-map.h>
 #include <linux/log2.h>
@@ -434,6 +435,7 @@ int gembuf_gem_info_ioctl(struct drm_device *dev, void *data,
 	struct gembuf_mapping *map;
 	struct gembuf_object *obj;
 	unsigned int cursor, n = 0, room;
+	bool privileged;
 	phys_addr_t phys;
 	size_t len;
 	int ret = 0;
@@ -448,6 +450,8 @@ int gembuf_gem_info_ioctl(struct drm_device *dev, void *data,
 	if (!gem)
 		return -ENOENT;
 	obj = to_gembuf_object(gem)->real;
+	/* Asked once, before the lock, and not audited: most callers are not. */
+	privileged = has_capability_noaudit(current, CAP_SYS_ADMIN);
 
 	if (room) {
 		maps = kcalloc(room, sizeof(*maps), GFP_KERNEL);
@@ -477,7 +481,7 @@ int gembuf_gem_info_ioctl(struct drm_device *dev, void *data,
 		args->flags |= GEMBUF_INFO_ALLOCATED;
 	if (obj->explicit)
 		args->flags |= GEMBUF_INFO_EXPLICIT;
-	gembuf_place_info(obj, &args->placement);
+	gembuf_place_info(obj, &args->placement, privileged);
 	list_for_each_entry(map, &obj->mappings, node) {
 		if (n < room)
 			gembuf_info_mapping(&maps[n], map);

@@ -19,7 +19,6 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
-#include <linux/capability.h>
 #include <linux/file.h>
 #include <linux/log2.h>
 #include <linux/major.h>
@@ -33,8 +32,9 @@
 /**
  * gembuf_place_of_gdev() - what a gembuf device needs of an object's memory
  * @gdev: the device
- * @c: set to its constraint: the engine's IOMMU VCM's, none for the
- *	display, which reads with the CPU
+ * @c: set to its constraint, its VCM's: an engine's IOMMU VCM's, none
+ *	for the display reading with the CPU (the kernel VCM), one range
+ *	below 4 GiB for the display with display_dma (one-to-one)
  */
 void gembuf_place_of_gdev(struct gembuf_device *gdev, struct vcm_constraint *c)
 {
@@ -273,9 +273,10 @@ static_assert(VCM_CONSTRAINT_NONCOHERENT == GEMBUF_NEED_NONCOHERENT);
  * gembuf_place_info() - what GEM_INFO tells of an object's placement
  * @obj: a real object, locked
  * @out: filled in
+ * @privileged: the caller may know where the memory is (CAP_SYS_ADMIN)
  */
 void gembuf_place_info(struct gembuf_object *obj,
-		       struct drm_gembuf_placement *out)
+		       struct drm_gembuf_placement *out, bool privileged)
 {
 	phys_addr_t phys, top = 0;
 	unsigned int cursor;
@@ -297,7 +298,7 @@ void gembuf_place_info(struct gembuf_object *obj,
 	 * Where the memory is, even as a number of address bits, helps aim
 	 * Rowhammer: for the privileged only, as the PFNs of pagemap.
 	 */
-	if (!obj->physmem || !capable(CAP_SYS_ADMIN))
+	if (!obj->physmem || !privileged)
 		return;
 	vcm_for_each_phys_chunk(obj->physmem, cursor, phys, len)
 		top = max(top, phys + len - 1);
@@ -338,7 +339,11 @@ int gembuf_place_show(struct seq_file *m, void *data)
 	seq_puts(m, "size allocated explicit need devices limit moves refused\n");
 	mutex_lock(&gembuf.objects_lock);
 	list_for_each_entry(obj, &gembuf.object_list, list_node) {
-		mutex_lock(&obj->lock);
+		/* Not behind a move or an allocation: that would stall creates. */
+		if (!mutex_trylock(&obj->lock)) {
+			seq_printf(m, "%zu busy\n", obj->base.size);
+			continue;
+		}
 		seq_printf(m, "%zu %d %d ", obj->base.size, !!obj->physmem,
 			   obj->explicit);
 		gembuf_place_show_flags(m, obj->need.flags);

@@ -45,7 +45,7 @@ void gembuf_fb_unmap(struct drm_framebuffer *fb,
 }
 
 /**
- * gembuf_fb_map() - map a framebuffer's objects for the display's CPU
+ * gembuf_fb_map() - map a framebuffer's objects for the display
  * @gdev: the display
  * @fb: the framebuffer
  * @maps: output, the mapping of each plane's object

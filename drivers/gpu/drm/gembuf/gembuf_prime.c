@@ -277,6 +277,13 @@ gembuf_gem_prime_import_sg_table(struct drm_device *dev,
 	struct drm_gem_object *gem;
 	bool revoked;
 
+	/*
+	 * A display that scans out from physical addresses (display_dma)
+	 * takes one DMA range, as drm_gem_dma_prime_import_sg_table() does.
+	 */
+	if (vcm_get_type(gdev->vcm) == VCM_ONE_TO_ONE &&
+	    drm_prime_get_contiguous_size(sgt) < attach->dmabuf->size)
+		return ERR_PTR(-EINVAL);
 	if (gdev->role == GEMBUF_ENGINE) {
 		pm = vcm_phys_from_dma(gdev->avcm, sgt);
 		if (IS_ERR(pm))
@@ -392,9 +399,10 @@ struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
 		return drm_gem_prime_import_dev(dev, dma_buf, dev->dev);
 
 	exp = to_gembuf_object(dma_buf->priv);
-	if (exp->base.dev == dev) {
-		drm_gem_object_get(&exp->base);
-		return &exp->base;
+	/* Back on the device that made it (through a view of another): itself. */
+	if (exp->real->base.dev == dev) {
+		drm_gem_object_get(&exp->real->base);
+		return &exp->real->base;
 	}
 
 	/* The memory must fit the importing device as well. */
@@ -412,6 +420,7 @@ struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
 	mutex_init(&obj->lock);
 	INIT_LIST_HEAD(&obj->mappings);
 	INIT_LIST_HEAD(&obj->import_node);
+	INIT_LIST_HEAD(&obj->list_node);
 	/* One object in memory: share its fences too. */
 	obj->base.resv = exp->base.resv;
 	drm_gem_private_object_init(dev, &obj->base, exp->base.size);
