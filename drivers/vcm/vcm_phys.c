@@ -391,13 +391,14 @@ struct vcm_physmem *vcm_phys_alloc_for(size_t len, u32 attr,
 	if (!len || !PAGE_ALIGNED(len) || (attr & ~VCM_PHYS_ATTR_ALL) ||
 	    (attr & VCM_PHYS_CONT))
 		return ERR_PTR(-EINVAL);
+	/* An alignment is for one contiguous range. */
+	if ((attr & VCM_ALIGN_MASK) && !(c->flags & VCM_CONSTRAINT_CONTIGUOUS))
+		return ERR_PTR(-EINVAL);
 	ret = vcm_constraint_check_len(c, len);
 	if (ret)
 		return ERR_PTR(ret);
 	if (c->flags & VCM_CONSTRAINT_CONTIGUOUS)
 		pm = __vcm_phys_alloc(len, attr | VCM_PHYS_CONT, 0, 0);
-	else if (attr & VCM_ALIGN_MASK)
-		return ERR_PTR(-EINVAL);
 	else
 		pm = __vcm_phys_alloc(len, attr,
 				      vcm_chunk_sizes(c->pgsizes ?: VCM_CPU_PGSIZES),

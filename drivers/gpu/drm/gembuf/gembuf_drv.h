@@ -82,7 +82,6 @@ struct gembuf_device {
 
 /* The most gembuf devices: the display and an engine for each edu. */
 #define GEMBUF_MAX_GDEVS	16
-static_assert(GEMBUF_MAX_GDEVS <= BITS_PER_TYPE(u16));
 
 #define to_gembuf_device(d) container_of(d, struct gembuf_device, drm)
 

@@ -263,6 +263,10 @@ int gembuf_place_devices(struct vcm_constraint *need, u16 *gdevs, u64 devices,
 	return vcm_constraint_check_len(need, size);
 }
 
+/* A bit of gembuf_object.gdevs for every gembuf device. */
+static_assert(sizeof_field(struct gembuf_object, gdevs) * BITS_PER_BYTE >=
+	      GEMBUF_MAX_GDEVS);
+
 /* VCM's constraint bits are the uapi's GEMBUF_NEED_* bits. */
 static_assert(VCM_CONSTRAINT_CONTIGUOUS == GEMBUF_NEED_CONTIGUOUS);
 static_assert(VCM_CONSTRAINT_LIMIT == GEMBUF_NEED_LIMIT);
