@@ -23,9 +23,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <linux/videodev2.h>
+#include <drm_fourcc.h>
 
 #include "igt.h"
 #include "gembuf.h"
+#include "gembuf_kms.h"
 #include "vivid.h"
 
 IGT_TEST_DESCRIPTION("Allocate gembuf memory for the constraints of every device that uses it.");
@@ -162,14 +164,16 @@ static const uint64_t samples[] = { 0, 0x41000, 0xe0000, FRAME - 4096 };
 /*
  * The engine reads what vivid wrote: its DMA copies pages of the frame
  * out of @h (through its IOMMU mapping of the same memory) into a second
- * object, which must equal the frame as the CPU sees it through the
- * dma-buf.
+ * object, which the display imports: through the display's own mapping
+ * of it, the copy must equal the frame as the CPU sees it through the
+ * dma-buf.  Camera, engine, display.
  */
 static void engine_reads_frame(uint32_t h, int fd)
 {
-	uint32_t copy = gembuf_create(engine, FRAME, 0, GEMBUF_CACHE_WB);
+	uint32_t copy = gembuf_create(engine, FRAME, 0, GEMBUF_CACHE_WB), dcopy;
 	uint8_t *frame, *out;
 	size_t i, distinct = 0;
+	int cfd;
 
 	for (i = 0; i < ARRAY_SIZE(samples); i++)
 		igt_assert_eq(__gembuf_copy(engine, copy, samples[i], h,
@@ -177,7 +181,10 @@ static void engine_reads_frame(uint32_t h, int fd)
 	gembuf_wait(engine, copy);
 	frame = mmap(NULL, FRAME, PROT_READ, MAP_SHARED, fd, 0);
 	igt_assert(frame != MAP_FAILED);
-	out = gembuf_mmap(engine, copy, FRAME);
+	cfd = prime_handle_to_fd(engine, copy);
+	dcopy = prime_fd_to_handle(display, cfd);
+	close(cfd);
+	out = gembuf_mmap(display, dcopy, FRAME);
 	for (i = 0; i < ARRAY_SIZE(samples); i++)
 		igt_assert(!memcmp(frame + samples[i], out + samples[i], 4096));
 	/* A picture, not a blank buffer. */
@@ -186,6 +193,7 @@ static void engine_reads_frame(uint32_t h, int fd)
 	igt_assert_f(distinct > 100, "the frame is blank\n");
 	munmap(out, FRAME);
 	munmap(frame, FRAME);
+	gem_close(display, dcopy);
 	gem_close(engine, copy);
 }
 
@@ -363,6 +371,207 @@ static void engines_pipeline(bool named)
 	drm_close_driver(e28);
 }
 
+/* ---- the display to vivid's output (dma-contig), looped back ---- */
+
+#define VIVID_CID_OSD_TEXT_MODE		(0x00f00000 + 0xf000 + 1)
+#define VIVID_CID_HDMI_TO_OUTPUT_0	(0x00f00000 + 0xf000 + 113)
+#define OW 1280
+#define OH 720
+#define OFRAME (OW * OH * 4)
+
+static void v4l2_fmt(int fd, uint32_t type)
+{
+	struct v4l2_format f = { .type = type };
+
+	f.fmt.pix.width = OW;
+	f.fmt.pix.height = OH;
+	f.fmt.pix.pixelformat = V4L2_PIX_FMT_XBGR32;	/* DRM's XRGB8888 */
+	f.fmt.pix.field = V4L2_FIELD_NONE;
+	igt_assert_eq(ioctl(fd, VIDIOC_S_FMT, &f), 0);
+	igt_require_f(f.fmt.pix.width == OW && f.fmt.pix.height == OH &&
+		      f.fmt.pix.pixelformat == V4L2_PIX_FMT_XBGR32 &&
+		      f.fmt.pix.sizeimage == OFRAME,
+		      "vivid gives %ux%u %.4s\n", f.fmt.pix.width, f.fmt.pix.height,
+		      (char *)&f.fmt.pix.pixelformat);
+}
+
+static void v4l2_reqbufs(int fd, uint32_t type, uint32_t memory, unsigned int n)
+{
+	struct v4l2_requestbuffers rb = { .type = type, .memory = memory, .count = n };
+
+	igt_assert_eq(ioctl(fd, VIDIOC_REQBUFS, &rb), 0);
+}
+
+/*
+ * vivid's instance 1 with its HDMI input connected to its own HDMI
+ * output: what the output device reads from a buffer comes back on the
+ * capture device.  Returns the output node, or -1.
+ */
+static int vivid_loop(int *cap)
+{
+	struct v4l2_control c = { .id = VIVID_CID_HDMI_TO_OUTPUT_0 };
+	struct v4l2_querymenu m = { .id = VIVID_CID_HDMI_TO_OUTPUT_0 };
+	int out = vivid_open_instance(1, V4L2_CAP_VIDEO_OUTPUT, NULL, 0);
+	int input = 3, output = 1;	/* HDMI, after webcam, TV, S-Video */
+
+	*cap = vivid;
+	if (out < 0)
+		return -1;
+	igt_assert_eq(ioctl(vivid, VIDIOC_S_INPUT, &input), 0);
+	igt_assert_eq(ioctl(out, VIDIOC_S_OUTPUT, &output), 0);
+	for (m.index = 2; !ioctl(vivid, VIDIOC_QUERYMENU, &m); m.index++)
+		if (!strcmp((char *)m.name, "Output HDMI 001-0"))
+			c.value = m.index;
+	igt_require_f(c.value, "no HDMI output of vivid's instance 1 to loop to\n");
+	igt_assert_eq(ioctl(vivid, VIDIOC_S_CTRL, &c), 0);
+	/* No text drawn over the frame. */
+	c = (struct v4l2_control){ .id = VIVID_CID_OSD_TEXT_MODE, .value = 2 };
+	igt_assert_eq(ioctl(vivid, VIDIOC_S_CTRL, &c), 0);
+	v4l2_fmt(vivid, V4L2_BUF_TYPE_VIDEO_CAPTURE);
+	v4l2_fmt(out, V4L2_BUF_TYPE_VIDEO_OUTPUT);
+	return out;
+}
+
+static void vivid_unloop(int out)
+{
+	struct v4l2_control c = { .id = VIVID_CID_HDMI_TO_OUTPUT_0, .value = 0 };
+	int type = V4L2_BUF_TYPE_VIDEO_OUTPUT, input = 0;
+
+	ioctl(out, VIDIOC_STREAMOFF, &type);
+	type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	ioctl(vivid, VIDIOC_STREAMOFF, &type);
+	v4l2_reqbufs(out, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_MEMORY_DMABUF, 0);
+	v4l2_reqbufs(vivid, V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_MEMORY_MMAP, 0);
+	ioctl(vivid, VIDIOC_S_CTRL, &c);
+	c = (struct v4l2_control){ .id = VIVID_CID_OSD_TEXT_MODE, .value = 0 };
+	ioctl(vivid, VIDIOC_S_CTRL, &c);
+	ioctl(vivid, VIDIOC_S_INPUT, &input);
+	close(out);
+}
+
+/*
+ * The display writes a frame back into @h, vivid's output takes it as a
+ * DMABUF buffer and its looped capture must show the same pixels.
+ */
+static void display_to_vivid(bool named)
+{
+	struct v4l2_buffer ob = {
+		.type = V4L2_BUF_TYPE_VIDEO_OUTPUT, .memory = V4L2_MEMORY_DMABUF,
+		.length = OFRAME, .bytesused = OFRAME, .field = V4L2_FIELD_NONE,
+	};
+	struct drm_gembuf_gem_info gi = {};
+	struct gk_fb primary = {}, wb = {};
+	int cap, out = vivid_loop(&cap), devs[2], fd, type;
+	uint32_t h = 0, *pix, *got;
+	bool same = false;
+	struct gk_layer l;
+	struct gk k;
+
+	igt_require_f(out >= 0, "no vivid output with allocators=1\n");
+	devs[0] = display;
+	devs[1] = out;
+	if (named)
+		igt_assert_eq(create_for(display, OFRAME, devs, 2, &h), 0);
+	else
+		h = gembuf_create(display, OFRAME, 0, GEMBUF_CACHE_WB);
+
+	/* The display composes a picture and writes it back into @h. */
+	igt_assert_eq(drmSetMaster(display), 0);
+	gk_init(&k, display);
+	igt_assert(gk_set_mode(&k, OW, OH));
+	gk_fb_create(&k, &primary, OW, OH, DRM_FORMAT_XRGB8888);
+	for (uint32_t i = 0; i < OW * OH; i++)
+		((uint32_t *)primary.map)[i] = (i % OW) << 12 ^ (i / OW) * 0x10101;
+	gk_fb_from_handle(&k, &wb, h, OW, OH, DRM_FORMAT_XRGB8888, OW * 4, 0, 0);
+	l = gk_layer_of(&primary);
+	igt_assert_eq(gk_commit(&k, &l, 1, &wb, 0), 0);
+	gk_disable(&k);
+	igt_assert_eq(drmModeRmFB(display, wb.fb_id), 0);
+	pix = gembuf_mmap(display, h, OFRAME);
+	igt_assert_eq_u32(pix[OW + 1] & 0xffffff,
+			  ((uint32_t *)primary.map)[OW + 1] & 0xffffff);
+	munmap(pix, OFRAME);
+	gk_fb_destroy(&k, &primary);
+	igt_assert_eq(drmDropMaster(display), 0);
+
+	/*
+	 * vivid's output takes it: moved to one range first, if deferred.
+	 * Its thread gives a buffer back every frame, and the loop copies
+	 * only while one is queued: the same dma-buf goes in two buffers,
+	 * requeued as they come back.
+	 */
+	fd = prime_handle_to_fd_for_mmap(display, h);
+	v4l2_reqbufs(out, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_MEMORY_DMABUF, 2);
+	ob.m.fd = fd;
+	igt_assert_eq(ioctl(out, VIDIOC_QBUF, &ob), 0);
+	ob.index = 1;
+	igt_assert_eq(ioctl(out, VIDIOC_QBUF, &ob), 0);
+	gi.handle = h;
+	info(display, h, &gi, NULL, 0);
+	gembuf_assert_low_range(&gi);
+	igt_assert_eq_u32(gi.placement.moves, named ? 0 : 1);
+	type = V4L2_BUF_TYPE_VIDEO_OUTPUT;
+	igt_assert_eq(ioctl(out, VIDIOC_STREAMON, &type), 0);
+
+	/* What vivid's output read comes back on its capture. */
+	v4l2_reqbufs(cap, V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_MEMORY_MMAP, 1);
+	got = NULL;
+	{
+		struct v4l2_buffer cb = {
+			.type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP,
+		};
+		struct pollfd p = { .fd = cap, .events = POLLIN };
+		struct pollfd po = { .fd = out, .events = POLLOUT };
+
+		igt_assert_eq(ioctl(cap, VIDIOC_QUERYBUF, &cb), 0);
+		got = mmap(NULL, cb.length, PROT_READ, MAP_SHARED, cap, cb.m.offset);
+		igt_assert(got != MAP_FAILED);
+		pix = mmap(NULL, OFRAME, PROT_READ, MAP_SHARED, fd, 0);
+		igt_assert(pix != MAP_FAILED);
+		type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+		igt_assert_eq(ioctl(cap, VIDIOC_QBUF, &cb), 0);
+		igt_assert_eq(ioctl(cap, VIDIOC_STREAMON, &type), 0);
+		for (int tries = 0; tries < 30 && !same; tries++) {
+			while (poll(&po, 1, 0) == 1) {
+				ob.index = 0;
+				igt_assert_eq(ioctl(out, VIDIOC_DQBUF, &ob), 0);
+				ob.m.fd = fd;
+				ob.bytesused = OFRAME;
+				igt_assert_eq(ioctl(out, VIDIOC_QBUF, &ob), 0);
+			}
+			igt_assert_eq(poll(&p, 1, 30000), 1);
+			igt_assert_eq(ioctl(cap, VIDIOC_DQBUF, &cb), 0);
+			same = true;
+			for (uint32_t i = 0; i < OW * OH && same; i += 97)
+				same = (got[i] & 0xffffff) == (pix[i] & 0xffffff);
+			if (!same)
+				igt_assert_eq(ioctl(cap, VIDIOC_QBUF, &cb), 0);
+		}
+		{
+			uint32_t differ = 0, first = 0;
+
+			for (uint32_t i = 0; i < OW * OH; i++)
+				if ((got[i] & 0xffffff) != (pix[i] & 0xffffff) && !differ++)
+					first = i;
+			igt_info("capture %s the display's frame: %u of %u pixels differ%s\n",
+				 same ? "shows" : "does not show", differ, OW * OH,
+				 differ ? "" : ", all compared");
+			if (differ)
+				igt_info("first at (%u, %u): 0x%08x, not 0x%08x\n", first % OW,
+					 first / OW, got[first], pix[first]);
+			same = !differ;
+		}
+		munmap(pix, OFRAME);
+		munmap(got, cb.length);
+	}
+	gembuf_info_print(display, h, named ? "display -> vivid output, named" :
+					      "display -> vivid output, deferred");
+	vivid_unloop(out);
+	close(fd);
+	gem_close(display, h);
+	igt_assert(same);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -416,6 +625,18 @@ igt_main
 	igt_describe("The same, deferred.");
 	igt_subtest("engine28-engine40-deferred")
 		engines_pipeline(false);
+
+	igt_describe("The display writes a frame back into an object vivid's dma-contig output (no IOMMU, 32-bit) takes, named at GEM_CREATE: one range below 4 GiB from the start; vivid's looped capture shows the frame.");
+	igt_subtest("display-vivid-out-named") {
+		igt_require_f(vivid >= 0, "no vivid instance with allocators=1\n");
+		display_to_vivid(true);
+	}
+
+	igt_describe("The same, deferred: written back first into any pages, then moved to one range when vivid's output attaches.");
+	igt_subtest("display-vivid-out-deferred") {
+		igt_require_f(vivid >= 0, "no vivid instance with allocators=1\n");
+		display_to_vivid(false);
+	}
 
 	igt_describe("vivid attaching to an object written by the CPU and unmapped: the memory moves to one range below 4 GiB, contents kept, and vivid captures into it.");
 	igt_subtest("late-attach-moves") {
@@ -525,6 +746,16 @@ igt_main
 		close(pipefd[0]);
 		close(pipefd[1]);
 		igt_assert_eq(gembuf_state("objects"), before);
+		/* A device without DMA (vivid's vmalloc instance) needs nothing. */
+		devs[0] = vivid_open_instance(0, V4L2_CAP_VIDEO_CAPTURE, NULL, 0);
+		if (devs[0] >= 0) {
+			igt_assert_eq(create_for(engine, 4096, devs, 1, &h), 0);
+			gi = (struct drm_gembuf_gem_info){ .handle = h };
+			info(engine, h, &gi, NULL, 0);
+			igt_info("vivid instance 0 named: need 0x%x\n", gi.placement.need);
+			gem_close(engine, h);
+			close(devs[0]);
+		}
 		/* The same device twice (two files of it) counts once. */
 		devs[0] = engine;
 		devs[1] = gembuf_open_engine();

@@ -216,6 +216,12 @@ static int gembuf_place_of_fd(int fd, struct vcm_constraint *c, u16 *gdevs,
 	}
 	if (!*dev)
 		return -EINVAL;
+	/* No DMA (vb2-vmalloc's device, say): it uses the CPU's mappings. */
+	if (!(*dev)->dma_mask) {
+		vcm_constraint_init(c);
+		c->devices = 1;
+		return 0;
+	}
 	return vcm_constraint_of_dev(*dev, c);
 }
 
