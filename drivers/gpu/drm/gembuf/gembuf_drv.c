@@ -144,6 +144,10 @@ int gembuf_device_init(struct gembuf_device *gdev, enum gembuf_role role)
 	ret = vcm_activate(gdev->avcm);
 	if (ret)
 		goto err_assoc;
+	/* Asked once: every object it maps adds it to its own needs. */
+	if (vcm_constraint_of_vcm(gdev->vcm, &gdev->need))
+		vcm_constraint_init(&gdev->need);
+	gdev->need.devices = 1;
 	return 0;
 
 err_assoc:

@@ -65,6 +65,8 @@ enum gembuf_role {
  * @engine_node: link in &gembuf.engines, for an engine
  * @index: 0 for the display, 1 + its place on the PCI bus for an engine:
  *	its bit in &gembuf_object.gdevs
+ * @need: what it needs of the memory it maps: its VCM's constraint,
+ *	fixed once its association is active (the domain's page sizes)
  */
 struct gembuf_device {
 	struct drm_device drm;
@@ -78,6 +80,7 @@ struct gembuf_device {
 	bool imports_revoked;
 	struct list_head engine_node;
 	unsigned int index;
+	struct vcm_constraint need;
 };
 
 /* The most gembuf devices: the display and an engine for each edu. */

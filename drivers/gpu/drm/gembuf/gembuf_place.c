@@ -38,9 +38,7 @@
  */
 void gembuf_place_of_gdev(struct gembuf_device *gdev, struct vcm_constraint *c)
 {
-	if (vcm_constraint_of_vcm(gdev->vcm, c))
-		vcm_constraint_init(c);
-	c->devices = 1;
+	*c = gdev->need;
 }
 
 static void gembuf_place_refuse(struct gembuf_object *obj, int err, u32 unmet,
