@@ -66,7 +66,9 @@ enum gembuf_role {
  * @index: 0 for the display, 1 + its place on the PCI bus for an engine:
  *	its bit in &gembuf_object.gdevs
  * @need: what it needs of the memory it maps: its VCM's constraint,
- *	fixed once its association is active (the domain's page sizes)
+ *	fixed once its association is active (an engine's IOMMU page sizes;
+ *	nothing for the display reading with the CPU; one range below 4 GiB
+ *	for the display with display_dma)
  */
 struct gembuf_device {
 	struct drm_device drm;
@@ -252,13 +254,12 @@ void gembuf_mapping_del(struct gembuf_object *obj, struct gembuf_mapping *map);
 void gembuf_user_vcms_fini(void);
 
 /* gembuf_place.c */
-void gembuf_place_of_gdev(struct gembuf_device *gdev, struct vcm_constraint *c);
 int gembuf_place_gdev(struct gembuf_object *obj, struct gembuf_device *gdev);
 int gembuf_place_backing(struct gembuf_object *obj);
 int gembuf_place_add(struct gembuf_object *obj, const struct vcm_constraint *c,
 		     const char *who);
 int gembuf_place_devices(struct vcm_constraint *need, u16 *gdevs, u64 devices,
-			 unsigned int n, size_t size);
+			 unsigned int n);
 void gembuf_place_info(struct gembuf_object *obj,
 		       struct drm_gembuf_placement *out, bool privileged);
 int gembuf_place_show(struct seq_file *m, void *data);

@@ -319,9 +319,7 @@ int gembuf_gem_create_ioctl(struct drm_device *dev, void *data,
 
 	if (args->num_devices) {
 		ret = gembuf_place_devices(&need, &gdevs, args->devices_ptr,
-					   args->num_devices,
-					   PAGE_ALIGN(min_t(u64, args->size,
-							    GEMBUF_MAX_SIZE)));
+					   args->num_devices);
 		if (ret)
 			return ret;
 	} else if (args->devices_ptr) {

@@ -29,18 +29,6 @@
 
 #include "gembuf_drv.h"
 
-/**
- * gembuf_place_of_gdev() - what a gembuf device needs of an object's memory
- * @gdev: the device
- * @c: set to its constraint, its VCM's: an engine's IOMMU VCM's, none
- *	for the display reading with the CPU (the kernel VCM), one range
- *	below 4 GiB for the display with display_dma (one-to-one)
- */
-void gembuf_place_of_gdev(struct gembuf_device *gdev, struct vcm_constraint *c)
-{
-	*c = gdev->need;
-}
-
 static void gembuf_place_refuse(struct gembuf_object *obj, int err, u32 unmet,
 				const char *who)
 {
@@ -55,19 +43,18 @@ static void gembuf_place_refuse(struct gembuf_object *obj, int err, u32 unmet,
 /**
  * gembuf_place_gdev() - add a gembuf device's needs to an object's, once
  * @obj: a real object, locked
- * @gdev: the display or the engine, about to map it or importing it
+ * @gdev: the display or an engine, about to map it, importing it or
+ *	attaching to it
  *
  * Return: 0 or the error of gembuf_place_add().
  */
 int gembuf_place_gdev(struct gembuf_object *obj, struct gembuf_device *gdev)
 {
-	struct vcm_constraint c;
 	int ret;
 
 	if (obj->foreign || (obj->gdevs & BIT(gdev->index)))
 		return 0;
-	gembuf_place_of_gdev(gdev, &c);
-	ret = gembuf_place_add(obj, &c, dev_name(gdev->drm.dev));
+	ret = gembuf_place_add(obj, &gdev->need, dev_name(gdev->drm.dev));
 	if (!ret)
 		obj->gdevs |= BIT(gdev->index);
 	return ret;
@@ -205,7 +192,7 @@ static int gembuf_place_of_fd(int fd, struct vcm_constraint *c, u16 *gdevs,
 		if (drm->driver == &gembuf_display_driver ||
 		    drm->driver == &gembuf_engine_driver) {
 			gdev = to_gembuf_device(drm);
-			gembuf_place_of_gdev(gdev, c);
+			*c = gdev->need;
 			*gdevs |= BIT(gdev->index);
 			return 0;
 		}
@@ -229,16 +216,15 @@ static int gembuf_place_of_fd(int fd, struct vcm_constraint *c, u16 *gdevs,
  * @gdevs: set to the gembuf devices among them (BIT() of their index)
  * @devices: user pointer to file descriptors
  * @n: how many, 1 to %GEMBUF_MAX_DEVICES
- * @size: the object's size
  *
- * A device named twice (two files of it) counts once.
+ * A device named twice (two files of it) counts once.  Whether memory of
+ * the object's size can meet them all is gembuf_place_add()'s to tell.
  *
  * Return: 0, -EFAULT, -EBADF, -EINVAL for a descriptor of no device
- * gembuf can tell the needs of, -ERANGE or -E2BIG when no memory meets
- * them all.
+ * gembuf can tell the needs of, -ERANGE when no memory meets them all.
  */
 int gembuf_place_devices(struct vcm_constraint *need, u16 *gdevs, u64 devices,
-			 unsigned int n, size_t size)
+			 unsigned int n)
 {
 	struct device *seen[GEMBUF_MAX_DEVICES];
 	s32 fds[GEMBUF_MAX_DEVICES];
@@ -264,7 +250,7 @@ int gembuf_place_devices(struct vcm_constraint *need, u16 *gdevs, u64 devices,
 		if (ret)
 			return ret;
 	}
-	return vcm_constraint_check_len(need, size);
+	return 0;
 }
 
 /* A bit of gembuf_object.gdevs for every gembuf device. */

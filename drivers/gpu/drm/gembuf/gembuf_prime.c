@@ -156,15 +156,19 @@ static int gembuf_dmabuf_attach(struct dma_buf *dmabuf,
 	struct gembuf_object *obj = to_gembuf_object(dmabuf->priv)->real;
 	struct gembuf_device *gdev = gembuf_engine_get(attach->dev);
 	struct vcm_constraint c;
-	int ret = 0;
+	int ret;
 
 	if (gdev) {
-		gembuf_place_of_gdev(gdev, &c);
+		/* Its needs count once, as when it imports or maps the object. */
+		mutex_lock(&obj->lock);
+		ret = gembuf_place_gdev(obj, gdev);
+		mutex_unlock(&obj->lock);
 		drm_dev_put(&gdev->drm);
-	} else if (vcm_constraint_of_dev(attach->dev, &c)) {
-		/* No DMA: it can only vmap or mmap the dma-buf. */
-		return 0;
+		return ret;
 	}
+	/* No DMA: it can only vmap or mmap the dma-buf. */
+	if (vcm_constraint_of_dev(attach->dev, &c))
+		return 0;
 	mutex_lock(&obj->lock);
 	ret = gembuf_place_add(obj, &c, dev_name(attach->dev));
 	mutex_unlock(&obj->lock);
