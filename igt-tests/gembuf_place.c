@@ -120,14 +120,16 @@ static void vivid_format(void)
 		      f.fmt.pix.height, f.fmt.pix.sizeimage);
 }
 
+static void v4l2_reqbufs(int fd, uint32_t type, uint32_t memory, unsigned int n)
+{
+	struct v4l2_requestbuffers rb = { .type = type, .memory = memory, .count = n };
+
+	igt_assert_eq(ioctl(fd, VIDIOC_REQBUFS, &rb), 0);
+}
+
 static void vivid_reqbufs(unsigned int count)
 {
-	struct v4l2_requestbuffers rb = {
-		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
-		.memory = V4L2_MEMORY_DMABUF, .count = count,
-	};
-
-	igt_assert_eq(ioctl(vivid, VIDIOC_REQBUFS, &rb), 0);
+	v4l2_reqbufs(vivid, V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_MEMORY_DMABUF, count);
 }
 
 /* Queue a dma-buf: vb2-dma-contig attaches, maps and checks it here. */
@@ -393,13 +395,6 @@ static void v4l2_fmt(int fd, uint32_t type)
 		      f.fmt.pix.sizeimage == OFRAME,
 		      "vivid gives %ux%u %.4s\n", f.fmt.pix.width, f.fmt.pix.height,
 		      (char *)&f.fmt.pix.pixelformat);
-}
-
-static void v4l2_reqbufs(int fd, uint32_t type, uint32_t memory, unsigned int n)
-{
-	struct v4l2_requestbuffers rb = { .type = type, .memory = memory, .count = n };
-
-	igt_assert_eq(ioctl(fd, VIDIOC_REQBUFS, &rb), 0);
 }
 
 /*

@@ -1316,11 +1316,6 @@ static void need_text(const struct drm_gembuf_gem_info *gi, char *buf, size_t le
  */
 static unsigned int print_table(const struct scene *s, FILE *f)
 {
-	static const char *const kinds[] = {
-		[GEMBUF_MAPPING_IOMMU] = "iommu", [GEMBUF_MAPPING_KERNEL] = "kernel",
-		[GEMBUF_MAPPING_USER] = "user", [GEMBUF_MAPPING_ONE_TO_ONE] = "1:1",
-		[GEMBUF_MAPPING_DMA_API] = "dma-api",
-	};
 	unsigned int copies = 0, buffers = 0, mappings = 0;
 	char flow[64], mem[128], who[32], need[96];
 
@@ -1354,7 +1349,7 @@ static unsigned int print_table(const struct scene *s, FILE *f)
 				snprintf(addr, sizeof(addr), "0x%llx",
 					 (unsigned long long)map->dev_addr);
 			fprintf(f, "  %-9s %-14.14s %-7s %5u  %s\n", role_name(role_of(s, map)),
-				map->device, map->kind < ARRAY_SIZE(kinds) ? kinds[map->kind] : "?",
+				map->device, gembuf_mapping_kind_name(map->kind),
 				map->ptes, addr);
 		}
 		if (b->view_fd >= 0)

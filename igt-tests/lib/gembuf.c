@@ -349,13 +349,19 @@ void gembuf_assert_low_range(const struct drm_gembuf_gem_info *gi)
 	igt_assert_lt(0, gi->placement.addr_bits);
 }
 
-void gembuf_info_print(int fd, uint32_t h, const char *what)
+const char *gembuf_mapping_kind_name(uint32_t kind)
 {
 	static const char *const kinds[] = {
 		[GEMBUF_MAPPING_IOMMU] = "iommu", [GEMBUF_MAPPING_KERNEL] = "kernel",
 		[GEMBUF_MAPPING_USER] = "user", [GEMBUF_MAPPING_ONE_TO_ONE] = "1:1",
 		[GEMBUF_MAPPING_DMA_API] = "dma-api",
 	};
+
+	return kind < sizeof(kinds) / sizeof(kinds[0]) ? kinds[kind] : "?";
+}
+
+void gembuf_info_print(int fd, uint32_t h, const char *what)
+{
 	struct drm_gembuf_gem_info gi = { .handle = h };
 	struct drm_gembuf_mapping maps[16];
 	char hist[256];
@@ -372,8 +378,7 @@ void gembuf_info_print(int fd, uint32_t h, const char *what)
 		 gi.num_chunks, hist);
 	for (unsigned int i = 0; i < gi.num_mappings && i < 16; i++)
 		igt_info("  mapped by %s (%s): %llu bytes, %u IOMMU entries, address 0x%llx\n",
-			 maps[i].device,
-			 maps[i].kind < sizeof(kinds) / sizeof(kinds[0]) ? kinds[maps[i].kind] : "?",
+			 maps[i].device, gembuf_mapping_kind_name(maps[i].kind),
 			 (unsigned long long)maps[i].size, maps[i].ptes,
 			 (unsigned long long)maps[i].dev_addr);
 }

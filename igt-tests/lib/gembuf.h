@@ -58,6 +58,8 @@ void gembuf_placement_print(const char *what, const struct drm_gembuf_gem_info *
  * allocated, one range, below 4 GiB, and chosen for that.
  */
 void gembuf_assert_low_range(const struct drm_gembuf_gem_info *gi);
+/* "iommu", "kernel", "user", "1:1", "dma-api" for GEMBUF_MAPPING_*, else "?". */
+const char *gembuf_mapping_kind_name(uint32_t kind);
 /* GEM_INFO of @h on @fd in the log: placement, chunk histogram, mappings. */
 void gembuf_info_print(int fd, uint32_t h, const char *what);
 /* A dma-buf of @size from dma-heaps heap @name; skips if there is none. */
