@@ -161,28 +161,63 @@ static unsigned int vcm_chunk_orders(unsigned long pgsizes,
 	return n;
 }
 
+/*
+ * A physmem's table of chunks.  The common one-chunk table (a small
+ * buffer, one contiguous range) is kept in the physmem itself, as
+ * sg_alloc_table_chained() keeps the first chunk of an I/O's table; that
+ * helper's pools allocate with GFP_ATOMIC, which memory allocated in
+ * process context has no reason to draw on.
+ */
+static int vcm_sgt_alloc(struct vcm_physmem *pm, unsigned int nents)
+{
+	if (nents > 1)
+		return sg_alloc_table(&pm->sgt, nents, GFP_KERNEL);
+	sg_init_table(&pm->sg_inline, 1);
+	pm->sgt.sgl = &pm->sg_inline;
+	pm->sgt.nents = 1;
+	pm->sgt.orig_nents = 1;
+	return 0;
+}
+
+static void vcm_sgt_free(struct vcm_physmem *pm)
+{
+	if (pm->sgt.sgl != &pm->sg_inline)
+		sg_free_table(&pm->sgt);
+}
+
+/*
+ * Chunks are gathered on a list through page->lru, their order in
+ * page->private (the allocator's pages are ours until freed, as in TTM's
+ * pool), so no array as long as the buffer's pages is needed to count
+ * them before the table is made.
+ */
+static void vcm_free_chunk_list(struct list_head *list)
+{
+	struct page *page, *next;
+
+	list_for_each_entry_safe(page, next, list, lru) {
+		unsigned int order = page_private(page);
+
+		list_del(&page->lru);
+		set_page_private(page, 0);
+		__free_pages(page, order);
+	}
+}
+
 static int vcm_alloc_chunks(struct vcm_physmem *pm, unsigned long pgsizes,
 			    gfp_t zone)
 {
 	unsigned int orders[BITS_PER_LONG], norders, i = 0, n = 0;
+	struct page *page, *next;
 	struct scatterlist *sg;
-	struct page **chunks;
-	u8 *chunk_order;
 	size_t left = pm->len;
+	LIST_HEAD(chunks);
 	int ret = -ENOMEM;
 	gfp_t gfp;
 
 	norders = vcm_chunk_orders(pgsizes, orders);
-	chunks = kvmalloc_array(pm->len >> PAGE_SHIFT,
-				sizeof(*chunks) + sizeof(*chunk_order),
-				GFP_KERNEL);
-	if (!chunks)
-		return -ENOMEM;
-	chunk_order = (u8 *)(chunks + (pm->len >> PAGE_SHIFT));
-
 	while (left) {
 		size_t size = PAGE_SIZE << orders[i];
-		struct page *page;
 
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
@@ -201,37 +236,42 @@ static int vcm_alloc_chunks(struct vcm_physmem *pm, unsigned long pgsizes,
 			i++;
 			continue;
 		}
-		chunk_order[n] = orders[i];
-		chunks[n++] = page;
+		set_page_private(page, orders[i]);
+		list_add_tail(&page->lru, &chunks);
+		n++;
 		left -= size;
 	}
 
-	ret = sg_alloc_table(&pm->sgt, n, GFP_KERNEL);
+	ret = vcm_sgt_alloc(pm, n);
 	if (ret)
 		goto err;
-	for_each_sgtable_sg(&pm->sgt, sg, i)
-		sg_set_page(sg, chunks[i], PAGE_SIZE << chunk_order[i], 0);
-	kvfree(chunks);
+	sg = pm->sgt.sgl;
+	list_for_each_entry_safe(page, next, &chunks, lru) {
+		unsigned int order = page_private(page);
+
+		list_del(&page->lru);
+		set_page_private(page, 0);
+		sg_set_page(sg, page, PAGE_SIZE << order, 0);
+		sg = sg_next(sg);
+	}
 	return 0;
 
 err:
-	while (n--)
-		__free_pages(chunks[n], chunk_order[n]);
-	kvfree(chunks);
+	vcm_free_chunk_list(&chunks);
 	return ret;
 }
 
-static int vcm_sgt_from_range(struct sg_table *sgt, struct page *page,
+static int vcm_sgt_from_range(struct vcm_physmem *pm, struct page *page,
 			      size_t len)
 {
 	struct scatterlist *sg;
 	unsigned int i;
 	int ret;
 
-	ret = sg_alloc_table(sgt, DIV_ROUND_UP(len, VCM_CONT_SEG), GFP_KERNEL);
+	ret = vcm_sgt_alloc(pm, DIV_ROUND_UP(len, VCM_CONT_SEG));
 	if (ret)
 		return ret;
-	for_each_sgtable_sg(sgt, sg, i) {
+	for_each_sgtable_sg(&pm->sgt, sg, i) {
 		size_t n = min_t(size_t, len, VCM_CONT_SEG);
 
 		sg_set_page(sg, page, n, 0);
@@ -267,7 +307,7 @@ static int vcm_alloc_contiguous(struct vcm_physmem *pm)
 		}
 		cond_resched();
 	}
-	ret = vcm_sgt_from_range(&pm->sgt, page, pm->len);
+	ret = vcm_sgt_from_range(pm, page, pm->len);
 	if (ret)
 		goto err_release;
 	pm->cma_pages = page;
@@ -651,13 +691,13 @@ struct vcm_physmem *vcm_phys_from_dma(struct vcm_avcm *avcm,
 	pm = vcm_physmem_new(VCM_MEMTYPE_FOREIGN, len, 0);
 	if (!pm)
 		return ERR_PTR(-ENOMEM);
-	if (sg_alloc_table(&pm->sgt, n, GFP_KERNEL)) {
+	if (vcm_sgt_alloc(pm, n)) {
 		n = -ENOMEM;
 		goto err;
 	}
 	/* The owner keeps @sgt mapped: a second walk finds the same runs. */
 	if (vcm_iommu_dma_chunks(dma_domain, sgt, &pm->sgt) != n) {
-		sg_free_table(&pm->sgt);
+		vcm_sgt_free(pm);
 		n = -EFAULT;
 		goto err;
 	}
@@ -709,7 +749,7 @@ struct vcm_physmem *vcm_phys_from_range(phys_addr_t phys, size_t len)
 	pm = vcm_physmem_new(VCM_MEMTYPE_FOREIGN, len, VCM_PHYS_CONT);
 	if (!pm)
 		return ERR_PTR(-ENOMEM);
-	if (vcm_sgt_from_range(&pm->sgt, pfn_to_page(PHYS_PFN(phys)), len)) {
+	if (vcm_sgt_from_range(pm, pfn_to_page(PHYS_PFN(phys)), len)) {
 		kfree(pm);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -732,7 +772,7 @@ static void vcm_phys_release(struct kref *ref)
 		vcm_stat_add(VCM_STAT_PHYS_BYTES, -(long)pm->len);
 	}
 	if (!pm->foreign_sgt)
-		sg_free_table(&pm->sgt);
+		vcm_sgt_free(pm);
 	if (pm->dev_vcm)
 		vcm_put(pm->dev_vcm);
 	mutex_destroy(&pm->lock);

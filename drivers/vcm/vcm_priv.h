@@ -224,6 +224,7 @@ enum vcm_cache_class {
  * @sgt: the chunks, one scatterlist entry each; for a physmem of @dev_vcm,
  *	entries without pages, each a range of output addresses of that VCM's
  *	IOMMU in its DMA address and length
+ * @sg_inline: @sgt's only entry when it has one
  * @foreign_sgt: the caller's table for %VCM_MEMTYPE_FOREIGN, or NULL
  * @dev_vcm: for memory known by a device's DMA addresses only
  *	(vcm_phys_from_dma()), the one VCM it may back reservations in
@@ -243,6 +244,7 @@ struct vcm_physmem {
 	bool contiguous;
 	struct page *cma_pages;
 	struct sg_table sgt;
+	struct scatterlist sg_inline;
 	struct sg_table *foreign_sgt;
 	struct vcm *dev_vcm;
 	struct mutex lock;	/* see the kernel-doc above */
