@@ -2,8 +2,8 @@
 /*
  * gembuf_alloc: the cost of allocating and freeing a gembuf object of 4
  * KiB, 1, 8, 64 and 256 MiB against a dma-buf of the same size from the
- * dma-heaps system heap, and of a PRIME export plus import from gembuf's
- * engine to its display against vgem's from one file to another, in
+ * dma-heaps system heap, and of a PRIME export plus import from one file
+ * of a device to another file of it, gembuf's engine against vgem, in
  * microseconds; and the kernel memory each keeps for a 1 MiB buffer
  * beyond its pages, in KiB.
  *
@@ -21,21 +21,35 @@
  * page allocator has; the heap 1 MiB, 64 KiB and 4 KiB), which is part
  * of what each costs, not of the method.  A run times sizes[].rounds
  * rounds of one size on each side and gives their mean: 200 at 4 KiB
- * down to 2 at 256 MiB, which keeps the benchmark short.
+ * down to 2 at 256 MiB, which keeps the benchmark short.  One more row,
+ * not compared, times the 4 KiB round with no device named, so no memory
+ * yet: what a GEM object and its handle cost alone.
+ *
+ * PRIME: one round exports the object from one file (PRIME_HANDLE_TO_FD),
+ * imports the fd on a second file of the same device (PRIME_FD_TO_HANDLE)
+ * and closes the fd and the second handle.  On both sides the import
+ * finds the exporter's own object and takes a handle to it: the same
+ * work, the ratio compared.  A second row imports on gembuf's display
+ * instead, another DRM device, which must make an object of its own that
+ * views the engine's memory (a GEM object belongs to one device): vgem has
+ * no second device to do the same, so that row is given against the
+ * same-device anchor for what it costs more, not as a like-for-like ratio.
  *
  * Memory: MEM_OBJECTS buffers of 1 MiB are made and held on each side,
  * and /proc/meminfo read before and after, the kernel's per-CPU counters
  * folded first (vm/stat_refresh): the memory no longer free less the
  * buffers' own pages, and the slab's growth (part of it), each divided by
  * MEM_OBJECTS, estimate what one buffer costs the kernel besides its
- * pages: gembuf's object, physmem and chunk list; the heap's buffer, its
- * table, the dma-buf and its file (no page tables: neither maps it).
- * These are estimates, not counts: pages on the per-CPU free lists are
- * not MemFree, slabs emptied by an earlier round are reused, and the
- * frees of the other side (some after an RCU grace period) may land in
- * the window; the two sides alternate which goes first.  Each of these
- * moves a figure by up to a few KiB per buffer over MEM_OBJECTS (a pcp
- * batch is some hundreds of KiB), so only differences well above that
+ * pages: gembuf's object, its physmem (whose one-chunk table is inline)
+ * and the handle's entries; the heap's buffer, its table, the dma-buf
+ * and its file, inode and dentry (no page tables: neither maps it).
+ * These are estimates, not counts (the release kernel has no kmem
+ * tracepoints to count with): pages on the per-CPU free lists are not
+ * MemFree, slabs emptied by an earlier round are reused, and the frees
+ * of the other side (some after an RCU grace period) may land in the
+ * window; the two sides alternate which goes first.  Each of these
+ * moves a total by up to some hundreds of KiB (a pcp batch), a few
+ * hundred bytes per buffer over MEM_OBJECTS: only differences above that
  * mean anything.
  *
  * Every case runs REPS times, the system heap or vgem (the anchor) and
@@ -48,6 +62,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,9 +74,9 @@
 
 #define REPS		5
 #define NSIZES		5
-#define MEM_OBJECTS	256
+#define MEM_OBJECTS	1024
 #define PRIME_SIZE	(8u << 20)
-#define PRIME_ROUNDS	20
+#define PRIME_ROUNDS	200
 #define HEAP		"/dev/dma_heap/system"
 
 static const struct {
@@ -151,13 +166,17 @@ static void memory(int display, int heap, double *extra, double *slab)
 	}
 }
 
-/* Mean seconds of @rounds GEM_CREATE + GEM_CLOSE of @size on @fd. */
-static double gembuf_alloc(int fd, size_t size, unsigned int rounds)
+/*
+ * Mean seconds of @rounds GEM_CREATE + GEM_CLOSE of @size on @fd, for the
+ * engine (@named), or for no device yet.
+ */
+static double gembuf_alloc(int fd, size_t size, unsigned int rounds, bool named)
 {
 	double t = bench_now();
 
 	for (unsigned int i = 0; i < rounds; i++)
-		gem_close(fd, gembuf_create_for(fd, size, &engine, 1));
+		gem_close(fd, named ? gembuf_create_for(fd, size, &engine, 1) :
+				      gembuf_create(fd, size, 0, GEMBUF_CACHE_WB));
 	return (bench_now() - t) / rounds;
 }
 
@@ -203,15 +222,19 @@ static void row(const char *name, const double *v, double scale, const char *uni
 igt_simple_main
 {
 	double g[NSIZES][REPS], h[NSIZES][REPS], r[NSIZES][REPS];
-	double pg[REPS], pv[REPS], pr[REPS];
+	double pg[REPS], pv[REPS], pr[REPS], px[REPS], pxr[REPS], n4[REPS];
 	double mg[REPS], mh[REPS], sg[REPS], sh[REPS];
-	int display, vgem, vgem2, heap;
+	struct rlimit nofile = { MEM_OBJECTS + 64, MEM_OBJECTS + 64 };
+	int display, engine2, vgem, vgem2, heap;
 	uint32_t eh, vh;
 	struct utsname u;
 	char name[64];
 
 	display = gembuf_open_display();
 	engine = gembuf_open_engine();
+	engine2 = gembuf_open_engine();
+	/* The memory case holds MEM_OBJECTS dma-buf fds of the heap. */
+	igt_assert_eq(setrlimit(RLIMIT_NOFILE, &nofile), 0);
 	vgem = __drm_open_driver(DRIVER_VGEM);
 	igt_require_f(vgem >= 0, "no vgem\n");
 	vgem2 = __drm_open_driver(DRIVER_VGEM);
@@ -223,10 +246,12 @@ igt_simple_main
 	eh = gembuf_create(engine, PRIME_SIZE, 0, GEMBUF_CACHE_WB);
 	vh = kmstest_dumb_create(vgem, PRIME_SIZE / 4096, 1024, 32, NULL, NULL);
 	roundtrip(vgem, vh, vgem2, 1);
+	roundtrip(engine, eh, engine2, 1);
 	roundtrip(engine, eh, display, 1);
+	gembuf_alloc(display, 4096, 1, false);
 	for (unsigned int s = 0; s < NSIZES; s++) {
 		heap_alloc(heap, (size_t)sizes[s].kib << 10, 1);
-		gembuf_alloc(display, (size_t)sizes[s].kib << 10, 1);
+		gembuf_alloc(display, (size_t)sizes[s].kib << 10, 1, true);
 	}
 
 	for (unsigned int rep = 0; rep < REPS; rep++) {
@@ -234,12 +259,15 @@ igt_simple_main
 			size_t size = (size_t)sizes[s].kib << 10;
 
 			h[s][rep] = heap_alloc(heap, size, sizes[s].rounds);
-			g[s][rep] = gembuf_alloc(display, size, sizes[s].rounds);
+			g[s][rep] = gembuf_alloc(display, size, sizes[s].rounds, true);
 			r[s][rep] = g[s][rep] / h[s][rep];
 		}
+		n4[rep] = gembuf_alloc(display, 4096, sizes[0].rounds, false);
 		pv[rep] = roundtrip(vgem, vh, vgem2, PRIME_ROUNDS);
-		pg[rep] = roundtrip(engine, eh, display, PRIME_ROUNDS);
+		pg[rep] = roundtrip(engine, eh, engine2, PRIME_ROUNDS);
 		pr[rep] = pg[rep] / pv[rep];
+		px[rep] = roundtrip(engine, eh, display, PRIME_ROUNDS);
+		pxr[rep] = px[rep] / pv[rep];
 		if (rep & 1) {
 			memory(display, -1, &mg[rep], &sg[rep]);
 			memory(display, heap, &mh[rep], &sh[rep]);
@@ -268,11 +296,14 @@ igt_simple_main
 		snprintf(name, sizeof(name), "ratio alloc+free %s, gembuf / heap", n);
 		row(name, r[s], 1, "x");
 	}
+	row("create+close 4 KiB, no memory yet, gembuf", n4, 1e6, "us");
 	snprintf(name, sizeof(name), "PRIME export+import %u MiB, gembuf", PRIME_SIZE >> 20);
 	row(name, pg, 1e6, "us");
 	snprintf(name, sizeof(name), "PRIME export+import %u MiB, vgem (anchor)", PRIME_SIZE >> 20);
 	row(name, pv, 1e6, "us");
 	row("ratio PRIME, gembuf / vgem", pr, 1, "x");
+	row("PRIME engine to display (a view object), gembuf", px, 1e6, "us");
+	row("ratio PRIME to display / vgem same device", pxr, 1, "x");
 	row("kernel memory per 1 MiB buffer (estimate), gembuf", mg, 1, "KiB");
 	row("kernel memory per 1 MiB buffer (estimate), heap", mh, 1, "KiB");
 	row("slab per 1 MiB buffer (estimate), gembuf", sg, 1, "KiB");
@@ -283,6 +314,7 @@ igt_simple_main
 	igt_assert_eq(kmstest_dumb_destroy(vgem, vh), 0);
 	drm_close_driver(vgem2);
 	drm_close_driver(vgem);
+	drm_close_driver(engine2);
 	drm_close_driver(engine);
 	drm_close_driver(display);
 }
