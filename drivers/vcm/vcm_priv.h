@@ -372,6 +372,8 @@ void vcm_iommu_deactivate(struct vcm_avcm *avcm);
 void vcm_iommu_update_fault_handler(struct vcm *vcm);
 size_t vcm_iommu_count_ptes(unsigned long pgsizes, unsigned long iova,
 			    phys_addr_t paddr, size_t size);
+size_t vcm_iommu_count_sgt_ptes(unsigned long pgsizes, unsigned long iova,
+				struct sg_table *sgt);
 
 /* vcm_vmm.c */
 int vcm_kernel_map(struct vcm_res *res);

@@ -627,15 +627,13 @@ static int vcm_edu_bench(struct vcm_edu *edu, struct device *dev, int fd,
 	u64 t0, vcm_ns, dma_ns;
 	size_t vcm_ptes = 0, dma_ptes = 0;
 	struct vcm_physmem *pm;
-	struct scatterlist *sg;
 	struct vcm_avcm *avcm;
 	struct dma_buf *dmabuf;
 	struct sg_table *sgt;
 	struct vcm_res *res;
 	unsigned long pgsizes;
-	dma_addr_t iova;
 	struct vcm *vcm;
-	unsigned int i, j;
+	unsigned int i;
 	int ret;
 
 	dmabuf = dma_buf_get(fd);
@@ -697,16 +695,11 @@ free_vcm:
 			ret = PTR_ERR(sgt);
 			break;
 		}
-		if (i == 0) {
-			/* dma-iommu lays the segments out back to back. */
-			iova = sg_dma_address(sgt->sgl);
-			for_each_sgtable_sg(sgt, sg, j) {
-				dma_ptes += vcm_iommu_count_ptes(pgsizes, iova,
-								 sg_phys(sg),
-								 sg->length);
-				iova += sg->length;
-			}
-		}
+		/* dma-iommu lays the segments out back to back. */
+		if (i == 0)
+			dma_ptes = vcm_iommu_count_sgt_ptes(pgsizes,
+							    sg_dma_address(sgt->sgl),
+							    sgt);
 		dma_buf_unmap_attachment_unlocked(attach, sgt, DMA_BIDIRECTIONAL);
 	}
 	dma_ns = ktime_get_ns() - t0;

@@ -1537,6 +1537,40 @@ static void vcm_test_count_ptes(struct kunit *test)
 						   c->size), c->ptes);
 }
 
+/*
+ * Two halves of a 2 MiB block as two entries: one block entry in order,
+ * as iommu_map_sg() maps contiguous neighbours together; pages when the
+ * halves are swapped and no longer meet.
+ */
+static void vcm_test_count_sgt_ptes(struct kunit *test)
+{
+	unsigned long pgsizes = SZ_4K | SZ_2M;
+	struct sg_table sgt;
+	struct page *page;
+
+	if (PAGE_SIZE != SZ_4K)
+		kunit_skip(test, "written for 4 KiB pages");
+	page = alloc_pages(GFP_KERNEL | __GFP_NOWARN, get_order(SZ_2M));
+	if (!page)
+		kunit_skip(test, "no free 2 MiB block");
+	KUNIT_ASSERT_EQ(test, sg_alloc_table(&sgt, 2, GFP_KERNEL), 0);
+
+	sg_set_page(sgt.sgl, page, SZ_1M, 0);
+	sg_set_page(sg_next(sgt.sgl), nth_page(page, SZ_1M >> PAGE_SHIFT),
+		    SZ_1M, 0);
+	KUNIT_EXPECT_EQ(test, vcm_iommu_count_sgt_ptes(pgsizes, SZ_1G, &sgt), 1);
+	KUNIT_EXPECT_EQ(test, vcm_iommu_count_sgt_ptes(pgsizes, SZ_1G + SZ_4K,
+						       &sgt), 512);
+
+	sg_set_page(sgt.sgl, nth_page(page, SZ_1M >> PAGE_SHIFT), SZ_1M, 0);
+	sg_set_page(sg_next(sgt.sgl), page, SZ_1M, 0);
+	KUNIT_EXPECT_EQ(test, vcm_iommu_count_sgt_ptes(pgsizes, SZ_1G, &sgt),
+			512);
+
+	sg_free_table(&sgt);
+	__free_pages(page, get_order(SZ_2M));
+}
+
 /* --- constraints ------------------------------------------------------ */
 
 static struct vcm_constraint translated(unsigned long pgsizes)
@@ -1874,6 +1908,7 @@ static struct kunit_case vcm_test_cases[] = {
 	KUNIT_CASE(vcm_test_concurrent_unreserve),
 	KUNIT_CASE(vcm_test_user),
 	KUNIT_CASE_PARAM(vcm_test_count_ptes, vcm_ptes_gen_params),
+	KUNIT_CASE(vcm_test_count_sgt_ptes),
 	KUNIT_CASE(vcm_test_constraint_merge),
 	KUNIT_CASE(vcm_test_constraint_of),
 	KUNIT_CASE(vcm_test_constraint_alloc),
