@@ -29,8 +29,7 @@
  * Follows the page size choice of iommu_map(): the largest size that
  * fits the remaining length and to which both addresses are aligned.
  *
- * Exported only for the vcm suite, which checks it, and for the vcm_edu
- * benchmark, which counts the DMA API's entries with it.
+ * Exported only for the vcm suite, which checks it.
  *
  * Return: the number of leaf page-table entries.
  */
@@ -245,6 +244,7 @@ int vcm_iommu_map(struct vcm_res *res)
 	}
 
 	if (pm->dev_vcm) {
+		/* Mapped range by range (vcm_iommu_map_addrs()): none merge. */
 		res->num_ptes = 0;
 		iova = res->dev_addr;
 		for_each_sgtable_sg(&pm->sgt, sg, i) {

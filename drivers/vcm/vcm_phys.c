@@ -170,7 +170,7 @@ static unsigned int vcm_chunk_orders(unsigned long pgsizes,
  */
 static int vcm_sgt_alloc(struct vcm_physmem *pm, unsigned int nents)
 {
-	if (nents > 1)
+	if (nents != 1)
 		return sg_alloc_table(&pm->sgt, nents, GFP_KERNEL);
 	sg_init_table(&pm->sg_inline, 1);
 	pm->sgt.sgl = &pm->sg_inline;

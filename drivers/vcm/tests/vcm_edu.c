@@ -695,7 +695,10 @@ free_vcm:
 			ret = PTR_ERR(sgt);
 			break;
 		}
-		/* dma-iommu lays the segments out back to back. */
+		/*
+		 * dma-iommu lays the segments of page-aligned chunks out
+		 * back to back (no boundary padding, no bouncing for edu).
+		 */
 		if (i == 0)
 			dma_ptes = vcm_iommu_count_sgt_ptes(pgsizes,
 							    sg_dma_address(sgt->sgl),

@@ -1538,37 +1538,47 @@ static void vcm_test_count_ptes(struct kunit *test)
 }
 
 /*
- * Two halves of a 2 MiB block as two entries: one block entry in order,
- * as iommu_map_sg() maps contiguous neighbours together; pages when the
- * halves are swapped and no longer meet.
+ * Entries of 1 MiB at offsets of a 4 MiB-aligned range: two halves of a
+ * 2 MiB block make one block entry in order, as iommu_map_sg() maps
+ * contiguous neighbours together; pages at a misaligned IOVA, swapped,
+ * or when they do not meet.  Only addresses are looked at: no memory is
+ * allocated.
  */
 static void vcm_test_count_sgt_ptes(struct kunit *test)
 {
-	unsigned long pgsizes = SZ_4K | SZ_2M;
+	static const struct {
+		const char *name;
+		unsigned long iova;
+		unsigned int first, second;	/* offsets in MiB */
+		size_t ptes;
+	} cases[] = {
+		{ "halves in order", SZ_1G, 0, 1, 1 },
+		{ "misaligned IOVA", SZ_1G + SZ_4K, 0, 1, 512 },
+		{ "halves swapped", SZ_1G, 1, 0, 512 },
+		{ "apart", SZ_1G, 0, 3, 512 },
+	};
+	struct page *base;
 	struct sg_table sgt;
-	struct page *page;
+	unsigned int i;
 
 	if (PAGE_SIZE != SZ_4K)
 		kunit_skip(test, "written for 4 KiB pages");
-	page = alloc_pages(GFP_KERNEL | __GFP_NOWARN, get_order(SZ_2M));
-	if (!page)
-		kunit_skip(test, "no free 2 MiB block");
+	/* A 4 MiB-aligned range of RAM: only its addresses are used. */
+	base = pfn_to_page(PHYS_PFN(ALIGN_DOWN(virt_to_phys(test), SZ_4M)));
 	KUNIT_ASSERT_EQ(test, sg_alloc_table(&sgt, 2, GFP_KERNEL), 0);
-
-	sg_set_page(sgt.sgl, page, SZ_1M, 0);
-	sg_set_page(sg_next(sgt.sgl), nth_page(page, SZ_1M >> PAGE_SHIFT),
-		    SZ_1M, 0);
-	KUNIT_EXPECT_EQ(test, vcm_iommu_count_sgt_ptes(pgsizes, SZ_1G, &sgt), 1);
-	KUNIT_EXPECT_EQ(test, vcm_iommu_count_sgt_ptes(pgsizes, SZ_1G + SZ_4K,
-						       &sgt), 512);
-
-	sg_set_page(sgt.sgl, nth_page(page, SZ_1M >> PAGE_SHIFT), SZ_1M, 0);
-	sg_set_page(sg_next(sgt.sgl), page, SZ_1M, 0);
-	KUNIT_EXPECT_EQ(test, vcm_iommu_count_sgt_ptes(pgsizes, SZ_1G, &sgt),
-			512);
-
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		sg_set_page(sgt.sgl,
+			    nth_page(base, cases[i].first * (SZ_1M >> PAGE_SHIFT)),
+			    SZ_1M, 0);
+		sg_set_page(sg_next(sgt.sgl),
+			    nth_page(base, cases[i].second * (SZ_1M >> PAGE_SHIFT)),
+			    SZ_1M, 0);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    vcm_iommu_count_sgt_ptes(SZ_4K | SZ_2M,
+							     cases[i].iova, &sgt),
+				    cases[i].ptes, "%s", cases[i].name);
+	}
 	sg_free_table(&sgt);
-	__free_pages(page, get_order(SZ_2M));
 }
 
 /* --- constraints ------------------------------------------------------ */
