@@ -7,7 +7,7 @@ OUT ?= $(CURDIR)/out
 export GEMBUF_CACHE := $(CACHE)
 export GEMBUF_OUT := $(OUT)
 
-.PHONY: all deps tree kernel igt initramfs guest run shell test bench export checkpatch clean
+.PHONY: all deps tree kernel igt initramfs guest run shell test bench export export-check checkpatch clean
 
 all: guest
 
@@ -80,6 +80,11 @@ bench: guest
 # The whole work as a git format-patch series against pristine 6.12.
 export: tree
 	@bash series/export
+
+# The series applied patch by patch on pristine 6.12, each built (W=1,
+# sparse) and checked, and its documentation built with Sphinx.
+export-check: tree
+	@bash series/check
 
 clean:
 	rm -rf $(OUT)
