@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * VCM physical memory: allocations in chunk pools, contiguous allocations
- * from CMA, and wrappers of memory owned by others.
+ * VCM physical memory: allocations in chunk pools and contiguous
+ * allocations from CMA, and how physmems are freed.  Wrappers of memory
+ * owned by others are in vcm_phys_wrap.c, queries in vcm_phys_query.c.
  *
  * A chunked allocation is filled largest chunk first, like the dma-buf
  * system heap, but the chunk sizes are the page sizes of the VCMs the
@@ -108,8 +109,8 @@ void vcm_phys_clean(struct vcm_physmem *physmem, size_t offset, size_t len)
 	vcm_phys_flush(physmem, offset, len);
 }
 
-static struct vcm_physmem *vcm_physmem_new(enum vcm_memtype memtype,
-					   size_t len, u32 attr)
+struct vcm_physmem *vcm_physmem_new(enum vcm_memtype memtype, size_t len,
+				    u32 attr)
 {
 	struct vcm_physmem *pm;
 
@@ -125,7 +126,7 @@ static struct vcm_physmem *vcm_physmem_new(enum vcm_memtype memtype,
 	return pm;
 }
 
-static void vcm_physmem_publish(struct vcm_physmem *pm)
+void vcm_physmem_publish(struct vcm_physmem *pm)
 {
 	mutex_lock(&vcm_phys_lock);
 	pm->id = vcm_phys_next_id++;
@@ -168,7 +169,7 @@ static unsigned int vcm_chunk_orders(unsigned long pgsizes,
  * helper's pools allocate with GFP_ATOMIC, which memory allocated in
  * process context has no reason to draw on.
  */
-static int vcm_sgt_alloc(struct vcm_physmem *pm, unsigned int nents)
+int vcm_sgt_alloc(struct vcm_physmem *pm, unsigned int nents)
 {
 	if (nents != 1)
 		return sg_alloc_table(&pm->sgt, nents, GFP_KERNEL);
@@ -179,7 +180,7 @@ static int vcm_sgt_alloc(struct vcm_physmem *pm, unsigned int nents)
 	return 0;
 }
 
-static void vcm_sgt_free(struct vcm_physmem *pm)
+void vcm_sgt_free(struct vcm_physmem *pm)
 {
 	if (pm->sgt.sgl != &pm->sg_inline)
 		sg_free_table(&pm->sgt);
@@ -261,8 +262,7 @@ err:
 	return ret;
 }
 
-static int vcm_sgt_from_range(struct vcm_physmem *pm, struct page *page,
-			      size_t len)
+int vcm_sgt_from_range(struct vcm_physmem *pm, struct page *page, size_t len)
 {
 	struct scatterlist *sg;
 	unsigned int i;
@@ -569,196 +569,6 @@ int vcm_phys_copy(struct vcm_physmem *dst, struct vcm_physmem *src)
 }
 EXPORT_SYMBOL_GPL(vcm_phys_copy);
 
-static bool vcm_sgt_contiguous(struct sg_table *sgt)
-{
-	struct scatterlist *sg;
-	phys_addr_t next = 0;
-	unsigned int i;
-
-	for_each_sgtable_sg(sgt, sg, i) {
-		if (i && sg_phys(sg) != next)
-			return false;
-		next = sg_phys(sg) + sg->length;
-	}
-	return true;
-}
-
-/**
- * vcm_phys_from_sgt() - wrap memory described by a scatterlist
- * @sgt: a table of pages the caller owns, such as a driver's own
- *	allocation; every entry must be a page-aligned run of whole pages
- *	with struct pages.  Not a dma-buf's: an importer has no right to its
- *	pages and wraps its own device's DMA addresses with
- *	vcm_phys_from_dma() instead
- * @attr: %VCM_COHERENT if the owner maps the memory non-cacheable
- *
- * The physmem refers to @sgt, which the caller keeps unchanged until
- * vcm_phys_free(); the pages are never freed by VCM.  The caller owns the
- * physmem as for vcm_phys_alloc().
- *
- * For drivers with pages of their own; in this tree only the vcm suite
- * calls it.
- *
- * Context: Process context.
- * Return: the physmem, ERR_PTR(-EINVAL) for an empty or unsuitable table
- * or invalid attributes, ERR_PTR(-ENOMEM).
- */
-struct vcm_physmem *vcm_phys_from_sgt(struct sg_table *sgt, u32 attr)
-{
-	struct vcm_physmem *pm;
-	struct scatterlist *sg;
-	size_t len = 0;
-	unsigned int i;
-
-	if (!sgt || !sgt->sgl || !sgt->orig_nents || (attr & ~VCM_COHERENT))
-		return ERR_PTR(-EINVAL);
-	for_each_sgtable_sg(sgt, sg, i) {
-		if (!sg_page(sg) || sg->offset || !sg->length ||
-		    !PAGE_ALIGNED(sg->length))
-			return ERR_PTR(-EINVAL);
-		len += sg->length;
-	}
-
-	pm = vcm_physmem_new(VCM_MEMTYPE_FOREIGN, len, attr);
-	if (!pm)
-		return ERR_PTR(-ENOMEM);
-	pm->foreign_sgt = sgt;
-	pm->sgt = *sgt;
-	pm->contiguous = vcm_sgt_contiguous(sgt);
-	if (pm->contiguous)
-		pm->attr |= VCM_PHYS_CONT;
-	vcm_physmem_publish(pm);
-	return pm;
-}
-EXPORT_SYMBOL_GPL(vcm_phys_from_sgt);
-
-/**
- * vcm_phys_from_dma() - wrap memory a device knows by DMA address only
- * @avcm: an association of an IOMMU VCM with the device, active at least
- *	once (vcm_activate())
- * @sgt: a DMA mapping made for that device by the memory's owner, such as
- *	the table dma_buf_map_attachment() returns for an attachment of the
- *	device; its DMA segments must be page-aligned
- *
- * For importers, which may use nothing of someone else's buffer but the
- * DMA addresses of their own device's mapping of it: the pages, if any,
- * are the owner's.  The DMA API maps @sgt into the device's default
- * domain, while an active association makes the device translate through
- * the VCM's domain instead.  VCM asks the IOMMU where the default domain
- * sends each page of @sgt and records those output addresses; backing a
- * reservation maps them into the VCM's domain.  The physmem backs
- * reservations of @avcm's VCM only, never a CPU mapping, and VCM does no
- * cache maintenance on it: the owner's DMA mapping and its CPU access
- * calls (dma_buf_begin_cpu_access()) do.
- *
- * The caller keeps @sgt mapped until it frees the physmem, and owns the
- * physmem as for vcm_phys_alloc().  gembuf's engine wraps the dma-bufs it
- * imports with this.
- *
- * Context: Process context.
- * Return: the physmem, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() argument,
- * a VCM that is not an IOMMU VCM, an association never activated from a
- * DMA API domain or a misaligned or empty table, ERR_PTR(-EFAULT) if part
- * of @sgt is not mapped for the device, ERR_PTR(-ENOMEM).
- */
-struct vcm_physmem *vcm_phys_from_dma(struct vcm_avcm *avcm,
-				      struct sg_table *sgt)
-{
-	struct iommu_domain *dma_domain;
-	struct vcm_physmem *pm;
-	struct scatterlist *sg;
-	size_t len = 0;
-	unsigned int i;
-	int n;
-
-	if (IS_ERR_OR_NULL(avcm) || IS_ERR_OR_NULL(sgt) || !sgt->sgl ||
-	    !sgt->nents)
-		return ERR_PTR(-EINVAL);
-	/* Set once, by the first activation, and kept: no lock needed. */
-	dma_domain = READ_ONCE(avcm->dma_domain);
-	if (avcm->vcm->type != VCM_DEVICE || !dma_domain)
-		return ERR_PTR(-EINVAL);
-	for_each_sgtable_dma_sg(sgt, sg, i) {
-		if (!sg_dma_len(sg) || !PAGE_ALIGNED(sg_dma_address(sg)) ||
-		    !PAGE_ALIGNED(sg_dma_len(sg)))
-			return ERR_PTR(-EINVAL);
-		len += sg_dma_len(sg);
-	}
-
-	n = vcm_iommu_dma_chunks(dma_domain, sgt, NULL);
-	if (n < 0)
-		return ERR_PTR(n);
-	pm = vcm_physmem_new(VCM_MEMTYPE_FOREIGN, len, 0);
-	if (!pm)
-		return ERR_PTR(-ENOMEM);
-	if (vcm_sgt_alloc(pm, n)) {
-		n = -ENOMEM;
-		goto err;
-	}
-	/* The owner keeps @sgt mapped: a second walk finds the same runs. */
-	if (vcm_iommu_dma_chunks(dma_domain, sgt, &pm->sgt) != n) {
-		vcm_sgt_free(pm);
-		n = -EFAULT;
-		goto err;
-	}
-	pm->contiguous = n == 1;
-	if (pm->contiguous)
-		pm->attr |= VCM_PHYS_CONT;
-	pm->dev_vcm = avcm->vcm;
-	vcm_get(pm->dev_vcm);
-	vcm_physmem_publish(pm);
-	return pm;
-
-err:
-	mutex_destroy(&pm->lock);
-	kfree(pm);
-	return ERR_PTR(n);
-}
-EXPORT_SYMBOL_GPL(vcm_phys_from_dma);
-
-/**
- * vcm_phys_from_range() - wrap a physically contiguous range of RAM
- * @phys: first physical address, page-aligned
- * @len: length, a non-zero multiple of the page size
- *
- * The RFC's vcm_map_phys_addr(), named for what it does: it maps nothing,
- * it makes a physmem of the range, for carve-outs and other memory set
- * aside outside VCM by its caller, who owns it.  The range must have
- * struct pages.  The caller owns the physmem as for vcm_phys_alloc().
- *
- * In this tree only the vcm suite calls it.
- *
- * Context: Process context.
- * Return: a contiguous %VCM_MEMTYPE_FOREIGN physmem, ERR_PTR(-EINVAL) for a
- * misaligned, empty or wrapping range or one without struct pages,
- * ERR_PTR(-ENOMEM).
- */
-struct vcm_physmem *vcm_phys_from_range(phys_addr_t phys, size_t len)
-{
-	struct vcm_physmem *pm;
-	unsigned long pfn;
-	phys_addr_t last;
-
-	if (!len || !PAGE_ALIGNED(phys) || !PAGE_ALIGNED(len) ||
-	    check_add_overflow(phys, (phys_addr_t)len - 1, &last))
-		return ERR_PTR(-EINVAL);
-	for (pfn = PHYS_PFN(phys); pfn <= PHYS_PFN(last); pfn++)
-		if (!pfn_valid(pfn))
-			return ERR_PTR(-EINVAL);
-
-	pm = vcm_physmem_new(VCM_MEMTYPE_FOREIGN, len, VCM_PHYS_CONT);
-	if (!pm)
-		return ERR_PTR(-ENOMEM);
-	if (vcm_sgt_from_range(pm, pfn_to_page(PHYS_PFN(phys)), len)) {
-		kfree(pm);
-		return ERR_PTR(-ENOMEM);
-	}
-	pm->contiguous = true;
-	vcm_physmem_publish(pm);
-	return pm;
-}
-EXPORT_SYMBOL_GPL(vcm_phys_from_range);
-
 static void vcm_phys_release(struct kref *ref)
 {
 	struct vcm_physmem *pm = container_of(ref, struct vcm_physmem, ref);
@@ -836,246 +646,3 @@ int vcm_phys_free(struct vcm_physmem *physmem)
 	return 0;
 }
 EXPORT_SYMBOL_GPL(vcm_phys_free);
-
-/**
- * vcm_get_physmem_len() - length of a physmem
- * @physmem: a live physmem
- *
- * gembuf checks with this that an import wraps the whole dma-buf.
- *
- * Return: the length, or 0 for a NULL or ERR_PTR() @physmem.
- */
-size_t vcm_get_physmem_len(const struct vcm_physmem *physmem)
-{
-	if (IS_ERR_OR_NULL(physmem))
-		return 0;
-	return physmem->len;
-}
-EXPORT_SYMBOL_GPL(vcm_get_physmem_len);
-
-/**
- * vcm_get_memtype_of_physalloc() - where a physmem comes from
- * @physmem: a live physmem
- *
- * The RFC's API; in this tree only the vcm and vcm_edu suites call it.
- *
- * Return: its memtype, %VCM_MEMTYPE_INVALID for a NULL or ERR_PTR()
- * @physmem.
- */
-enum vcm_memtype vcm_get_memtype_of_physalloc(const struct vcm_physmem *physmem)
-{
-	if (IS_ERR_OR_NULL(physmem))
-		return VCM_MEMTYPE_INVALID;
-	return physmem->memtype;
-}
-EXPORT_SYMBOL_GPL(vcm_get_memtype_of_physalloc);
-
-/**
- * vcm_get_physmem_sgt() - the chunks of a physmem as a scatterlist
- * @physmem: a live physmem
- *
- * For exporters that map the memory for devices outside VCM with the DMA
- * API.  The table belongs to the physmem and lasts as long as it: do not
- * modify it, and copy it before dma_map_sgtable() (a mapping writes the
- * DMA fields).
- *
- * gembuf maps its dma-bufs with this for importers other than its engine.
- *
- * Return: the table, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @physmem
- * or one of vcm_phys_from_dma(), which has no pages.
- */
-struct sg_table *vcm_get_physmem_sgt(struct vcm_physmem *physmem)
-{
-	if (IS_ERR_OR_NULL(physmem) || physmem->dev_vcm)
-		return ERR_PTR(-EINVAL);
-	return &physmem->sgt;
-}
-EXPORT_SYMBOL_GPL(vcm_get_physmem_sgt);
-
-/**
- * vcm_get_physmem_from_res() - the physmem backing a reservation
- * @res: a live reservation
- *
- * The physmem belongs to its creator; the backing keeps it from being
- * freed, so the pointer is good until @res is unbacked.
- *
- * The RFC's API; in this tree only the vcm suite calls it.
- *
- * Return: the physmem, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @res,
- * ERR_PTR(-ENOENT) if it is unbacked.
- */
-struct vcm_physmem *vcm_get_physmem_from_res(const struct vcm_res *res)
-{
-	if (IS_ERR_OR_NULL(res))
-		return ERR_PTR(-EINVAL);
-	return res->physmem ?: ERR_PTR(-ENOENT);
-}
-EXPORT_SYMBOL_GPL(vcm_get_physmem_from_res);
-
-/**
- * vcm_get_next_phys_addr() - iterate over the chunks of a physmem
- * @physmem: a live physmem
- * @cursor: iterator state, 0 to start
- * @phys: output, the chunk's physical address
- * @len: output, the chunk's length
- *
- * Each call walks the chunk table from its start to chunk *@cursor, so it
- * costs O(*@cursor) and a walk over all chunks with it is quadratic.  Walk
- * a whole physmem with vcm_for_each_phys_chunk(), which is linear.
- *
- * The RFC's API; in this tree only the vcm suite calls it.
- *
- * Return: 0 with the next chunk, -ENOENT after the last one, -EINVAL for
- * a NULL or ERR_PTR() @physmem or NULL outputs.
- */
-int vcm_get_next_phys_addr(const struct vcm_physmem *physmem,
-			   unsigned int *cursor, phys_addr_t *phys, size_t *len)
-{
-	struct scatterlist *sg;
-	unsigned int i;
-
-	if (IS_ERR_OR_NULL(physmem) || !cursor || !phys || !len)
-		return -EINVAL;
-	if (*cursor >= physmem->sgt.orig_nents)
-		return -ENOENT;
-
-	for_each_sgtable_sg(&physmem->sgt, sg, i)
-		if (i == *cursor)
-			break;
-	*phys = vcm_chunk_addr(physmem, sg);
-	*len = sg->length;
-	(*cursor)++;
-	return 0;
-}
-EXPORT_SYMBOL_GPL(vcm_get_next_phys_addr);
-
-/**
- * __vcm_next_phys_chunk() - one step of vcm_for_each_phys_chunk()
- * @it: the walk; @it->sg NULL to start
- * @cursor: chunks returned so far; set to 0 when starting
- * @phys: output, the chunk's physical address
- * @len: output, the chunk's length
- *
- * Internal to vcm_for_each_phys_chunk(): each step goes on from the entry
- * of the previous one, so a walk is linear in the number of chunks.
- *
- * It is exported for the users of the macro: gembuf's info ioctl and the
- * KUnit suites.
- *
- * Return: true with the next chunk; false, with the outputs untouched,
- * after the last chunk or for a NULL or ERR_PTR() physmem.
- */
-bool __vcm_next_phys_chunk(struct vcm_phys_iter *it, unsigned int *cursor,
-			   phys_addr_t *phys, size_t *len)
-{
-	const struct vcm_physmem *physmem = it->physmem;
-	struct scatterlist *sg;
-
-	if (!it->sg)
-		*cursor = 0;
-	if (IS_ERR_OR_NULL(physmem) || *cursor >= physmem->sgt.orig_nents)
-		return false;
-
-	sg = it->sg ? sg_next(it->sg) : physmem->sgt.sgl;
-	if (!sg)
-		return false;
-	it->sg = sg;
-	*phys = vcm_chunk_addr(physmem, sg);
-	*len = sg->length;
-	(*cursor)++;
-	return true;
-}
-EXPORT_SYMBOL_GPL(__vcm_next_phys_chunk);
-
-static bool vcm_physmem_holds(const struct vcm_physmem *pm, phys_addr_t phys)
-{
-	struct scatterlist *sg;
-	unsigned int i;
-
-	for_each_sgtable_sg(&pm->sgt, sg, i) {
-		phys_addr_t addr = vcm_chunk_addr(pm, sg);
-
-		if (phys >= addr && phys - addr < sg->length)
-			return true;
-	}
-	return false;
-}
-
-/**
- * vcm_get_phys_num_res() - number of reservations mapping a physical address
- * @phys: the physical address
- *
- * The RFC's API; in this tree only the vcm suite calls it.
- *
- * Context: Process context; takes vcm_phys_lock and physmem locks.
- * Return: the number of backed reservations, in any VCM, whose backing
- * holds @phys.
- */
-size_t vcm_get_phys_num_res(phys_addr_t phys)
-{
-	struct vcm_physmem *pm;
-	size_t n = 0;
-
-	mutex_lock(&vcm_phys_lock);
-	list_for_each_entry(pm, &vcm_phys_list, node) {
-		if (!vcm_physmem_holds(pm, phys))
-			continue;
-		mutex_lock(&pm->lock);
-		n += pm->num_res;
-		mutex_unlock(&pm->lock);
-	}
-	mutex_unlock(&vcm_phys_lock);
-	return n;
-}
-EXPORT_SYMBOL_GPL(vcm_get_phys_num_res);
-
-/**
- * vcm_get_next_phys_res() - iterate over the reservations mapping a
- * physical address
- * @phys: the physical address
- * @res: the previous reservation, live and backed, NULL to start
- * @len: output (may be NULL), the length of the returned reservation
- *
- * The reservations found belong to whoever made them, in any VCM: the
- * caller uses them only as far as their owners let it, and must know
- * @res stays backed (its owner does not unback it) while iterating.
- *
- * The RFC's API; in this tree only the vcm suite calls it.
- *
- * Context: Process context; takes vcm_phys_lock and physmem locks.
- * Return: the next backed reservation whose backing holds @phys, or NULL
- * (also for an ERR_PTR() @res).
- */
-struct vcm_res *vcm_get_next_phys_res(phys_addr_t phys, struct vcm_res *res,
-				      size_t *len)
-{
-	struct vcm_res *next = NULL, *r;
-	struct vcm_physmem *pm;
-	bool seen = !res;
-
-	if (IS_ERR(res))
-		return NULL;
-
-	mutex_lock(&vcm_phys_lock);
-	list_for_each_entry(pm, &vcm_phys_list, node) {
-		if (!vcm_physmem_holds(pm, phys))
-			continue;
-		mutex_lock(&pm->lock);
-		list_for_each_entry(r, &pm->res_list, phys_node) {
-			if (seen) {
-				next = r;
-				break;
-			}
-			seen = r == res;
-		}
-		/* Read while the reservation is surely listed. */
-		if (next && len)
-			*len = next->len;
-		mutex_unlock(&pm->lock);
-		if (next)
-			break;
-	}
-	mutex_unlock(&vcm_phys_lock);
-	return next;
-}
-EXPORT_SYMBOL_GPL(vcm_get_next_phys_res);

@@ -340,6 +340,12 @@ void __vcm_unback(struct vcm_res *res);
 
 /* vcm_phys.c */
 void vcm_phys_put(struct vcm_physmem *physmem);
+struct vcm_physmem *vcm_physmem_new(enum vcm_memtype memtype, size_t len,
+				    u32 attr);
+void vcm_physmem_publish(struct vcm_physmem *pm);
+int vcm_sgt_alloc(struct vcm_physmem *pm, unsigned int nents);
+void vcm_sgt_free(struct vcm_physmem *pm);
+int vcm_sgt_from_range(struct vcm_physmem *pm, struct page *page, size_t len);
 
 /* Take a reference for a new backing; the caller holds one already. */
 static inline void vcm_phys_get(struct vcm_physmem *physmem)

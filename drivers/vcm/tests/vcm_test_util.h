@@ -1,14 +1,93 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Helpers shared by the VCM KUnit suites: a pattern that differs in every
+ * Helpers shared by the VCM KUnit suites: the gauges checked after every
+ * case, VCMs and physmems that must be made, and a pattern that differs in every
  * word of every physical page, written through the linear map and
  * predicted for any byte offset of a physmem.
  */
 #ifndef _VCM_TEST_UTIL_H
 #define _VCM_TEST_UTIL_H
 
+#include <kunit/test.h>
 #include <linux/highmem.h>
+#include <linux/sizes.h>
 #include <linux/vcm.h>
+
+#include "../vcm_priv.h"
+
+#define RW		(VCM_READ | VCM_WRITE)
+#define RW_CACHED	(RW | VCM_WB_WA)
+#define RW_WC		(RW | VCM_WC)
+
+/* A device VCM well inside any 40-bit DMA mask. */
+#define DEV_START	SZ_1G
+#define DEV_LEN		SZ_256M
+
+struct vcm_test_ctx {
+	long gauges[VCM_STAT_FIRST_EVENT];
+};
+
+static inline int vcm_test_init(struct kunit *test)
+{
+	struct vcm_test_ctx *ctx;
+	int i;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	for (i = 0; i < VCM_STAT_FIRST_EVENT; i++)
+		ctx->gauges[i] = vcm_stat_read(i);
+	test->priv = ctx;
+	return 0;
+}
+
+static inline void vcm_test_exit(struct kunit *test)
+{
+	struct vcm_test_ctx *ctx = test->priv;
+	int i;
+
+	for (i = 0; i < VCM_STAT_FIRST_EVENT; i++)
+		KUNIT_EXPECT_EQ_MSG(test, vcm_stat_read(i), ctx->gauges[i],
+				    "counter %s", vcm_stat_names[i]);
+}
+
+static inline struct vcm *new_dev_vcm(struct kunit *test)
+{
+	struct vcm *vcm = vcm_create(DEV_START, DEV_LEN);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, vcm);
+	return vcm;
+}
+
+static inline struct vcm *new_kernel_vcm(struct kunit *test)
+{
+	struct vcm *vcm = vcm_create_from_prebuilt(VCM_PREBUILT_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, vcm);
+	return vcm;
+}
+
+static inline struct vcm_physmem *new_phys(struct kunit *test, size_t len,
+					   u32 attr, unsigned long pgsizes)
+{
+	struct vcm_physmem *pm = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, len, attr,
+						pgsizes);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
+	return pm;
+}
+
+/* A length and attributes, and the errno they must get. */
+struct vcm_attr_case {
+	const char *name;
+	size_t len;
+	u32 attr;
+	int err;
+};
+
+static inline void vcm_attr_case_desc(const struct vcm_attr_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
 
 /*
  * Fill every chunk of @pm; word i of the page at physical address p holds

@@ -275,7 +275,7 @@ gembuf_gem_prime_import_sg_table(struct drm_device *dev,
 void gembuf_prime_revoke_imports(struct gembuf_device *gdev);
 void gembuf_prime_forget_import(struct gembuf_object *obj);
 
-/* gembuf_engine.c */
+/* gembuf_engine.c, gembuf_job.c */
 int gembuf_engine_register(void);
 void gembuf_engine_unregister(void);
 void gembuf_engine_free_retired(void);

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the gembuf DMA engine (gembuf_engine.c) and its jobs
+ * (gembuf_job.c) share.
+ */
+#ifndef _GEMBUF_ENGINE_H_
+#define _GEMBUF_ENGINE_H_
+
+#include <drm/gpu_scheduler.h>
+#include <linux/mutex.h>
+#include <linux/workqueue.h>
+
+#include "gembuf_drv.h"
+
+/**
+ * struct gembuf_engine - the DMA engine
+ * @gdev: its gembuf device
+ * @regs: edu's registers
+ * @sched: the scheduler of its one queue; a job runs once its
+ *	dependencies have signalled, one job at a time
+ * @hw_wq: ordered queue the running job's transfers are made on
+ * @hw_context: context of the jobs' hardware fences
+ * @hw_seqno: last hardware fence sequence number; jobs start in the
+ *	scheduler's order, one at a time, so numbers follow completion order
+ * @reset: the engine is being reset: the job on it stops
+ * @pattern: a page the fill pattern is written to
+ * @pattern_map: its mapping for the engine
+ * @pattern_vaddr: its kernel address
+ * @retired: link in the list of engines whose device is gone
+ * @reset_lock: serialises the timeout handler, lending edu and removal
+ * @lent: edu is lent to a test (gembuf_engine_lend()): the scheduler is
+ *	stopped; removal waits for it to be returned
+ * @removing: the PCI device is being removed: edu is not lent any more
+ * @wedged: edu did not come back to the engine's IOMMU domain: jobs fail
+ *	without touching it
+ */
+struct gembuf_engine {
+	struct gembuf_device *gdev;
+	void __iomem *regs;
+	struct drm_gpu_scheduler sched;
+	struct workqueue_struct *hw_wq;
+	u64 hw_context;
+	u64 hw_seqno;
+	bool reset;
+	struct gembuf_object *pattern;
+	struct gembuf_mapping *pattern_map;
+	u32 *pattern_vaddr;
+	struct list_head retired;
+	struct mutex reset_lock;	/* see the kernel-doc above */
+	bool lent;
+	bool removing;
+	bool wedged;
+};
+
+/**
+ * struct gembuf_file - an open file of the engine
+ * @entity: the file's scheduler entity: its jobs run in submission order,
+ *	and wait for nothing another file submitted unless they depend on it
+ * @lock: orders arming and pushing of the file's jobs
+ */
+struct gembuf_file {
+	struct drm_sched_entity entity;
+	struct mutex lock;	/* see the kernel-doc above */
+};
+
+/*
+ * How long a job may keep the engine.  edu runs one command of at most
+ * 2 KiB per 100 ms, and a job is at most GEMBUF_DMA_MAX_SIZE, so the
+ * longest, a copy, takes about 26 s; a job that takes longer than this
+ * hangs the engine, is stopped with -ETIMEDOUT, and the next one runs.
+ */
+#define GEMBUF_JOB_TIMEOUT_MS	60000
+
+/* Where jobs are freed; see gembuf_sched_free_job(). */
+extern struct workqueue_struct *gembuf_free_wq;
+extern const struct drm_sched_backend_ops gembuf_sched_ops;
+
+static inline struct gembuf_engine *gembuf_engine_of(struct drm_device *dev)
+{
+	struct gembuf_device *gdev = to_gembuf_device(dev);
+
+	return gdev->role == GEMBUF_ENGINE ? gdev->engine : NULL;
+}
+
+#endif /* _GEMBUF_ENGINE_H_ */

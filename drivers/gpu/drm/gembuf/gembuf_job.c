@@ -1,0 +1,599 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The jobs of the gembuf DMA engine: fills and copies of objects, run on
+ * edu (gembuf_engine.c).
+ *
+ * Jobs go through drm_sched: each open file has its own entity, so its
+ * jobs run in the order it submitted them and a job waiting for a fence
+ * holds up only the jobs of its own file.  A job's dependencies are the
+ * fences in its objects' reservation objects (locked with drm_exec); its
+ * scheduler fence goes there in turn.  One job runs at a time; a job
+ * that keeps the engine longer than GEMBUF_JOB_TIMEOUT_MS is stopped and
+ * the next one runs.
+ */
+
+#include <drm/drm_drv.h>
+#include <drm/drm_exec.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_print.h>
+#include <drm/drm_syncobj.h>
+#include <drm/gembuf_drm.h>
+#include <drm/gpu_scheduler.h>
+#include <linux/delay.h>
+#include <linux/dma-fence.h>
+#include <linux/dma-fence-chain.h>
+#include <linux/dma-resv.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "gembuf_drv.h"
+#include "gembuf_edu.h"
+#include "gembuf_engine.h"
+
+/**
+ * struct gembuf_job - one fill or copy
+ * @base: the scheduler's job
+ * @hw_fence: signalled when the engine is done with the job; once
+ *	initialised it owns the job's memory
+ * @work: runs the job's transfers on &gembuf_engine.hw_wq
+ * @free_work: drops what the job holds once the scheduler is done with it
+ * @engine: the engine
+ * @dst: the object written
+ * @src: the object read for a copy, or NULL for a fill
+ * @dst_map: the engine's mapping of @dst
+ * @src_map: the engine's mapping of @src
+ * @dst_addr: first device address written
+ * @src_addr: first device address read
+ * @size: bytes
+ * @value: fill word
+ * @out_syncobj: the syncobj that gets the job's fence, or NULL
+ * @out_chain: the timeline node for it, or NULL for a binary syncobj
+ * @out_point: the timeline point
+ */
+struct gembuf_job {
+	struct drm_sched_job base;
+	struct dma_fence hw_fence;
+	struct work_struct work;
+	struct work_struct free_work;
+	struct gembuf_engine *engine;
+	struct gembuf_object *dst, *src;
+	struct gembuf_mapping *dst_map, *src_map;
+	dma_addr_t dst_addr, src_addr;
+	u64 size;
+	u32 value;
+	struct drm_syncobj *out_syncobj;
+	struct dma_fence_chain *out_chain;
+	u64 out_point;
+};
+
+static inline struct gembuf_job *to_gembuf_job(struct drm_sched_job *job)
+{
+	return container_of(job, struct gembuf_job, base);
+}
+
+/*
+ * A job holds the module from its submission until its memory is freed:
+ * while the scheduler has it, and, once it ran, as long as its hardware
+ * fence lives.  The scheduler's finished fence of the job, the one
+ * clients see, holds that hardware fence until it is freed itself, and
+ * it can outlive the engine and every file of the module (in the
+ * reservation objects of dma-bufs, in sync_files), with users calling
+ * its ops at any time.  So the hardware fences share a lock that lives
+ * with the module, not with the device, and "rmmod gembuf" is refused
+ * while a job exists.  The module reference is dropped from an RCU
+ * callback, and the module's exit waits for those with rcu_barrier(), so
+ * no code of the module runs once it is gone.
+ */
+static DEFINE_SPINLOCK(gembuf_fence_lock);
+
+static const char *gembuf_fence_driver_name(struct dma_fence *fence)
+{
+	return GEMBUF_NAME;
+}
+
+static const char *gembuf_fence_timeline_name(struct dma_fence *fence)
+{
+	return "edu";
+}
+
+static void gembuf_job_free_rcu(struct rcu_head *rcu)
+{
+	struct gembuf_job *job = container_of(rcu, struct gembuf_job,
+					      hw_fence.rcu);
+
+	kfree(job);
+	atomic_dec(&gembuf.jobs);
+	module_put(THIS_MODULE);
+}
+
+static void gembuf_fence_release(struct dma_fence *fence)
+{
+	/* As dma_fence_free(): RCU readers may still look at the fence. */
+	call_rcu(&fence->rcu, gembuf_job_free_rcu);
+}
+
+static const struct dma_fence_ops gembuf_fence_ops = {
+	.get_driver_name = gembuf_fence_driver_name,
+	.get_timeline_name = gembuf_fence_timeline_name,
+	.release = gembuf_fence_release,
+};
+
+/* A job that hangs the engine until it is reset (fault injection). */
+static int gembuf_job_hang(struct gembuf_engine *engine)
+{
+	while (!READ_ONCE(engine->reset) &&
+	       !drm_dev_is_unplugged(&engine->gdev->drm))
+		msleep(20);
+	return -ETIMEDOUT;
+}
+
+static int gembuf_job_run(struct gembuf_job *job)
+{
+	struct gembuf_engine *engine = job->engine;
+	u64 done = 0;
+	int ret = 0;
+
+	if (should_fail(&gembuf_fail_job, job->size))
+		return -EIO;
+	if (should_fail(&gembuf_hang_job, job->size))
+		return gembuf_job_hang(engine);
+	if (!job->src) {
+		unsigned int i;
+
+		for (i = 0; i < GEMBUF_EDU_XFER / 4; i++)
+			engine->pattern_vaddr[i] = job->value;
+		ret = gembuf_edu_dma(engine->regs,
+				     vcm_get_dev_addr(engine->pattern_map->res),
+				     0, GEMBUF_EDU_XFER, false);
+	}
+	while (!ret && done < job->size) {
+		u32 n = min_t(u64, job->size - done, GEMBUF_EDU_XFER);
+
+		/* Reset or removal stop a job between transfers. */
+		if (READ_ONCE(engine->reset))
+			return -ETIMEDOUT;
+		if (drm_dev_is_unplugged(&engine->gdev->drm))
+			return -ENODEV;
+		if (job->src)
+			ret = gembuf_edu_dma(engine->regs, job->src_addr + done, 0, n,
+					     false);
+		if (!ret)
+			ret = gembuf_edu_dma(engine->regs, job->dst_addr + done, 0, n,
+					     true);
+		done += n;
+	}
+	return ret;
+}
+
+static void gembuf_job_work(struct work_struct *work)
+{
+	struct gembuf_job *job = container_of(work, struct gembuf_job, work);
+	bool cookie = dma_fence_begin_signalling();
+	int idx, ret = -ENODEV;
+
+	if (READ_ONCE(job->engine->wedged)) {
+		ret = -EIO;
+	} else if (drm_dev_enter(&job->engine->gdev->drm, &idx)) {
+		ret = gembuf_job_run(job);
+		drm_dev_exit(idx);
+	}
+	if (ret)
+		dma_fence_set_error(&job->hw_fence, ret);
+	dma_fence_signal(&job->hw_fence);
+	dma_fence_end_signalling(cookie);
+}
+
+static struct dma_fence *gembuf_sched_run_job(struct drm_sched_job *sched_job)
+{
+	struct gembuf_job *job = to_gembuf_job(sched_job);
+	struct gembuf_engine *engine = job->engine;
+
+	dma_fence_init(&job->hw_fence, &gembuf_fence_ops, &gembuf_fence_lock,
+		       engine->hw_context, ++engine->hw_seqno);
+	/*
+	 * A job already carrying an error does not run; its hardware fence
+	 * signals at once, so that its scheduler fence holds the module too
+	 * (a job cancelled before run_job, when its process is killed,
+	 * never gets one: drm_sched in 6.12 has no hook for that).
+	 */
+	if (unlikely(sched_job->s_fence->finished.error)) {
+		dma_fence_set_error(&job->hw_fence,
+				    sched_job->s_fence->finished.error);
+		dma_fence_signal(&job->hw_fence);
+	} else {
+		queue_work(engine->hw_wq, &job->work);
+	}
+	/* The job keeps its reference; the scheduler gets one of its own. */
+	return dma_fence_get(&job->hw_fence);
+}
+
+/*
+ * edu cannot be stopped in the middle of a transfer, but a transfer ends
+ * by itself (or its poll times out): resetting the engine means making
+ * the job on it stop between transfers and waiting for that.  The
+ * job's fence carries -ETIMEDOUT, and the jobs after it run.
+ *
+ * This departs from the usual drm_sched_stop() first: with the submit
+ * queue stopped and one job in flight (credit_limit 1), letting the bad
+ * job's hardware fence signal through the scheduler's callback gives its
+ * finished fence -ETIMEDOUT instead of -ECANCELED, and drm_sched_stop()
+ * then only collects it (it is left to the caller to free).
+ */
+static enum drm_gpu_sched_stat
+gembuf_sched_timedout_job(struct drm_sched_job *sched_job)
+{
+	struct gembuf_job *job = to_gembuf_job(sched_job);
+	struct gembuf_engine *engine = job->engine;
+
+	mutex_lock(&engine->reset_lock);
+	if (engine->lent) {
+		/*
+		 * gembuf_engine_lend() stopped the scheduler after this job
+		 * finished; its timer fired meanwhile.  Nothing to reset:
+		 * drm_sched_stop() collects the job, and edu stays lent.
+		 */
+		drm_sched_stop(&engine->sched, sched_job);
+		mutex_unlock(&engine->reset_lock);
+		return DRM_GPU_SCHED_STAT_NOMINAL;
+	}
+	dev_warn(engine->gdev->drm.dev, "job %llu timed out, resetting\n",
+		 job->hw_fence.seqno);
+	/* No job starts while the engine is reset... */
+	drm_sched_wqueue_stop(&engine->sched);
+	/* ...and the one on it stops: its fence signals -ETIMEDOUT. */
+	WRITE_ONCE(engine->reset, true);
+	flush_workqueue(engine->hw_wq);
+	WRITE_ONCE(engine->reset, false);
+	drm_sched_stop(&engine->sched, sched_job);
+	drm_sched_start(&engine->sched);
+	mutex_unlock(&engine->reset_lock);
+	if (drm_dev_is_unplugged(&engine->gdev->drm))
+		return DRM_GPU_SCHED_STAT_ENODEV;
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+
+/* Undo what a job holds; its memory goes with its hardware fence, if any. */
+static void gembuf_job_put(struct gembuf_job *job)
+{
+	if (job->dst_map)
+		gembuf_mapping_put(job->dst, job->dst_map);
+	if (job->src_map)
+		gembuf_mapping_put(job->src, job->src_map);
+	if (job->dst)
+		drm_gem_object_put(&job->dst->base);
+	if (job->src)
+		drm_gem_object_put(&job->src->base);
+	if (job->out_syncobj)
+		drm_syncobj_put(job->out_syncobj);
+	dma_fence_chain_free(job->out_chain);
+	if (job->hw_fence.ops)
+		dma_fence_put(&job->hw_fence);
+	else
+		call_rcu(&job->hw_fence.rcu, gembuf_job_free_rcu);
+}
+
+static void gembuf_job_free_work(struct work_struct *work)
+{
+	gembuf_job_put(container_of(work, struct gembuf_job, free_work));
+}
+
+static void gembuf_sched_free_job(struct drm_sched_job *sched_job)
+{
+	struct gembuf_job *job = to_gembuf_job(sched_job);
+
+	drm_sched_job_cleanup(sched_job);
+	/*
+	 * The job may hold the last references to its objects, and they
+	 * to the DRM device, whose release stops this scheduler: drop them
+	 * outside the scheduler's own workqueues, on one the module drains
+	 * before it goes.
+	 */
+	queue_work(gembuf_free_wq, &job->free_work);
+}
+
+const struct drm_sched_backend_ops gembuf_sched_ops = {
+	.run_job = gembuf_sched_run_job,
+	.timedout_job = gembuf_sched_timedout_job,
+	.free_job = gembuf_sched_free_job,
+};
+
+static int gembuf_check_range(struct drm_gem_object *gem, u64 offset, u64 size)
+{
+	if (!size || size > GEMBUF_DMA_MAX_SIZE || !IS_ALIGNED(offset, 4) ||
+	    !IS_ALIGNED(size, 4))
+		return -EINVAL;
+	if (offset > gem->size || size > gem->size - offset)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Lock the job's objects, make it wait for the fences on them (writers
+ * of what it reads, everyone on what it writes), and queue it on the
+ * file's entity with its fence in their reservation objects.
+ */
+static int gembuf_job_submit(struct gembuf_job *job, struct gembuf_file *gf)
+{
+	struct drm_gem_object *dst = &job->dst->base;
+	struct drm_gem_object *src = job->src ? &job->src->base : NULL;
+	struct dma_fence *fence;
+	struct drm_exec exec;
+	int ret;
+
+	/* An object and its view on the other device share one resv. */
+	if (src && src->resv == dst->resv)
+		src = NULL;
+
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 2);
+	drm_exec_until_all_locked(&exec) {
+		ret = drm_exec_prepare_obj(&exec, dst, 1);
+		drm_exec_retry_on_contention(&exec);
+		if (ret)
+			goto out;
+		if (src) {
+			ret = drm_exec_prepare_obj(&exec, src, 1);
+			drm_exec_retry_on_contention(&exec);
+			if (ret)
+				goto out;
+		}
+	}
+
+	ret = drm_sched_job_add_implicit_dependencies(&job->base, dst, true);
+	if (!ret && job->src)
+		ret = drm_sched_job_add_implicit_dependencies(&job->base,
+							      &job->src->base,
+							      false);
+	if (ret)
+		goto out;
+
+	mutex_lock(&gf->lock);
+	drm_sched_job_arm(&job->base);
+	fence = &job->base.s_fence->finished;
+	dma_resv_add_fence(dst->resv, fence, DMA_RESV_USAGE_WRITE);
+	if (src)
+		dma_resv_add_fence(src->resv, fence, DMA_RESV_USAGE_READ);
+	if (job->out_chain) {
+		drm_syncobj_add_point(job->out_syncobj, job->out_chain, fence,
+				      job->out_point);
+		job->out_chain = NULL;
+	} else if (job->out_syncobj) {
+		drm_syncobj_replace_fence(job->out_syncobj, fence);
+	}
+	drm_sched_entity_push_job(&job->base);
+	mutex_unlock(&gf->lock);
+out:
+	drm_exec_fini(&exec);
+	return ret;
+}
+
+/* The object of @handle, as the job's destination or source. */
+static int gembuf_job_lookup(struct gembuf_job *job, struct drm_file *file,
+			     u32 handle, bool dst)
+{
+	struct drm_gem_object *gem = drm_gem_object_lookup(file, handle);
+
+	if (!gem)
+		return -ENOENT;
+	if (dst)
+		job->dst = to_gembuf_object(gem);
+	else
+		job->src = to_gembuf_object(gem);
+	return 0;
+}
+
+/* The engine's mapping of @obj, for the job to hold. */
+static struct gembuf_mapping *gembuf_job_map(struct gembuf_job *job,
+					     struct gembuf_object *obj)
+{
+	struct gembuf_mapping *map;
+
+	/* The object keeps its first mapping; each job holds it too. */
+	if (!READ_ONCE(obj->engine_map)) {
+		map = gembuf_mapping_get(obj, job->engine->gdev);
+		if (IS_ERR(map))
+			return map;
+		if (cmpxchg(&obj->engine_map, NULL, map))
+			gembuf_mapping_put(obj, map);
+	}
+	return gembuf_mapping_get(obj, job->engine->gdev);
+}
+
+/* Map the job's objects for the engine, once every argument is checked. */
+static int gembuf_job_map_objects(struct gembuf_job *job)
+{
+	struct gembuf_mapping *map;
+
+	map = gembuf_job_map(job, job->dst);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	job->dst_map = map;
+	job->dst_addr += vcm_get_dev_addr(map->res);
+	if (!job->src)
+		return 0;
+	map = gembuf_job_map(job, job->src);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	job->src_map = map;
+	job->src_addr += vcm_get_dev_addr(map->res);
+	return 0;
+}
+
+/*
+ * The job's explicit synchronisation: it waits for the fences of its
+ * in-syncobjs, and its out-syncobj is looked up (and, for a timeline,
+ * its node allocated) now, so that nothing can fail once it is armed.
+ */
+static int gembuf_job_syncs(struct gembuf_job *job, struct drm_file *file,
+			    u64 in_syncs, u32 count,
+			    const struct drm_gembuf_sync *out)
+{
+	struct drm_gembuf_sync __user *user = u64_to_user_ptr(in_syncs);
+	struct drm_gembuf_sync sync;
+	struct dma_fence *fence;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < count; i++) {
+		if (copy_from_user(&sync, &user[i], sizeof(sync)))
+			return -EFAULT;
+		if (sync.flags)
+			return -EINVAL;
+		/* Points are 64-bit: not drm_sched_job_add_syncobj_dependency(). */
+		ret = drm_syncobj_find_fence(file, sync.handle, sync.point, 0,
+					     &fence);
+		if (!ret)
+			ret = drm_sched_job_add_dependency(&job->base, fence);
+		if (ret)
+			return ret;
+	}
+
+	if (!out->handle)
+		return 0;
+	job->out_syncobj = drm_syncobj_find(file, out->handle);
+	if (!job->out_syncobj)
+		return -ENOENT;
+	if (out->point) {
+		job->out_chain = dma_fence_chain_alloc();
+		if (!job->out_chain)
+			return -ENOMEM;
+		job->out_point = out->point;
+	}
+	return 0;
+}
+
+/*
+ * The job, or an ERR_PTR() for a device without engine or bad scalar
+ * arguments, checked before anything is looked up or mapped.
+ */
+static struct gembuf_job *gembuf_job_begin(struct drm_device *dev,
+					   struct drm_file *file, u32 flags,
+					   u32 pad, u32 pad2, u32 in_sync_count,
+					   const struct drm_gembuf_sync *out)
+{
+	struct gembuf_engine *engine = gembuf_engine_of(dev);
+	struct gembuf_file *gf = file->driver_priv;
+	struct gembuf_job *job;
+	int ret;
+
+	if (!engine)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (flags || pad || pad2 || in_sync_count > GEMBUF_MAX_IN_SYNCS ||
+	    out->flags || (!out->handle && out->point))
+		return ERR_PTR(-EINVAL);
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return ERR_PTR(-ENOMEM);
+	ret = drm_sched_job_init(&job->base, &gf->entity, 1, NULL,
+				 file->client_id);
+	if (ret) {
+		kfree(job);
+		return ERR_PTR(ret);
+	}
+	job->engine = engine;
+	INIT_WORK(&job->work, gembuf_job_work);
+	INIT_WORK(&job->free_work, gembuf_job_free_work);
+	/* Released by gembuf_job_free_rcu(). */
+	__module_get(THIS_MODULE);
+	atomic_inc(&gembuf.jobs);
+	return job;
+}
+
+/* Submit a job that was set up without error, or undo it. */
+static int gembuf_job_end(struct gembuf_job *job, struct drm_file *file,
+			  int ret)
+{
+	if (!ret)
+		ret = gembuf_job_submit(job, file->driver_priv);
+	if (ret) {
+		drm_sched_job_cleanup(&job->base);
+		gembuf_job_put(job);
+	}
+	return ret;
+}
+
+static int gembuf_dma_fill(struct drm_device *dev,
+			   struct drm_gembuf_dma_fill *args,
+			   struct drm_file *file)
+{
+	struct gembuf_job *job;
+	int ret;
+
+	job = gembuf_job_begin(dev, file, args->flags, args->pad, args->pad2,
+			       args->in_sync_count, &args->out_sync);
+	if (IS_ERR(job))
+		return PTR_ERR(job);
+	ret = gembuf_job_lookup(job, file, args->handle, true);
+	if (!ret)
+		ret = gembuf_check_range(&job->dst->base, args->offset, args->size);
+	if (!ret)
+		ret = gembuf_job_syncs(job, file, args->in_syncs,
+				       args->in_sync_count, &args->out_sync);
+	if (!ret) {
+		job->dst_addr = args->offset;
+		job->size = args->size;
+		job->value = args->value;
+		ret = gembuf_job_map_objects(job);
+	}
+	return gembuf_job_end(job, file, ret);
+}
+
+static int gembuf_dma_copy(struct drm_device *dev,
+			   struct drm_gembuf_dma_copy *args,
+			   struct drm_file *file)
+{
+	struct gembuf_job *job;
+	int ret;
+
+	job = gembuf_job_begin(dev, file, args->flags, args->pad, args->pad2,
+			       args->in_sync_count, &args->out_sync);
+	if (IS_ERR(job))
+		return PTR_ERR(job);
+	ret = gembuf_job_lookup(job, file, args->dst_handle, true);
+	if (!ret)
+		ret = gembuf_job_lookup(job, file, args->src_handle, false);
+	if (!ret)
+		ret = gembuf_check_range(&job->dst->base, args->dst_offset, args->size);
+	if (!ret)
+		ret = gembuf_check_range(&job->src->base, args->src_offset, args->size);
+	/* Overlapping ranges of one object would read what they write. */
+	if (!ret && job->dst->real == job->src->real &&
+	    args->dst_offset < args->src_offset + args->size &&
+	    args->src_offset < args->dst_offset + args->size)
+		ret = -EINVAL;
+	if (!ret)
+		ret = gembuf_job_syncs(job, file, args->in_syncs,
+				       args->in_sync_count, &args->out_sync);
+	if (!ret) {
+		job->dst_addr = args->dst_offset;
+		job->src_addr = args->src_offset;
+		job->size = args->size;
+		ret = gembuf_job_map_objects(job);
+	}
+	return gembuf_job_end(job, file, ret);
+}
+
+/* The ioctls touch the device's VCM: not once it is unplugged. */
+int gembuf_dma_fill_ioctl(struct drm_device *dev, void *data,
+			  struct drm_file *file)
+{
+	int idx, ret;
+
+	if (!drm_dev_enter(dev, &idx))
+		return -ENODEV;
+	ret = gembuf_dma_fill(dev, data, file);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+int gembuf_dma_copy_ioctl(struct drm_device *dev, void *data,
+			  struct drm_file *file)
+{
+	int idx, ret;
+
+	if (!drm_dev_enter(dev, &idx))
+		return -ENODEV;
+	ret = gembuf_dma_copy(dev, data, file);
+	drm_dev_exit(idx);
+	return ret;
+}

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The vcm_edu module's benchmark: map and unmap a buffer for QEMU's edu
+ * through an IOMMU VCM and through the DMA API, driven through debugfs
+ * (vcm_edu/bench) by igt's vcm_map.
+ */
+
+#include <linux/debugfs.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/iommu.h>
+#include <linux/module.h>
+#include <linux/vcm.h>
+
+#include "../vcm_priv.h"
+#include "vcm_test_util.h"
+#include "vcm_edu.h"
+
+/* --- benchmark ------------------------------------------------------- */
+
+/*
+ * Map and unmap @len bytes for edu @iters times through an IOMMU VCM with
+ * chunks sized for the SMMU, then through the DMA API with the dma-buf
+ * given (a dma-heaps system-heap buffer: dma_buf_map_attachment() there is
+ * dma_map_sgtable()), and report both.
+ */
+static int vcm_edu_bench(struct vcm_edu *edu, struct device *dev, int fd,
+			 unsigned int iters)
+{
+	struct dma_buf_attachment *attach;
+	u64 t0, vcm_ns, dma_ns;
+	size_t vcm_ptes = 0, dma_ptes = 0;
+	struct vcm_physmem *pm;
+	struct vcm_avcm *avcm;
+	struct dma_buf *dmabuf;
+	struct sg_table *sgt;
+	struct vcm_res *res;
+	unsigned long pgsizes;
+	struct vcm *vcm;
+	unsigned int i;
+	int ret;
+
+	dmabuf = dma_buf_get(fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+
+	vcm = vcm_create(EDU_VCM_START, EDU_VCM_LEN);
+	ret = PTR_ERR_OR_ZERO(vcm);
+	if (ret)
+		goto put_buf;
+	avcm = vcm_assoc(vcm, dev, 0);
+	ret = PTR_ERR_OR_ZERO(avcm);
+	if (ret)
+		goto free_vcm;
+	ret = vcm_activate(avcm);
+	if (ret)
+		goto deassoc;
+	pm = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, dmabuf->size, 0,
+			    vcm_chunk_sizes(vcm_get_pgsize_bitmap(vcm)));
+	ret = PTR_ERR_OR_ZERO(pm);
+	if (ret)
+		goto deactivate;
+	res = vcm_reserve(vcm, dmabuf->size, RW_CACHED);
+	ret = PTR_ERR_OR_ZERO(res);
+	if (ret)
+		goto free_pm;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < iters && !ret; i++) {
+		ret = vcm_back(res, pm);
+		if (i == 0)
+			vcm_ptes = vcm_get_res_num_ptes(res);
+		if (!ret)
+			vcm_unback(res);
+	}
+	vcm_ns = ktime_get_ns() - t0;
+	vcm_unreserve(res);
+free_pm:
+	vcm_phys_free(pm);
+deactivate:
+	vcm_deactivate(avcm);
+deassoc:
+	vcm_deassoc(avcm);
+free_vcm:
+	vcm_free(vcm);
+	if (ret)
+		goto put_buf;
+
+	/* The same device, back on its DMA API domain. */
+	attach = dma_buf_attach(dmabuf, dev);
+	ret = PTR_ERR_OR_ZERO(attach);
+	if (ret)
+		goto put_buf;
+	pgsizes = iommu_get_domain_for_dev(dev)->pgsize_bitmap;
+	t0 = ktime_get_ns();
+	for (i = 0; i < iters; i++) {
+		sgt = dma_buf_map_attachment_unlocked(attach, DMA_BIDIRECTIONAL);
+		if (IS_ERR(sgt)) {
+			ret = PTR_ERR(sgt);
+			break;
+		}
+		/*
+		 * dma-iommu lays the segments of page-aligned chunks out
+		 * back to back (no boundary padding, no bouncing for edu).
+		 */
+		if (i == 0)
+			dma_ptes = vcm_iommu_count_sgt_ptes(pgsizes,
+							    sg_dma_address(sgt->sgl),
+							    sgt);
+		dma_buf_unmap_attachment_unlocked(attach, sgt, DMA_BIDIRECTIONAL);
+	}
+	dma_ns = ktime_get_ns() - t0;
+	dma_buf_detach(dmabuf, attach);
+
+	mutex_lock(&edu->lock);
+	if (!ret)
+		scnprintf(edu->bench, sizeof(edu->bench),
+			  "size %zu iterations %u\n"
+			  "vcm_ns %llu vcm_ptes %zu\n"
+			  "dma_api_ns %llu dma_api_ptes %zu\n",
+			  dmabuf->size, iters, vcm_ns, vcm_ptes, dma_ns, dma_ptes);
+	mutex_unlock(&edu->lock);
+put_buf:
+	dma_buf_put(dmabuf);
+	return ret;
+}
+
+static ssize_t vcm_edu_bench_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct vcm_edu *edu = file->private_data;
+	struct gembuf_edu_lease lease;
+	unsigned int iters;
+	char buf[32];
+	int fd, ret;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (sscanf(buf, "%d %u", &fd, &iters) != 2 || !iters || iters > 1000)
+		return -EINVAL;
+
+	mutex_lock(&edu->lock);
+	edu->bench[0] = '\0';
+	mutex_unlock(&edu->lock);
+	ret = gembuf_engine_lend(&lease);
+	if (ret)
+		return ret;
+	ret = vcm_edu_bench(edu, lease.dev, fd, iters);
+	gembuf_engine_return(&lease);
+	return ret ?: count;
+}
+
+static ssize_t vcm_edu_bench_read(struct file *file, char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	struct vcm_edu *edu = file->private_data;
+	ssize_t ret;
+
+	mutex_lock(&edu->lock);
+	ret = simple_read_from_buffer(ubuf, count, ppos, edu->bench,
+				      strlen(edu->bench));
+	mutex_unlock(&edu->lock);
+	return ret;
+}
+
+static const struct file_operations vcm_edu_bench_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = vcm_edu_bench_read,
+	.write = vcm_edu_bench_write,
+	.llseek = default_llseek,
+};
+
+/* --- module ----------------------------------------------------------- */
+
+static int __init vcm_edu_init(void)
+{
+	vcm_edu->dir = debugfs_create_dir("vcm_edu", NULL);
+	debugfs_create_file("bench", 0600, vcm_edu->dir, vcm_edu,
+			    &vcm_edu_bench_fops);
+	return 0;
+}
+module_init(vcm_edu_init);
+
+static void __exit vcm_edu_exit(void)
+{
+	debugfs_remove_recursive(vcm_edu->dir);
+}
+module_exit(vcm_edu_exit);

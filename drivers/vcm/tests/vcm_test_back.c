@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for VCM: backing reservations, the one-to-one and VMM kinds, associations
+ * and the cache policy.
+ *
+ * Each case checks on exit that every global gauge is back where it was
+ * (vcm_test_util.h).
+ */
+
+#include <kunit/device.h>
+#include <kunit/test.h>
+#include <linux/anon_inodes.h>
+#include <linux/completion.h>
+#include <linux/dma-map-ops.h>
+#include <linux/dma-mapping.h>
+#include <linux/file.h>
+#include <linux/highmem.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/pfn.h>
+#include <linux/sched.h>
+#include <linux/scatterlist.h>
+#include <linux/sizes.h>
+#include <linux/uaccess.h>
+#include <linux/vcm.h>
+
+#include "../vcm_priv.h"
+#include "vcm_test_util.h"
+
+/* --- backing, the VMM kinds and the cache policy ---------------------- */
+
+static void vcm_test_back_kernel(struct kunit *test)
+{
+	struct vcm *k = new_kernel_vcm(test);
+	struct vcm_physmem *pm = new_phys(test, SZ_2M + SZ_64K, 0, 0);
+	struct vcm_res *res = vcm_reserve(k, SZ_2M + SZ_64K, RW_CACHED);
+	struct vcm_res *small = vcm_reserve(k, SZ_64K, RW_CACHED);
+	size_t off;
+	u32 *vaddr;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, small);
+	/* Kernel reservations are placed by vmalloc when backed. */
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(res), DMA_MAPPING_ERROR);
+	KUNIT_EXPECT_NULL(test, vcm_get_vaddr(res));
+
+	vcm_fill_pattern(pm, 0x1000);
+	KUNIT_EXPECT_EQ(test, vcm_back(small, pm), -EINVAL);
+	KUNIT_ASSERT_EQ(test, vcm_back(res, pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_back(res, pm), -EBUSY);
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_physmem_from_res(res), pm);
+	vaddr = vcm_get_vaddr(res);
+	KUNIT_ASSERT_NOT_NULL(test, vaddr);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(res), (dma_addr_t)(uintptr_t)vaddr);
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_res(k, (uintptr_t)vaddr + SZ_1M), res);
+
+	/* The vmap shows the chunks in order, across chunk boundaries. */
+	for (off = 0; off < SZ_2M + SZ_64K; off += SZ_4K + 4)
+		KUNIT_EXPECT_EQ(test, vaddr[off / 4], vcm_pattern_at(pm, 0x1000, off));
+	vaddr[5] = 0xcafe;
+	KUNIT_EXPECT_EQ(test, vcm_res_copy(small, 0, res, 0, 64), -ENOENT);
+
+	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unback(res), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(res), DMA_MAPPING_ERROR);
+	vcm_fill_pattern(pm, 0); /* rewrites all but proves the page is alive */
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(small), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+}
+
+static void vcm_test_cache_conflict(struct kunit *test)
+{
+	struct vcm *k = new_kernel_vcm(test), *dev = new_dev_vcm(test);
+	struct vcm_physmem *pm = new_phys(test, SZ_64K, 0, 0);
+	struct vcm_physmem *coh = new_phys(test, SZ_64K, VCM_COHERENT, 0);
+	struct vcm_res *cached = vcm_reserve(k, SZ_64K, RW_CACHED);
+	struct vcm_res *wc = vcm_reserve(k, SZ_64K, RW_WC);
+	struct vcm_res *nc = vcm_reserve(dev, SZ_64K, RW | VCM_NOTCACHED);
+	long conflicts = vcm_stat_read(VCM_STAT_CONFLICTS);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cached);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wc);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, nc);
+	/* The CPU does not map RAM as device memory. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve(k, SZ_64K, RW | VCM_NOTCACHED)),
+			-EINVAL);
+
+	KUNIT_ASSERT_EQ(test, vcm_back(cached, pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_back(wc, pm), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_back(nc, pm), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_CONFLICTS), conflicts + 2);
+	/* The refused backings left nothing behind. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_from_res(wc)), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(wc), DMA_MAPPING_ERROR);
+
+	/* Once the cached mapping is gone the class is free again. */
+	KUNIT_EXPECT_EQ(test, vcm_unback(cached), 0);
+	KUNIT_EXPECT_EQ(test, vcm_back(wc, pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_back(cached, pm), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_unback(wc), 0);
+
+	/* Coherent memory is never mapped cacheable. */
+	KUNIT_EXPECT_EQ(test, vcm_back(cached, coh), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_back(nc, coh), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unback(nc), 0);
+
+	vcm_unreserve(cached);
+	vcm_unreserve(wc);
+	vcm_unreserve(nc);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(coh), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(dev), 0);
+}
+
+static void vcm_test_cache_maintenance(struct kunit *test)
+{
+	struct vcm *k = new_kernel_vcm(test);
+	struct vcm_physmem *pm = new_phys(test, SZ_128K, 0, SZ_64K);
+	struct vcm_res *cached = vcm_reserve(k, SZ_128K, RW_CACHED);
+	struct vcm_res *wc = vcm_reserve(k, SZ_128K, RW_WC);
+	long maint = vcm_stat_read(VCM_STAT_CACHE_MAINT);
+	size_t off;
+	u32 *v;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cached);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wc);
+
+	/* Written through the cacheable linear map... */
+	vcm_fill_pattern(pm, 0x77);
+	/* ...cleaned when first mapped write-combined, once per chunk. */
+	KUNIT_ASSERT_EQ(test, vcm_back(wc, pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_CACHE_MAINT), maint + 2);
+	v = vcm_get_vaddr(wc);
+	for (off = 0; off < SZ_128K; off += 1020)
+		KUNIT_EXPECT_EQ(test, v[off / 4], vcm_pattern_at(pm, 0x77, off));
+	KUNIT_EXPECT_EQ(test, vcm_unback(wc), 0);
+
+	/* Clean already, and nothing cacheable happened since: no work. */
+	KUNIT_ASSERT_EQ(test, vcm_back(wc, pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_CACHE_MAINT), maint + 2);
+	KUNIT_EXPECT_EQ(test, vcm_unback(wc), 0);
+
+	/* A cacheable mapping in between dirties it again. */
+	KUNIT_ASSERT_EQ(test, vcm_back(cached, pm), 0);
+	((u32 *)vcm_get_vaddr(cached))[0] = 0x5eed;
+	KUNIT_EXPECT_EQ(test, vcm_unback(cached), 0);
+	KUNIT_ASSERT_EQ(test, vcm_back(wc, pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_CACHE_MAINT), maint + 4);
+	KUNIT_EXPECT_EQ(test, ((u32 *)vcm_get_vaddr(wc))[0], 0x5eed);
+	KUNIT_EXPECT_EQ(test, vcm_unback(wc), 0);
+
+	vcm_unreserve(cached);
+	vcm_unreserve(wc);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+}
+
+static void vcm_test_one_to_one(struct kunit *test)
+{
+	struct device *dev = kunit_device_register(test, "vcm-o2o");
+	struct vcm_physmem *cont = new_phys(test, SZ_64K, VCM_PHYS_CONT, 0);
+	struct vcm_physmem *scattered = new_phys(test, SZ_64K, 0, PAGE_SIZE);
+	struct vcm *o, *far;
+	struct vcm_avcm *avcm;
+	struct vcm_res *r1, *r2;
+	unsigned int cursor = 0;
+	phys_addr_t phys, got;
+	size_t len;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	KUNIT_ASSERT_EQ(test, vcm_get_next_phys_addr(cont, &cursor, &phys, &len), 0);
+
+	o = vcm_create_one_to_one(0, SZ_4G);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, o);
+	avcm = vcm_assoc(o, dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, avcm);
+	KUNIT_ASSERT_EQ(test, vcm_activate(avcm), 0);
+	/* DMA addresses are wrapped for IOMMU VCMs only. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(avcm, vcm_get_physmem_sgt(cont))),
+			-EINVAL);
+
+	r1 = vcm_reserve(o, SZ_64K, RW);
+	r2 = vcm_reserve(o, SZ_64K, RW);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r1);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r2);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(r1), DMA_MAPPING_ERROR);
+
+	/* Scattered memory cannot be seen one-to-one. */
+	KUNIT_EXPECT_EQ(test, vcm_back(r1, scattered), -EINVAL);
+	KUNIT_ASSERT_EQ(test, vcm_back(r1, cont), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(r1), (dma_addr_t)phys);
+	/* The physical range is taken in this VCM. */
+	KUNIT_EXPECT_EQ(test, vcm_back(r2, cont), -EBUSY);
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_res(o, phys + SZ_4K), r1);
+
+	KUNIT_EXPECT_EQ(test, vcm_dev_addr_to_phys_addr(dev, phys + 0x123, &got), 0);
+	KUNIT_EXPECT_EQ(test, got, phys + 0x123);
+	KUNIT_EXPECT_EQ(test, vcm_dev_addr_to_phys_addr(dev, phys + SZ_64K, &got),
+			-ENOENT);
+
+	KUNIT_EXPECT_EQ(test, vcm_unback(r1), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(r1), DMA_MAPPING_ERROR);
+	vcm_unreserve(r1);
+	vcm_unreserve(r2);
+
+	/* Memory outside the VCM's physical range. */
+	far = vcm_create_one_to_one(SZ_4K, SZ_64K);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, far);
+	r1 = vcm_reserve(far, SZ_64K, RW);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r1);
+	KUNIT_EXPECT_EQ(test, vcm_back(r1, cont), -ERANGE);
+	vcm_unreserve(r1);
+	KUNIT_EXPECT_EQ(test, vcm_free(far), 0);
+
+	KUNIT_EXPECT_EQ(test, vcm_deactivate(avcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_dev_addr_to_phys_addr(dev, phys, &got), -ENODEV);
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(avcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(o), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(cont), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(scattered), 0);
+}
+
+static void vcm_test_assoc(struct kunit *test)
+{
+	struct device *dev = kunit_device_register(test, "vcm-assoc");
+	struct vcm *vcm = new_dev_vcm(test), *k = new_kernel_vcm(test);
+	struct vcm_avcm *avcm;
+	char name[16];
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	/* The KUnit device is behind no IOMMU. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(vcm, dev, 0)), -ENODEV);
+	KUNIT_EXPECT_EQ(test, vcm_hook(dev, NULL, NULL), -ENODEV);
+	KUNIT_EXPECT_EQ(test, vcm_hook(NULL, NULL, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_get_iommu_name(dev, name, sizeof(name)), -ENODEV);
+	KUNIT_EXPECT_EQ(test, vcm_get_iommu_name(NULL, name, sizeof(name)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_get_iommu_name(dev, name, 0), -EINVAL);
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(k, NULL, 0)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(NULL, dev, 0)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(k, dev, BIT(9))), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(k, dev, VCM_USE_HIGH_BASE)), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(k, dev, VCM_SPLIT)), -EOPNOTSUPP);
+
+	avcm = vcm_assoc(k, dev, VCM_USE_LOW_BASE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, avcm);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(k, dev, 0)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_get_assoc_attr(avcm), (u32)VCM_USE_LOW_BASE);
+	KUNIT_EXPECT_EQ(test, vcm_free(k), -EBUSY);
+
+	KUNIT_EXPECT_EQ(test, vcm_is_active(avcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_deactivate(avcm), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vcm_activate(avcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_is_active(avcm), 1);
+	KUNIT_EXPECT_EQ(test, vcm_activate(avcm), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vcm_set_assoc_attr(avcm, 0), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(avcm), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vcm_deactivate(avcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_set_assoc_attr(avcm, 0), 0);
+	KUNIT_EXPECT_EQ(test, vcm_set_assoc_attr(avcm, VCM_SPLIT), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, vcm_get_assoc_attr(avcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(avcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_activate(NULL), -EINVAL);
+
+	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
+}
+
+/* One physmem, three VCMs: translation and reverse lookups. */
+static void vcm_test_shared_physmem(struct kunit *test)
+{
+	struct vcm *k = new_kernel_vcm(test), *d1 = new_dev_vcm(test);
+	struct vcm *d2 = vcm_create(SZ_4G, SZ_1G);
+	struct vcm_physmem *pm = new_phys(test, SZ_1M, 0, 0);
+	struct vcm_res *rk, *r1, *r2, *it;
+	unsigned int cursor = 0;
+	dma_addr_t out;
+	phys_addr_t phys;
+	size_t len, n = 0;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d2);
+	rk = vcm_reserve(k, SZ_1M, RW_CACHED);
+	r1 = vcm_reserve(d1, SZ_1M, RW_CACHED);
+	r2 = vcm_reserve(d2, SZ_1M, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r1);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r2);
+	KUNIT_ASSERT_EQ(test, vcm_back(rk, pm), 0);
+	KUNIT_ASSERT_EQ(test, vcm_back(r1, pm), 0);
+	KUNIT_ASSERT_EQ(test, vcm_back(r2, pm), 0);
+
+	KUNIT_ASSERT_EQ(test, vcm_translate(d1, vcm_get_dev_addr(r1) + 0x1234, d2,
+					    &out), 0);
+	KUNIT_EXPECT_EQ(test, out, vcm_get_dev_addr(r2) + 0x1234);
+	KUNIT_ASSERT_EQ(test, vcm_translate(k, vcm_get_dev_addr(rk) + 8, d1, &out), 0);
+	KUNIT_EXPECT_EQ(test, out, vcm_get_dev_addr(r1) + 8);
+	KUNIT_EXPECT_EQ(test, vcm_translate(d1, vcm_get_dev_addr(r1) + SZ_1M, d2, &out),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, vcm_translate(d1, vcm_get_dev_addr(r1), NULL, &out),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_translate(d1, vcm_get_dev_addr(r1), d2, NULL),
+			-EINVAL);
+
+	KUNIT_ASSERT_EQ(test, vcm_get_next_phys_addr(pm, &cursor, &phys, &len), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_phys_num_res(phys + 100), 3);
+	for (it = vcm_get_next_phys_res(phys, NULL, &len); it;
+	     it = vcm_get_next_phys_res(phys, it, &len)) {
+		KUNIT_EXPECT_TRUE(test, it == rk || it == r1 || it == r2);
+		KUNIT_EXPECT_EQ(test, len, (size_t)SZ_1M);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, 3);
+
+	/* Unbacking one leaves the others. */
+	KUNIT_EXPECT_EQ(test, vcm_unback(r2), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_phys_num_res(phys), 2);
+	KUNIT_EXPECT_EQ(test, vcm_translate(d1, vcm_get_dev_addr(r1), d2, &out),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vcm_unback(r1), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unback(rk), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_phys_num_res(phys), 0);
+	KUNIT_EXPECT_NULL(test, vcm_get_next_phys_res(phys, NULL, NULL));
+
+	vcm_unreserve(rk);
+	vcm_unreserve(r1);
+	vcm_unreserve(r2);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(d1), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(d2), 0);
+}
+
+static void vcm_test_res_copy(struct kunit *test)
+{
+	struct vcm *k = new_kernel_vcm(test);
+	struct vcm_physmem *a = new_phys(test, SZ_128K, 0, SZ_64K);
+	struct vcm_physmem *b = new_phys(test, SZ_128K, 0, PAGE_SIZE);
+	struct vcm_res *ra = vcm_reserve(k, SZ_128K, RW_CACHED);
+	struct vcm_res *rb = vcm_reserve(k, SZ_128K, RW_WC);
+	size_t off;
+	u32 *vb;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ra);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rb);
+	vcm_fill_pattern(a, 0x42);
+	KUNIT_ASSERT_EQ(test, vcm_back(ra, a), 0);
+	KUNIT_ASSERT_EQ(test, vcm_back(rb, b), 0);
+
+	/* From chunked cached memory into write-combined memory, unaligned. */
+	KUNIT_EXPECT_EQ(test, vcm_res_copy(rb, 8, ra, SZ_64K - 4, SZ_64K), SZ_64K);
+	vb = vcm_get_vaddr(rb);
+	for (off = 0; off < SZ_64K; off += 4092)
+		KUNIT_EXPECT_EQ(test, vb[(8 + off) / 4],
+				vcm_pattern_at(a, 0x42, SZ_64K - 4 + off));
+	KUNIT_EXPECT_EQ(test, vb[0], 0);
+
+	KUNIT_EXPECT_EQ(test, vcm_res_copy(rb, SZ_128K, ra, 0, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_res_copy(rb, 0, ra, 4, SZ_128K), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_res_copy(rb, SIZE_MAX, ra, 0, 2), -EINVAL);
+
+	vcm_unback(ra);
+	vcm_unback(rb);
+	vcm_unreserve(ra);
+	vcm_unreserve(rb);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(a), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(b), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+}
+
+static void vcm_test_clone(struct kunit *test)
+{
+	struct vcm *vcm = new_dev_vcm(test), *clone, *k = new_kernel_vcm(test);
+	struct vcm_physmem *pm = new_phys(test, SZ_2M, 0, 0);
+	struct vcm_bound *bound = vcm_create_bound(vcm, SZ_4M);
+	struct vcm_res *a, *b, *ca, *cb;
+	dma_addr_t out;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, bound);
+	a = vcm_reserve(vcm, SZ_2M, RW_CACHED);
+	b = vcm_reserve_from_bound(bound, SZ_1M, VCM_READ);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b);
+	KUNIT_ASSERT_EQ(test, vcm_back(a, pm), 0);
+
+	clone = vcm_clone(vcm);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, clone);
+	KUNIT_EXPECT_EQ(test, vcm_get_num_res(clone), 2);
+	ca = vcm_get_res(clone, vcm_get_dev_addr(a));
+	cb = vcm_get_res(clone, vcm_get_dev_addr(b));
+	KUNIT_ASSERT_NOT_NULL(test, ca);
+	KUNIT_ASSERT_NOT_NULL(test, cb);
+	KUNIT_EXPECT_PTR_NE(test, ca, a);
+	KUNIT_EXPECT_EQ(test, vcm_get_res_attr(cb), (u32)VCM_READ);
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_physmem_from_res(ca), pm);
+	KUNIT_EXPECT_EQ(test, vcm_translate(vcm, vcm_get_dev_addr(a) + 4, clone, &out), 0);
+	KUNIT_EXPECT_EQ(test, out, vcm_get_dev_addr(a) + 4);
+
+	/* Independent after the clone. */
+	KUNIT_EXPECT_EQ(test, vcm_unback(a), 0);
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_physmem_from_res(ca), pm);
+	KUNIT_EXPECT_EQ(test, vcm_unback(ca), 0);
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_clone(k)), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_clone(NULL)), -EINVAL);
+
+	while ((a = vcm_get_next_res(clone, NULL)))
+		KUNIT_ASSERT_EQ(test, vcm_unreserve(a), 0);
+	while ((a = vcm_get_next_res(vcm, NULL)))
+		KUNIT_ASSERT_EQ(test, vcm_unreserve(a), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(clone), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(vcm), -EBUSY);	/* its bound */
+	KUNIT_EXPECT_EQ(test, vcm_free_bound(bound), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+}
+
+static struct kunit_case vcm_test_back_cases[] = {
+	KUNIT_CASE(vcm_test_back_kernel),
+	KUNIT_CASE(vcm_test_cache_conflict),
+	KUNIT_CASE(vcm_test_cache_maintenance),
+	KUNIT_CASE(vcm_test_one_to_one),
+	KUNIT_CASE(vcm_test_assoc),
+	KUNIT_CASE(vcm_test_shared_physmem),
+	KUNIT_CASE(vcm_test_res_copy),
+	KUNIT_CASE(vcm_test_clone),
+	{}
+};
+
+static struct kunit_suite vcm_test_back_suite = {
+	.name = "vcm_back",
+	.init = vcm_test_init,
+	.exit = vcm_test_exit,
+	.test_cases = vcm_test_back_cases,
+};
+
+kunit_test_suite(vcm_test_back_suite);

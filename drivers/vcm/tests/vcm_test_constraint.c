@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for VCM: constraints of devices, memory allocated for them, copies and
+ * tables cut for a device's DMA.
+ *
+ * Each case checks on exit that every global gauge is back where it was
+ * (vcm_test_util.h).
+ */
+
+#include <kunit/device.h>
+#include <kunit/test.h>
+#include <linux/anon_inodes.h>
+#include <linux/completion.h>
+#include <linux/dma-map-ops.h>
+#include <linux/dma-mapping.h>
+#include <linux/file.h>
+#include <linux/highmem.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/pfn.h>
+#include <linux/sched.h>
+#include <linux/scatterlist.h>
+#include <linux/sizes.h>
+#include <linux/uaccess.h>
+#include <linux/vcm.h>
+
+#include "../vcm_priv.h"
+#include "vcm_test_util.h"
+
+/* --- constraints ------------------------------------------------------ */
+
+static struct vcm_constraint translated(unsigned long pgsizes)
+{
+	struct vcm_constraint c;
+
+	vcm_constraint_init(&c);
+	c.flags = VCM_CONSTRAINT_GRANULE;
+	c.granule = BIT(__ffs(pgsizes));
+	c.pgsizes = pgsizes;
+	c.devices = 1;
+	return c;
+}
+
+static struct vcm_constraint direct(phys_addr_t limit, unsigned int max_seg)
+{
+	struct vcm_constraint c;
+
+	vcm_constraint_init(&c);
+	c.flags = VCM_CONSTRAINT_CONTIGUOUS | VCM_CONSTRAINT_LIMIT;
+	c.dma_limit = limit;
+	c.max_seg = max_seg;
+	c.seg_boundary = DMA_BIT_MASK(32);
+	c.devices = 1;
+	return c;
+}
+
+static void expect_same(struct kunit *test, const struct vcm_constraint *a,
+			const struct vcm_constraint *b)
+{
+	KUNIT_EXPECT_EQ(test, a->flags, b->flags);
+	KUNIT_EXPECT_EQ(test, a->dma_limit, b->dma_limit);
+	KUNIT_EXPECT_EQ(test, a->pgsizes, b->pgsizes);
+	KUNIT_EXPECT_EQ(test, a->granule, b->granule);
+	KUNIT_EXPECT_EQ(test, a->max_seg, b->max_seg);
+	KUNIT_EXPECT_EQ(test, a->seg_boundary, b->seg_boundary);
+	KUNIT_EXPECT_EQ(test, a->devices, b->devices);
+}
+
+static void vcm_test_constraint_merge(struct kunit *test)
+{
+	struct vcm_constraint any, smmu = translated(SZ_4K | SZ_2M | SZ_1G);
+	struct vcm_constraint big = translated(SZ_64K | SZ_512M);
+	struct vcm_constraint dma32 = direct(DMA_BIT_MASK(32), SZ_64K);
+	struct vcm_constraint acc, other, saved;
+
+	/* Any memory meets the empty constraint: it is the identity. */
+	vcm_constraint_init(&any);
+	acc = any;
+	KUNIT_ASSERT_EQ(test, vcm_constraint_merge(&acc, &smmu), 0);
+	other = smmu;
+	other.devices = 1;
+	expect_same(test, &acc, &other);
+
+	/* Two IOMMUs: the larger granule, the blocks of both above it. */
+	KUNIT_ASSERT_EQ(test, vcm_constraint_merge(&acc, &big), 0);
+	KUNIT_EXPECT_EQ(test, acc.granule, (unsigned long)SZ_64K);
+	KUNIT_EXPECT_EQ(test, acc.pgsizes,
+			(unsigned long)(SZ_64K | SZ_2M | SZ_512M | SZ_1G));
+	KUNIT_EXPECT_EQ(test, acc.flags, VCM_CONSTRAINT_GRANULE);
+	KUNIT_EXPECT_EQ(test, acc.dma_limit, PHYS_ADDR_MAX);
+
+	/* A device without an IOMMU: contiguous, below its mask, its segments. */
+	KUNIT_ASSERT_EQ(test, vcm_constraint_merge(&acc, &dma32), 0);
+	KUNIT_EXPECT_EQ(test, acc.flags, VCM_CONSTRAINT_GRANULE |
+			VCM_CONSTRAINT_CONTIGUOUS | VCM_CONSTRAINT_LIMIT);
+	KUNIT_EXPECT_EQ(test, acc.dma_limit, (phys_addr_t)DMA_BIT_MASK(32));
+	KUNIT_EXPECT_EQ(test, acc.max_seg, SZ_64K);
+	KUNIT_EXPECT_EQ(test, acc.seg_boundary, (unsigned long)DMA_BIT_MASK(32));
+	KUNIT_EXPECT_EQ(test, acc.devices, 3);
+
+	/* The order does not matter. */
+	other = dma32;
+	KUNIT_ASSERT_EQ(test, vcm_constraint_merge(&other, &big), 0);
+	KUNIT_ASSERT_EQ(test, vcm_constraint_merge(&other, &smmu), 0);
+	expect_same(test, &acc, &other);
+
+	/* The lower of two limits, the shorter segments, the narrower boundary. */
+	other = direct(DMA_BIT_MASK(36), SZ_1M);
+	other.seg_boundary = SZ_1M - 1;
+	KUNIT_ASSERT_EQ(test, vcm_constraint_merge(&other, &dma32), 0);
+	KUNIT_EXPECT_EQ(test, other.dma_limit, (phys_addr_t)DMA_BIT_MASK(32));
+	KUNIT_EXPECT_EQ(test, other.max_seg, SZ_64K);
+	KUNIT_EXPECT_EQ(test, other.seg_boundary, (unsigned long)(SZ_1M - 1));
+
+	/* A limit no page of RAM fits below is refused, and changes nothing. */
+	other = direct(PAGE_SIZE - 2, SZ_64K);
+	saved = acc;
+	KUNIT_EXPECT_EQ(test, vcm_constraint_merge(&acc, &other), -ERANGE);
+	expect_same(test, &acc, &saved);
+}
+
+static void vcm_test_constraint_of(struct kunit *test)
+{
+	struct vcm *o = vcm_create_one_to_one(0, SZ_4G);
+	struct vcm *k = new_kernel_vcm(test);
+	struct vcm_constraint c;
+	struct device *dev;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, o);
+	KUNIT_ASSERT_EQ(test, vcm_constraint_of_vcm(o, &c), 0);
+	KUNIT_EXPECT_EQ(test, c.flags,
+			VCM_CONSTRAINT_CONTIGUOUS | VCM_CONSTRAINT_LIMIT);
+	KUNIT_EXPECT_EQ(test, c.dma_limit, (phys_addr_t)SZ_4G - 1);
+	KUNIT_ASSERT_EQ(test, vcm_constraint_of_vcm(k, &c), 0);
+	KUNIT_EXPECT_EQ(test, c.flags, 0);
+	KUNIT_EXPECT_EQ(test, c.dma_limit, PHYS_ADDR_MAX);
+	KUNIT_EXPECT_EQ(test, c.devices, 1);
+	KUNIT_EXPECT_EQ(test, vcm_constraint_of_vcm(NULL, &c), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_constraint_of_vcm(ERR_PTR(-ENOMEM), &c), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_constraint_of_dev(NULL, &c), -EINVAL);
+
+	/* A device with no IOMMU and a 32-bit mask, as the DMA API has it. */
+	dev = kunit_device_register(test, "vcm-dma32");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	dev->dma_mask = NULL;
+	KUNIT_EXPECT_EQ(test, vcm_constraint_of_dev(dev, &c), -EINVAL);
+	dev->dma_mask = &dev->coherent_dma_mask;
+	KUNIT_ASSERT_EQ(test, dma_set_mask_and_coherent(dev, DMA_BIT_MASK(32)), 0);
+	KUNIT_ASSERT_EQ(test, vcm_constraint_of_dev(dev, &c), 0);
+	KUNIT_EXPECT_TRUE(test, c.flags & VCM_CONSTRAINT_CONTIGUOUS);
+	KUNIT_EXPECT_TRUE(test, c.flags & VCM_CONSTRAINT_LIMIT);
+	KUNIT_EXPECT_EQ(test, c.dma_limit, (phys_addr_t)DMA_BIT_MASK(32));
+	KUNIT_EXPECT_EQ(test, c.max_seg, dma_get_max_seg_size(dev));
+	KUNIT_EXPECT_EQ(test, c.seg_boundary, dma_get_seg_boundary(dev));
+	KUNIT_EXPECT_EQ(test, !!(c.flags & VCM_CONSTRAINT_NONCOHERENT),
+			!dev_is_dma_coherent(dev));
+
+	KUNIT_EXPECT_STREQ(test, vcm_constraint_name(VCM_CONSTRAINT_LIMIT), "dma-limit");
+	KUNIT_EXPECT_STREQ(test, vcm_constraint_name(0), "none");
+	KUNIT_EXPECT_EQ(test, vcm_free(o), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+}
+
+/* The highest byte of a physmem. */
+static phys_addr_t phys_top(const struct vcm_physmem *pm)
+{
+	phys_addr_t phys, top = 0;
+	unsigned int cursor;
+	size_t len;
+
+	vcm_for_each_phys_chunk(pm, cursor, phys, len)
+		top = max(top, phys + len - 1);
+	return top;
+}
+
+static void vcm_test_constraint_alloc(struct kunit *test)
+{
+	struct vcm_constraint smmu = translated(SZ_4K | SZ_2M | SZ_1G);
+	struct vcm_constraint dma32 = direct(DMA_BIT_MASK(32), SZ_64K);
+	struct vcm_constraint low = dma32, c;
+	struct vcm_physmem *pm, *cont, *lowpm, *small;
+	unsigned int cursor, n = 0;
+	phys_addr_t phys, first = 0;
+	size_t len;
+
+	/* Chunked for the IOMMU: it meets the IOMMU's needs, not dma32's. */
+	pm = vcm_phys_alloc_for(SZ_4M + SZ_4K, 0, &smmu);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
+	vcm_for_each_phys_chunk(pm, cursor, phys, len) {
+		if (!n++)
+			first = phys;
+	}
+	KUNIT_EXPECT_GE(test, n, 2);
+	KUNIT_EXPECT_EQ(test, vcm_constraint_unmet(&smmu, pm), 0);
+	KUNIT_EXPECT_TRUE(test, vcm_constraint_unmet(&dma32, pm) &
+			  VCM_CONSTRAINT_CONTIGUOUS);
+
+	/* A limit below a chunk's end is unmet. */
+	c = smmu;
+	c.dma_limit = first;
+	KUNIT_EXPECT_TRUE(test, vcm_constraint_unmet(&c, pm) & VCM_CONSTRAINT_LIMIT);
+
+	/* For the device without an IOMMU: one range, below 4 GiB. */
+	cont = vcm_phys_alloc_for(SZ_2M + SZ_4K, 0, &dma32);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cont);
+	KUNIT_EXPECT_EQ(test, vcm_constraint_unmet(&dma32, cont), 0);
+	KUNIT_EXPECT_EQ(test, vcm_constraint_unmet(&smmu, cont), 0);
+	KUNIT_EXPECT_LE(test, phys_top(cont), (phys_addr_t)DMA_BIT_MASK(32));
+
+	/* Below 4 GiB but in chunks: from the low zones only. */
+	low.flags = VCM_CONSTRAINT_LIMIT;
+	lowpm = vcm_phys_alloc_for(SZ_8M, 0, &low);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lowpm);
+	KUNIT_EXPECT_LE(test, phys_top(lowpm), (phys_addr_t)DMA_BIT_MASK(32));
+	KUNIT_EXPECT_EQ(test, vcm_constraint_unmet(&low, lowpm), 0);
+
+	/* A 4 KiB chunk is not one a 64 KiB-granule IOMMU maps. */
+	small = vcm_phys_alloc_for(SZ_4K, 0, &smmu);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, small);
+	c = translated(SZ_64K);
+	KUNIT_EXPECT_EQ(test, vcm_constraint_unmet(&c, small), VCM_CONSTRAINT_GRANULE);
+	KUNIT_EXPECT_EQ(test, vcm_constraint_unmet(&c, NULL), VCM_CONSTRAINT_LIMIT);
+
+	/* Lengths and attributes no memory can have. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_alloc_for(SZ_4K, 0, &c)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_constraint_check_len(&c, SZ_4K), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_alloc_for(SZ_4K, VCM_PHYS_CONT, &smmu)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_alloc_for(0, 0, &smmu)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_alloc_for(SZ_4K, VCM_ALIGN_1M, &smmu)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_constraint_check_len(&dma32, SZ_1G * 64UL), -E2BIG);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_alloc_for(SZ_1G * 64UL, 0, &dma32)),
+			-E2BIG);
+
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(small), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(lowpm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(cont), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+}
+
+/* Check a table from vcm_phys_to_sgt(); return its number of entries. */
+static unsigned int check_sgt(struct kunit *test, struct sg_table *sgt,
+			      phys_addr_t start, size_t len, size_t max_seg,
+			      unsigned long boundary)
+{
+	phys_addr_t next = start;
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_sg(sgt, sg, i) {
+		phys_addr_t p = sg_phys(sg);
+
+		KUNIT_EXPECT_EQ(test, p, next);
+		KUNIT_EXPECT_LE(test, sg->length, max_seg);
+		KUNIT_EXPECT_TRUE(test, PAGE_ALIGNED(p | sg->length));
+		/* Its first and last byte are on the same side of a boundary. */
+		KUNIT_EXPECT_EQ(test, p & ~(phys_addr_t)boundary,
+				(p + sg->length - 1) & ~(phys_addr_t)boundary);
+		next = p + sg->length;
+	}
+	KUNIT_EXPECT_EQ(test, next, start + len);
+	return sgt->orig_nents;
+}
+
+static void vcm_test_phys_to_sgt(struct kunit *test)
+{
+	size_t len = SZ_2M + SZ_8K;
+	struct vcm_physmem *pm = new_phys(test, len, VCM_PHYS_CONT | VCM_ALIGN_1M, 0);
+	struct sg_table sgt;
+	unsigned int cursor = 0;
+	phys_addr_t start;
+	size_t l;
+
+	KUNIT_ASSERT_EQ(test, vcm_get_next_phys_addr(pm, &cursor, &start, &l), 0);
+
+	/* 64 KiB segments, as a device without DMA parameters takes. */
+	KUNIT_ASSERT_EQ(test, vcm_phys_to_sgt(pm, SZ_64K, ULONG_MAX, &sgt), 0);
+	KUNIT_EXPECT_EQ(test, check_sgt(test, &sgt, start, len, SZ_64K, ULONG_MAX),
+			DIV_ROUND_UP(len, SZ_64K));
+	sg_free_table(&sgt);
+
+	/* Long segments, cut at every 1 MiB line: 1M, 1M, 8K. */
+	KUNIT_ASSERT_EQ(test, vcm_phys_to_sgt(pm, SZ_4M, SZ_1M - 1, &sgt), 0);
+	KUNIT_EXPECT_EQ(test, check_sgt(test, &sgt, start, len, SZ_4M, SZ_1M - 1), 3);
+	sg_free_table(&sgt);
+
+	/* A length not a multiple of pages is rounded down. */
+	KUNIT_ASSERT_EQ(test, vcm_phys_to_sgt(pm, SZ_64K + 100, ULONG_MAX, &sgt), 0);
+	KUNIT_EXPECT_EQ(test, check_sgt(test, &sgt, start, len, SZ_64K, ULONG_MAX),
+			DIV_ROUND_UP(len, SZ_64K));
+	sg_free_table(&sgt);
+
+	KUNIT_EXPECT_EQ(test, vcm_phys_to_sgt(pm, SZ_2K, ULONG_MAX, &sgt), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_phys_to_sgt(pm, SZ_64K, SZ_2K - 1, &sgt), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_phys_to_sgt(NULL, SZ_64K, ULONG_MAX, &sgt), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+}
+
+static void vcm_test_phys_copy(struct kunit *test)
+{
+	struct vcm_constraint dma32 = direct(DMA_BIT_MASK(32), SZ_64K);
+	struct vcm_physmem *src = new_phys(test, SZ_2M + SZ_64K, 0, 0);
+	struct vcm_physmem *dst = vcm_phys_alloc_for(SZ_2M + SZ_64K, 0, &dma32);
+	struct vcm_physmem *other = new_phys(test, SZ_64K, 0, 0);
+	struct vcm *k = new_kernel_vcm(test);
+	struct vcm_res *res;
+	size_t off;
+	u32 *p;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dst);
+	vcm_fill_pattern(src, 0x2000);
+	KUNIT_EXPECT_EQ(test, vcm_phys_copy(dst, other), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_phys_copy(dst, dst), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_phys_copy(NULL, src), -EINVAL);
+
+	/* Memory being mapped is not copied. */
+	res = vcm_reserve(k, SZ_2M + SZ_64K, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_ASSERT_EQ(test, vcm_back(res, src), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_copy(dst, src), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
+
+	KUNIT_ASSERT_EQ(test, vcm_phys_copy(dst, src), 0);
+	KUNIT_ASSERT_EQ(test, vcm_back(res, dst), 0);
+	p = vcm_get_vaddr(res);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (off = 0; off < SZ_2M + SZ_64K; off += SZ_4K + 4)
+		KUNIT_EXPECT_EQ(test, p[off / 4], vcm_pattern_at(src, 0x2000, off));
+	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(other), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(dst), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(src), 0);
+}
+
+static struct kunit_case vcm_test_constraint_cases[] = {
+	KUNIT_CASE(vcm_test_constraint_merge),
+	KUNIT_CASE(vcm_test_constraint_of),
+	KUNIT_CASE(vcm_test_constraint_alloc),
+	KUNIT_CASE(vcm_test_phys_copy),
+	KUNIT_CASE(vcm_test_phys_to_sgt),
+	{}
+};
+
+static struct kunit_suite vcm_test_constraint_suite = {
+	.name = "vcm_constraint",
+	.init = vcm_test_init,
+	.exit = vcm_test_exit,
+	.test_cases = vcm_test_constraint_cases,
+};
+
+kunit_test_suite(vcm_test_constraint_suite);

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for VCM: physical memory: allocation, chunk sizes, contiguous and
+ * wrapped memory, and the IOMMU page-size choice.
+ *
+ * Each case checks on exit that every global gauge is back where it was
+ * (vcm_test_util.h).
+ */
+
+#include <kunit/device.h>
+#include <kunit/test.h>
+#include <linux/anon_inodes.h>
+#include <linux/completion.h>
+#include <linux/dma-map-ops.h>
+#include <linux/dma-mapping.h>
+#include <linux/file.h>
+#include <linux/highmem.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/pfn.h>
+#include <linux/sched.h>
+#include <linux/scatterlist.h>
+#include <linux/sizes.h>
+#include <linux/uaccess.h>
+#include <linux/vcm.h>
+
+#include "../vcm_priv.h"
+#include "vcm_test_util.h"
+
+/* --- physical memory ------------------------------------------------- */
+
+static const struct vcm_attr_case vcm_phys_cases[] = {
+	{ "zero length", 0, 0, -EINVAL },
+	{ "partial page", SZ_4K + 1, 0, -EINVAL },
+	{ "unknown attribute", SZ_4K, BIT(7), -EINVAL },
+	{ "alignment without contiguous", SZ_4K, VCM_ALIGN_1M, -EINVAL },
+	{ "more than RAM", SIZE_MAX & PAGE_MASK, 0, -ENOMEM },
+	{ "more than RAM, contiguous", SIZE_MAX & PAGE_MASK, VCM_PHYS_CONT, -ENOMEM },
+};
+
+KUNIT_ARRAY_PARAM(vcm_phys, vcm_phys_cases, vcm_attr_case_desc);
+
+static void vcm_test_phys_errors(struct kunit *test)
+{
+	const struct vcm_attr_case *c = test->param_value;
+	struct vcm_physmem *pm;
+
+	pm = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, c->len, c->attr, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(pm), c->err);
+	if (!IS_ERR(pm))
+		vcm_phys_free(pm);
+}
+
+static void vcm_test_phys_handles(struct kunit *test)
+{
+	unsigned int cursor = 0;
+	phys_addr_t phys;
+	size_t len;
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_alloc(VCM_MEMTYPE_INVALID, SZ_4K, 0, 0)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_alloc(VCM_MEMTYPE_FOREIGN, SZ_4K, 0, 0)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_get_physmem_len(NULL), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_memtype_of_physalloc(NULL), VCM_MEMTYPE_INVALID);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_sgt(NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_get_next_phys_addr(NULL, &cursor, &phys, &len),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_from_res(NULL)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_back(NULL, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_unback(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_res_copy(NULL, 0, NULL, 0, 1), -EINVAL);
+}
+
+/*
+ * NULL and ERR_PTR() handles are all the API rejects: using a handle after
+ * freeing it is a bug of the caller's, not an error (see "Ownership and
+ * lifetimes" in vcm.rst), so no case passes stale handles.
+ */
+static void vcm_test_err_handles(struct kunit *test)
+{
+	struct device *dev = kunit_device_register(test, "vcm-handles");
+	struct vcm *vcm = new_dev_vcm(test);
+	struct vcm_physmem *pm = new_phys(test, SZ_64K, 0, 0);
+	struct vcm_res *res = vcm_reserve(vcm, SZ_64K, RW);
+	void *const bad[] = { NULL, ERR_PTR(-ENOMEM) };
+	unsigned int cursor = 0;
+	size_t len, n = 0;
+	phys_addr_t phys;
+	dma_addr_t out;
+	int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		void *h = bad[i];
+
+		/* VCMs */
+		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_clone(h)), -EINVAL);
+		KUNIT_EXPECT_EQ(test, vcm_free(h), -EINVAL);
+		KUNIT_EXPECT_EQ(test, vcm_get_start_addr(h), DMA_MAPPING_ERROR);
+		KUNIT_EXPECT_EQ(test, vcm_get_len(h), 0);
+		KUNIT_EXPECT_EQ(test, vcm_get_type(h), -EINVAL);
+		KUNIT_EXPECT_EQ(test, vcm_get_pgsize_bitmap(h), 0);
+		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve(h, SZ_4K, RW)), -EINVAL);
+		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_at(h, DEV_START, SZ_4K, RW)),
+				-EINVAL);
+		KUNIT_EXPECT_EQ(test, vcm_get_num_res(h), 0);
+		KUNIT_EXPECT_NULL(test, vcm_get_next_res(h, NULL));
+		KUNIT_EXPECT_NULL(test, vcm_get_res(h, DEV_START));
+		KUNIT_EXPECT_EQ(test, vcm_translate(h, DEV_START, vcm, &out), -EINVAL);
+		KUNIT_EXPECT_EQ(test, vcm_translate(vcm, DEV_START, h, &out), -EINVAL);
+		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(h, dev, 0)), -EINVAL);
+		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_bound(h, SZ_1M)), -EINVAL);
+		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(h, vcm_get_physmem_sgt(pm))),
+				-EINVAL);
+
+		/* Reservations */
+		KUNIT_EXPECT_EQ(test, vcm_unreserve(h), -EINVAL);
+		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_vcm_from_res(h)), -EINVAL);
+		KUNIT_EXPECT_EQ(test, vcm_get_res_len(h), 0);
+		KUNIT_EXPECT_EQ(test, vcm_set_res_attr(h, RW), -EINVAL);
+		KUNIT_EXPECT_EQ(test, vcm_get_res_attr(h), 0);
+		KUNIT_EXPECT_EQ(test, vcm_res_copy(h, 0, res, 0, 1), -EINVAL);
+		KUNIT_EXPECT_EQ(test, vcm_res_copy(res, 0, h, 0, 1), -EINVAL);
+		KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(h), DMA_MAPPING_ERROR);
+		KUNIT_EXPECT_NULL(test, vcm_get_vaddr(h));
+		KUNIT_EXPECT_EQ(test, vcm_get_res_num_ptes(h), 0);
+		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_from_res(h)), -EINVAL);
+		KUNIT_EXPECT_EQ(test, vcm_back(h, pm), -EINVAL);
+		KUNIT_EXPECT_EQ(test, vcm_unback(h), -EINVAL);
+
+		/* Associations */
+		KUNIT_EXPECT_EQ(test, vcm_deassoc(h), -EINVAL);
+		KUNIT_EXPECT_EQ(test, vcm_set_assoc_attr(h, 0), -EINVAL);
+		KUNIT_EXPECT_EQ(test, vcm_get_assoc_attr(h), 0);
+		KUNIT_EXPECT_EQ(test, vcm_activate(h), -EINVAL);
+		KUNIT_EXPECT_EQ(test, vcm_deactivate(h), -EINVAL);
+		KUNIT_EXPECT_EQ(test, vcm_is_active(h), -EINVAL);
+
+		/* Bounds */
+		KUNIT_EXPECT_EQ(test, vcm_free_bound(h), -EINVAL);
+		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_from_bound(h, SZ_4K, RW)),
+				-EINVAL);
+		KUNIT_EXPECT_EQ(test, vcm_get_bound_start_addr(h), DMA_MAPPING_ERROR);
+		KUNIT_EXPECT_EQ(test, vcm_get_bound_len(h), 0);
+
+		/* Physmems */
+		KUNIT_EXPECT_EQ(test, vcm_back(res, h), -EINVAL);
+		KUNIT_EXPECT_EQ(test, vcm_phys_free(h), -EINVAL);
+		KUNIT_EXPECT_EQ(test, vcm_get_physmem_len(h), 0);
+		KUNIT_EXPECT_EQ(test, vcm_get_memtype_of_physalloc(h),
+				VCM_MEMTYPE_INVALID);
+		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_sgt(h)), -EINVAL);
+		cursor = 0;
+		KUNIT_EXPECT_EQ(test, vcm_get_next_phys_addr(h, &cursor, &phys, &len),
+				-EINVAL);
+		cursor = 7;
+		vcm_for_each_phys_chunk(h, cursor, phys, len)
+			n++;
+		KUNIT_EXPECT_EQ(test, n, 0);
+		KUNIT_EXPECT_EQ(test, cursor, 0);
+	}
+
+	/* Where NULL means "from the start", an ERR_PTR() is still refused. */
+	KUNIT_EXPECT_NULL(test, vcm_get_next_res(vcm, ERR_PTR(-ENOMEM)));
+	KUNIT_EXPECT_NULL(test, vcm_get_next_phys_res(0, ERR_PTR(-ENOMEM), NULL));
+
+	/* The refusals left the live handles alone. */
+	KUNIT_EXPECT_EQ(test, vcm_get_num_res(vcm), 1);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_from_res(res)), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
+}
+
+struct vcm_chunk_case {
+	const char *name;
+	unsigned long pgsizes;
+	size_t len;
+	size_t largest;
+};
+
+static const struct vcm_chunk_case vcm_chunk_cases[] = {
+	{ "2M blocks", SZ_4K | SZ_2M | SZ_1G, 2 * SZ_2M + SZ_64K + SZ_4K, SZ_2M },
+	{ "64K blocks", SZ_4K | SZ_64K, SZ_1M + SZ_4K, SZ_64K },
+	{ "base pages", SZ_4K, SZ_256K, SZ_4K },
+	{ "default", 0, SZ_4M, SZ_2M },
+	{ "sizes above MAX_PAGE_ORDER", SZ_1G | SZ_512M, SZ_64K, SZ_4K },
+};
+
+static void vcm_chunk_case_desc(const struct vcm_chunk_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(vcm_chunks, vcm_chunk_cases, vcm_chunk_case_desc);
+
+static void vcm_test_phys_chunks(struct kunit *test)
+{
+	const struct vcm_chunk_case *c = test->param_value;
+	unsigned long allowed = (c->pgsizes ?: SZ_2M | SZ_1M | SZ_64K) | PAGE_SIZE;
+	struct vcm_physmem *pm = new_phys(test, c->len, 0, c->pgsizes);
+	size_t total = 0, prev = SIZE_MAX, largest = 0, len;
+	unsigned int cursor;
+	phys_addr_t phys;
+
+	KUNIT_EXPECT_EQ(test, vcm_get_physmem_len(pm), c->len);
+	KUNIT_EXPECT_EQ(test, vcm_get_memtype_of_physalloc(pm), VCM_MEMTYPE_SYSTEM);
+	vcm_for_each_phys_chunk(pm, cursor, phys, len) {
+		KUNIT_EXPECT_TRUE(test, is_power_of_2(len) && (allowed & len));
+		KUNIT_EXPECT_TRUE(test, IS_ALIGNED(phys, len));
+		KUNIT_EXPECT_LE(test, len, prev);
+		prev = len;
+		largest = max(largest, len);
+		total += len;
+	}
+	KUNIT_EXPECT_EQ(test, total, c->len);
+	KUNIT_EXPECT_EQ(test, vcm_get_physmem_sgt(pm)->orig_nents, cursor);
+	/* A fresh guest has free blocks of every order the cases ask for. */
+	KUNIT_EXPECT_EQ(test, largest, c->largest);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+}
+
+static void vcm_test_phys_contiguous(struct kunit *test)
+{
+	struct vcm_physmem *pm = new_phys(test, SZ_2M + SZ_4K,
+					  VCM_PHYS_CONT | VCM_ALIGN_1M, 0);
+	struct vcm_physmem *wrap;
+	unsigned int cursor = 0;
+	phys_addr_t phys, p2;
+	size_t len, l2;
+	u32 *p;
+
+	KUNIT_ASSERT_EQ(test, vcm_get_next_phys_addr(pm, &cursor, &phys, &len), 0);
+	KUNIT_EXPECT_EQ(test, len, (size_t)SZ_2M + SZ_4K);
+	KUNIT_EXPECT_TRUE(test, IS_ALIGNED(phys, SZ_1M));
+	KUNIT_EXPECT_EQ(test, vcm_get_next_phys_addr(pm, &cursor, &p2, &l2), -ENOENT);
+
+	/* CMA memory is zeroed too. */
+	p = kmap_local_page(phys_to_page(phys + SZ_2M));
+	KUNIT_EXPECT_EQ(test, p[0] | p[1023], 0);
+	kunmap_local(p);
+
+	/* The same range wrapped as a carve-out. */
+	wrap = vcm_phys_from_range(phys, SZ_2M);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wrap);
+	KUNIT_EXPECT_EQ(test, vcm_get_memtype_of_physalloc(wrap), VCM_MEMTYPE_FOREIGN);
+	cursor = 0;
+	KUNIT_ASSERT_EQ(test, vcm_get_next_phys_addr(wrap, &cursor, &p2, &l2), 0);
+	KUNIT_EXPECT_EQ(test, p2, phys);
+	KUNIT_EXPECT_EQ(test, l2, (size_t)SZ_2M);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(wrap), 0);
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_range(phys + 1, SZ_4K)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_range(phys, 0)), -EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(vcm_phys_from_range(PHYS_ADDR_MAX & PAGE_MASK, SZ_64K)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+}
+
+static void vcm_test_phys_from_sgt(struct kunit *test)
+{
+	struct vcm *k = new_kernel_vcm(test);
+	struct page *pages[3];
+	struct vcm_physmem *pm;
+	struct vcm_res *res;
+	struct sg_table sgt, bad;
+	u32 *vaddr, *p;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		pages[i] = alloc_page(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+		p = kmap_local_page(pages[i]);
+		p[0] = 0xf00d0000 + i;
+		kunmap_local(p);
+	}
+	KUNIT_ASSERT_EQ(test, sg_alloc_table_from_pages(&sgt, pages, 3, 0,
+							3 * PAGE_SIZE, GFP_KERNEL), 0);
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_sgt(NULL, 0)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_sgt(&sgt, VCM_PHYS_CONT)), -EINVAL);
+	KUNIT_ASSERT_EQ(test, sg_alloc_table(&bad, 1, GFP_KERNEL), 0);
+	sg_set_page(bad.sgl, pages[0], 100, 8);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_sgt(&bad, 0)), -EINVAL);
+	sg_free_table(&bad);
+
+	pm = vcm_phys_from_sgt(&sgt, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
+	KUNIT_EXPECT_EQ(test, vcm_get_physmem_len(pm), 3 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, vcm_get_memtype_of_physalloc(pm), VCM_MEMTYPE_FOREIGN);
+
+	/* The kernel VCM sees the foreign pages, in order. */
+	res = vcm_reserve(k, 3 * PAGE_SIZE, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_ASSERT_EQ(test, vcm_back(res, pm), 0);
+	vaddr = vcm_get_vaddr(res);
+	KUNIT_ASSERT_NOT_NULL(test, vaddr);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, vaddr[i * PAGE_SIZE / 4], 0xf00d0000 + i);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+
+	/* The pages are the owner's: still there. */
+	sg_free_table(&sgt);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, page_ref_count(pages[i]), 1);
+		__free_page(pages[i]);
+	}
+	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+}
+
+/* --- IOMMU page-size choice ------------------------------------------ */
+
+/*
+ * The chunk sizes for an IOMMU's page sizes: its own, and every power of
+ * two from its granule (at least a page) up to its smallest block; below
+ * the PMD size without a block.  Written out for 4 KiB pages.
+ */
+struct vcm_chunk_sizes_case {
+	const char *name;
+	unsigned long pgsizes;
+	unsigned long want;
+};
+
+#define VCM_4K_TO_1M	(SZ_4K | SZ_8K | SZ_16K | SZ_32K | SZ_64K | SZ_128K | \
+			 SZ_256K | SZ_512K | SZ_1M)
+
+static const struct vcm_chunk_sizes_case vcm_chunk_sizes_cases[] = {
+	{ "SMMUv3 4K", SZ_4K | SZ_2M | SZ_1G, VCM_4K_TO_1M | SZ_2M | SZ_1G },
+	{ "sub-page granule", SZ_1K | SZ_2M, VCM_4K_TO_1M | SZ_2M },
+	{ "sub-page sizes", SZ_1K | SZ_4K | SZ_2M, VCM_4K_TO_1M | SZ_2M },
+	{ "64K granule", SZ_64K | SZ_512M,
+	  SZ_4K | SZ_64K | SZ_128K | SZ_256K | SZ_512K | SZ_1M | SZ_2M |
+	  SZ_4M | SZ_8M | SZ_16M | SZ_32M | SZ_64M | SZ_128M | SZ_256M | SZ_512M },
+	{ "no block", SZ_64K,
+	  SZ_4K | SZ_64K | SZ_128K | SZ_256K | SZ_512K | SZ_1M },
+	{ "2M only", SZ_2M, SZ_4K | SZ_2M },
+	{ "1G only", SZ_1G, SZ_4K | SZ_1G },
+	{ "no IOMMU", 0, VCM_4K_TO_1M },
+};
+
+static void vcm_chunk_sizes_desc(const struct vcm_chunk_sizes_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(vcm_chunk_sizes, vcm_chunk_sizes_cases, vcm_chunk_sizes_desc);
+
+static void vcm_test_chunk_sizes(struct kunit *test)
+{
+	const struct vcm_chunk_sizes_case *c = test->param_value;
+
+	if (PAGE_SIZE != SZ_4K)
+		kunit_skip(test, "the cases are written for 4 KiB pages");
+	KUNIT_EXPECT_EQ_MSG(test, vcm_chunk_sizes(c->pgsizes), c->want,
+			    "page sizes %#lx", c->pgsizes);
+}
+
+struct vcm_pte_case {
+	const char *name;
+	unsigned long pgsizes;
+	unsigned long iova;
+	phys_addr_t paddr;
+	size_t size;
+	size_t ptes;
+};
+
+static const struct vcm_pte_case vcm_pte_cases[] = {
+	{ "2M block", SZ_4K | SZ_2M | SZ_1G, SZ_1G, SZ_1G + SZ_2M, SZ_2M, 1 },
+	{ "2M misaligned phys", SZ_4K | SZ_2M, SZ_1G, SZ_1G + SZ_64K, SZ_2M, 512 },
+	{ "2M misaligned iova", SZ_4K | SZ_2M, SZ_1G + SZ_4K, SZ_1G, SZ_2M, 512 },
+	{ "block and pages", SZ_4K | SZ_2M, 0, 0, SZ_2M + 3 * SZ_4K, 4 },
+	{ "64K granule", SZ_64K | SZ_512M, SZ_512M, SZ_512M, SZ_512M + SZ_128K, 3 },
+	{ "unmappable", SZ_64K, 0, SZ_4K, SZ_64K, 0 },
+};
+
+static void vcm_pte_case_desc(const struct vcm_pte_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(vcm_ptes, vcm_pte_cases, vcm_pte_case_desc);
+
+static void vcm_test_count_ptes(struct kunit *test)
+{
+	const struct vcm_pte_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, vcm_iommu_count_ptes(c->pgsizes, c->iova, c->paddr,
+						   c->size), c->ptes);
+}
+
+/*
+ * Entries of 1 MiB at offsets of a 4 MiB-aligned range: two halves of a
+ * 2 MiB block make one block entry in order, as iommu_map_sg() maps
+ * contiguous neighbours together; pages at a misaligned IOVA, swapped,
+ * or when they do not meet.  Only addresses are looked at: no memory is
+ * allocated.
+ */
+static void vcm_test_count_sgt_ptes(struct kunit *test)
+{
+	static const struct {
+		const char *name;
+		unsigned long iova;
+		unsigned int first, second;	/* offsets in MiB */
+		size_t ptes;
+	} cases[] = {
+		{ "halves in order", SZ_1G, 0, 1, 1 },
+		{ "misaligned IOVA", SZ_1G + SZ_4K, 0, 1, 512 },
+		{ "halves swapped", SZ_1G, 1, 0, 512 },
+		{ "apart", SZ_1G, 0, 3, 512 },
+	};
+	struct page *base;
+	struct sg_table sgt;
+	unsigned int i;
+
+	if (PAGE_SIZE != SZ_4K)
+		kunit_skip(test, "written for 4 KiB pages");
+	/* A 4 MiB-aligned range of RAM: only its addresses are used. */
+	base = pfn_to_page(PHYS_PFN(ALIGN_DOWN(virt_to_phys(test), SZ_4M)));
+	KUNIT_ASSERT_EQ(test, sg_alloc_table(&sgt, 2, GFP_KERNEL), 0);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		sg_set_page(sgt.sgl,
+			    nth_page(base, cases[i].first * (SZ_1M >> PAGE_SHIFT)),
+			    SZ_1M, 0);
+		sg_set_page(sg_next(sgt.sgl),
+			    nth_page(base, cases[i].second * (SZ_1M >> PAGE_SHIFT)),
+			    SZ_1M, 0);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    vcm_iommu_count_sgt_ptes(SZ_4K | SZ_2M,
+							     cases[i].iova, &sgt),
+				    cases[i].ptes, "%s", cases[i].name);
+	}
+	sg_free_table(&sgt);
+}
+
+static struct kunit_case vcm_test_phys_cases[] = {
+	KUNIT_CASE_PARAM(vcm_test_phys_errors, vcm_phys_gen_params),
+	KUNIT_CASE(vcm_test_phys_handles),
+	KUNIT_CASE(vcm_test_err_handles),
+	KUNIT_CASE_PARAM(vcm_test_phys_chunks, vcm_chunks_gen_params),
+	KUNIT_CASE_PARAM(vcm_test_chunk_sizes, vcm_chunk_sizes_gen_params),
+	KUNIT_CASE(vcm_test_phys_contiguous),
+	KUNIT_CASE(vcm_test_phys_from_sgt),
+	KUNIT_CASE_PARAM(vcm_test_count_ptes, vcm_ptes_gen_params),
+	KUNIT_CASE(vcm_test_count_sgt_ptes),
+	{}
+};
+
+static struct kunit_suite vcm_test_phys_suite = {
+	.name = "vcm_phys",
+	.init = vcm_test_init,
+	.exit = vcm_test_exit,
+	.test_cases = vcm_test_phys_cases,
+};
+
+kunit_test_suite(vcm_test_phys_suite);

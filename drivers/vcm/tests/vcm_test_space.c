@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for VCM: the address space allocator, regions, reservations and bounds.
+ *
+ * Each case checks on exit that every global gauge is back where it was
+ * (vcm_test_util.h).
+ */
+
+#include <kunit/device.h>
+#include <kunit/test.h>
+#include <linux/anon_inodes.h>
+#include <linux/completion.h>
+#include <linux/dma-map-ops.h>
+#include <linux/dma-mapping.h>
+#include <linux/file.h>
+#include <linux/highmem.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/pfn.h>
+#include <linux/sched.h>
+#include <linux/scatterlist.h>
+#include <linux/sizes.h>
+#include <linux/uaccess.h>
+#include <linux/vcm.h>
+
+#include "../vcm_priv.h"
+#include "vcm_test_util.h"
+
+/* --- address space allocator --------------------------------------- */
+
+static void vcm_test_space_aligned(struct kunit *test)
+{
+	static const size_t aligns[] = { SZ_4K, SZ_64K, SZ_2M, SZ_16M };
+	unsigned long addr[ARRAY_SIZE(aligns)];
+	struct vcm_space space;
+	int i, j;
+
+	KUNIT_ASSERT_EQ(test, vcm_space_init(&space, SZ_4K, SZ_64M - 1), 0);
+	for (i = 0; i < ARRAY_SIZE(aligns); i++) {
+		KUNIT_ASSERT_EQ(test, vcm_space_alloc(&space, SZ_4K, aligns[i],
+						      &space, &addr[i]), 0);
+		KUNIT_EXPECT_TRUE(test, IS_ALIGNED(addr[i], aligns[i]));
+		KUNIT_EXPECT_GE(test, addr[i], (unsigned long)SZ_4K);
+		KUNIT_EXPECT_LT(test, addr[i], (unsigned long)SZ_64M);
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_NE(test, addr[i], addr[j]);
+		KUNIT_EXPECT_PTR_EQ(test, vcm_space_lookup(&space, addr[i] + 100),
+				    (void *)&space);
+	}
+	KUNIT_EXPECT_EQ(test, space.used, ARRAY_SIZE(aligns) * SZ_4K);
+	/* The first page of the space is not aligned to 64K: it went to 4K. */
+	KUNIT_EXPECT_EQ(test, addr[0], (unsigned long)SZ_4K);
+
+	for (i = 0; i < ARRAY_SIZE(aligns); i++)
+		vcm_space_remove(&space, addr[i], SZ_4K);
+	KUNIT_EXPECT_EQ(test, space.used, 0);
+	KUNIT_EXPECT_NULL(test, vcm_space_lookup(&space, addr[1]));
+	vcm_space_destroy(&space);
+}
+
+static void vcm_test_space_fragmentation(struct kunit *test)
+{
+	struct vcm_space space;
+	unsigned long addr, a;
+	int i;
+
+	/* 16 pages; take them all, free every other one. */
+	KUNIT_ASSERT_EQ(test, vcm_space_init(&space, 0, 16 * SZ_4K - 1), 0);
+	for (i = 0; i < 16; i++) {
+		KUNIT_ASSERT_EQ(test, vcm_space_alloc(&space, SZ_4K, SZ_4K, &space,
+						      &addr), 0);
+		KUNIT_EXPECT_EQ(test, addr, (unsigned long)i * SZ_4K);
+	}
+	KUNIT_EXPECT_EQ(test, vcm_space_alloc(&space, SZ_4K, SZ_4K, &space, &a),
+			-ENOSPC);
+	for (i = 0; i < 16; i += 2)
+		vcm_space_remove(&space, i * SZ_4K, SZ_4K);
+
+	/* Half the space is free, but no two pages in a row. */
+	KUNIT_EXPECT_EQ(test, vcm_space_alloc(&space, 2 * SZ_4K, SZ_4K, &space, &a),
+			-ENOSPC);
+
+	/* Freeing page 5 makes 4-6 a hole of three; 8K aligned to 8K: 4-5. */
+	vcm_space_remove(&space, 5 * SZ_4K, SZ_4K);
+	KUNIT_EXPECT_EQ(test, vcm_space_alloc(&space, 2 * SZ_4K, 2 * SZ_4K, &space,
+					      &a), 0);
+	KUNIT_EXPECT_EQ(test, a, 4UL * SZ_4K);
+
+	/*
+	 * An aligned request that does not fit the lowest gap it could:
+	 * free 9-11 (with 8 and 10 free already: 8-11); 16K aligned to 16K
+	 * only fits at 8.
+	 */
+	vcm_space_remove(&space, 9 * SZ_4K, SZ_4K);
+	vcm_space_remove(&space, 11 * SZ_4K, SZ_4K);
+	KUNIT_EXPECT_EQ(test, vcm_space_alloc(&space, 4 * SZ_4K, 4 * SZ_4K, &space,
+					      &a), 0);
+	KUNIT_EXPECT_EQ(test, a, 8UL * SZ_4K);
+
+	/* Fixed ranges: overlap and out of range. */
+	KUNIT_EXPECT_EQ(test, vcm_space_insert(&space, 3 * SZ_4K, SZ_4K, &space),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, vcm_space_insert(&space, 15 * SZ_4K, 2 * SZ_4K, &space),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, vcm_space_insert(&space, 14 * SZ_4K, SZ_4K, &space), 0);
+	vcm_space_destroy(&space);
+}
+
+/* --- regions --------------------------------------------------------- */
+
+static void vcm_test_create_errors(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create(0, 0)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create(100, SZ_1M)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create(0, SZ_1M + 1)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create(U64_MAX & PAGE_MASK, SZ_1M)),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_one_to_one(0, 0)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_from_prebuilt(0)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_from_prebuilt(3)), -EINVAL);
+	/* A kernel thread has no user address space. */
+	if (!current->mm)
+		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_from_prebuilt(VCM_PREBUILT_USER)),
+				-EINVAL);
+
+	KUNIT_EXPECT_EQ(test, vcm_free(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_free(ERR_PTR(-ENOMEM)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_get_len(NULL), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_start_addr(NULL), DMA_MAPPING_ERROR);
+	KUNIT_EXPECT_EQ(test, vcm_get_type(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_get_pgsize_bitmap(NULL), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_min_page_size(), PAGE_SIZE);
+}
+
+static void vcm_test_create_free(struct kunit *test)
+{
+	struct vcm *dev = new_dev_vcm(test), *k = new_kernel_vcm(test);
+	struct vcm *o = vcm_create_one_to_one(0, SZ_4G);
+	struct vcm_res *res;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, o);
+	KUNIT_EXPECT_EQ(test, vcm_get_type(dev), VCM_DEVICE);
+	KUNIT_EXPECT_EQ(test, vcm_get_type(k), VCM_EXT_KERNEL);
+	KUNIT_EXPECT_EQ(test, vcm_get_type(o), VCM_ONE_TO_ONE);
+	KUNIT_EXPECT_EQ(test, vcm_get_start_addr(dev), (dma_addr_t)DEV_START);
+	KUNIT_EXPECT_EQ(test, vcm_get_len(dev), (size_t)DEV_LEN);
+	/* No domain yet: base pages only. */
+	KUNIT_EXPECT_EQ(test, vcm_get_pgsize_bitmap(dev), PAGE_SIZE);
+
+	res = vcm_reserve(dev, SZ_64K, RW);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_EXPECT_EQ(test, vcm_free(dev), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+
+	KUNIT_EXPECT_EQ(test, vcm_free(dev), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(o), 0);
+}
+
+/* --- reservations ---------------------------------------------------- */
+
+static void vcm_test_reserve(struct kunit *test)
+{
+	struct vcm *vcm = new_dev_vcm(test);
+	struct vcm_res *a, *b, *c;
+	dma_addr_t addr;
+
+	a = vcm_reserve(vcm, SZ_2M, RW);
+	b = vcm_reserve(vcm, SZ_64K + SZ_4K, RW | VCM_ALIGN_1M);
+	c = vcm_reserve(vcm, SZ_4K, VCM_READ);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+
+	addr = vcm_get_dev_addr(a);
+	KUNIT_EXPECT_TRUE(test, IS_ALIGNED(addr, SZ_2M));
+	KUNIT_EXPECT_GE(test, addr, (dma_addr_t)DEV_START);
+	KUNIT_EXPECT_LE(test, addr + SZ_2M, (dma_addr_t)DEV_START + DEV_LEN);
+	KUNIT_EXPECT_TRUE(test, IS_ALIGNED(vcm_get_dev_addr(b), SZ_1M));
+	KUNIT_EXPECT_EQ(test, vcm_get_res_len(b), (size_t)SZ_64K + SZ_4K);
+	KUNIT_EXPECT_EQ(test, vcm_get_res_attr(c), (u32)VCM_READ);
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_vcm_from_res(c), vcm);
+
+	/* Lookup by any address inside, iteration in creation order. */
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_res(vcm, addr + SZ_1M + 3), a);
+	KUNIT_EXPECT_NULL(test, vcm_get_res(vcm, addr + SZ_2M + SZ_1G));
+	KUNIT_EXPECT_EQ(test, vcm_get_num_res(vcm), 3);
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_next_res(vcm, NULL), a);
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_next_res(vcm, a), b);
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_next_res(vcm, b), c);
+	KUNIT_EXPECT_NULL(test, vcm_get_next_res(vcm, c));
+
+	/* Unbacked: no backing, no PTEs. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_from_res(a)), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vcm_get_res_num_ptes(a), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unback(a), -ENOENT);
+
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(b), 0);
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_next_res(vcm, a), c);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(a), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(c), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_num_res(vcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
+}
+
+static const struct vcm_attr_case vcm_reserve_cases[] = {
+	{ "zero length", 0, RW, -EINVAL },
+	{ "partial page", SZ_4K + 1, RW, -EINVAL },
+	{ "larger than the VCM", DEV_LEN + SZ_4K, RW, -ENOSPC },
+	{ "huge", SIZE_MAX & PAGE_MASK, RW, -ENOSPC },
+	{ "unknown attribute", SZ_4K, RW | BIT(20), -EINVAL },
+	{ "unknown cache policy", SZ_4K, VCM_READ | 0x5, -EINVAL },
+	{ "write-through", SZ_4K, RW | VCM_WT, -EINVAL },
+	{ "write-back no write-allocate", SZ_4K, RW | VCM_WB_NWA, -EINVAL },
+	{ "alignment below a page", SZ_4K, RW | VCM_ALIGN_ATTR(11), -EINVAL },
+	{ "alignment above 1G", SZ_4K, RW | VCM_ALIGN_ATTR(31), -EINVAL },
+	{ "no access", SZ_4K, VCM_WB_WA, -EINVAL },
+	{ "secure", SZ_4K, RW | VCM_SECURE, -EOPNOTSUPP },
+};
+
+KUNIT_ARRAY_PARAM(vcm_reserve, vcm_reserve_cases, vcm_attr_case_desc);
+
+static void vcm_test_reserve_errors(struct kunit *test)
+{
+	const struct vcm_attr_case *c = test->param_value;
+	struct vcm *vcm = new_dev_vcm(test);
+	struct vcm_res *res;
+
+	res = vcm_reserve(vcm, c->len, c->attr);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(res), c->err);
+	if (!IS_ERR(res))
+		vcm_unreserve(res);
+	KUNIT_EXPECT_EQ(test, vcm_get_num_res(vcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
+}
+
+static void vcm_test_reserve_exhaust(struct kunit *test)
+{
+	struct vcm *vcm = vcm_create(DEV_START, 4 * SZ_64K);
+	struct vcm_res *res[4];
+	int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, vcm);
+	for (i = 0; i < 4; i++) {
+		res[i] = vcm_reserve(vcm, SZ_64K, RW);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res[i]);
+	}
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve(vcm, SZ_4K, RW)), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res[2]), 0);
+	/* The hole is reused, and only it. */
+	res[2] = vcm_reserve(vcm, SZ_64K, RW);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res[2]);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(res[2]), (dma_addr_t)DEV_START + 2 * SZ_64K);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, vcm_unreserve(res[i]), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
+}
+
+static void vcm_test_reserve_at(struct kunit *test)
+{
+	struct vcm *vcm = new_dev_vcm(test), *k = new_kernel_vcm(test);
+	struct vcm_res *res;
+
+	res = vcm_reserve_at(vcm, DEV_START + SZ_1M, SZ_1M, RW);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(res), (dma_addr_t)DEV_START + SZ_1M);
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_at(vcm, DEV_START + SZ_1M + SZ_64K,
+						     SZ_4K, RW)), -EBUSY);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_at(vcm, DEV_START - SZ_4K,
+						     SZ_4K, RW)), -ERANGE);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_at(vcm, DEV_START + DEV_LEN - SZ_4K,
+						     SZ_64K, RW)), -ERANGE);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_at(vcm, DEV_START + 100,
+						     SZ_4K, RW)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_at(vcm, DEV_START + SZ_4K, SZ_4K,
+						     RW | VCM_ALIGN_64K)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_at(k, VMALLOC_START, SZ_4K,
+						     RW_CACHED)), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_at(NULL, DEV_START, SZ_4K, RW)),
+			-EINVAL);
+
+	/* Automatic reservations go around the fixed one. */
+	KUNIT_EXPECT_NE(test, vcm_get_dev_addr(vcm_reserve(vcm, SZ_1M, RW)),
+			(dma_addr_t)DEV_START + SZ_1M);
+	KUNIT_EXPECT_EQ(test, vcm_get_num_res(vcm), 2);
+
+	while ((res = vcm_get_next_res(vcm, NULL)))
+		KUNIT_ASSERT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+}
+
+static void vcm_test_res_attr(struct kunit *test)
+{
+	struct vcm *vcm = new_kernel_vcm(test);
+	struct vcm_physmem *pm = new_phys(test, SZ_64K, 0, 0);
+	struct vcm_res *res = vcm_reserve(vcm, SZ_64K, VCM_READ | VCM_WB_WA);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	/* No device memory, write-through or no-write-allocate for RAM. */
+	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW | VCM_NOTCACHED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW | VCM_WT), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW | VCM_WB_NWA), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW_WC), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_res_attr(res), (u32)RW_WC);
+	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW | 0x7), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW | VCM_EXECUTE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(NULL, RW), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_get_res_attr(NULL), 0);
+
+	KUNIT_ASSERT_EQ(test, vcm_back(res, pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW_CACHED), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vcm_get_res_attr(res), (u32)RW_WC);
+	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW_CACHED), 0);
+
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
+
+	/* A placed reservation keeps its address: only alignments it has. */
+	vcm = new_dev_vcm(test);
+	res = vcm_reserve_at(vcm, DEV_START + SZ_64K, SZ_64K, RW);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW | VCM_ALIGN_64K), 0);
+	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW | VCM_ALIGN_1M), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
+}
+
+/* --- bounds ---------------------------------------------------------- */
+
+static void vcm_test_bound(struct kunit *test)
+{
+	struct vcm *vcm = new_dev_vcm(test), *k = new_kernel_vcm(test);
+	struct vcm_bound *bound;
+	struct vcm_res *in[2], *out;
+	dma_addr_t start;
+	int i;
+
+	bound = vcm_create_bound(vcm, SZ_2M);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, bound);
+	start = vcm_get_bound_start_addr(bound);
+	KUNIT_EXPECT_TRUE(test, IS_ALIGNED(start, SZ_2M));
+	KUNIT_EXPECT_EQ(test, vcm_get_bound_len(bound), (size_t)SZ_2M);
+
+	for (i = 0; i < 2; i++) {
+		in[i] = vcm_reserve_from_bound(bound, SZ_1M, RW);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, in[i]);
+		KUNIT_EXPECT_GE(test, vcm_get_dev_addr(in[i]), start);
+		KUNIT_EXPECT_LT(test, vcm_get_dev_addr(in[i]), start + SZ_2M);
+		KUNIT_EXPECT_PTR_EQ(test, vcm_get_res(vcm, vcm_get_dev_addr(in[i])),
+				    in[i]);
+	}
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_from_bound(bound, SZ_4K, RW)),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_from_bound(bound, SZ_4M, RW)),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_from_bound(bound, 0, RW)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_from_bound(NULL, SZ_4K, RW)),
+			-EINVAL);
+
+	/* Reservations outside bounds stay outside. */
+	out = vcm_reserve(vcm, SZ_2M, RW);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, out);
+	KUNIT_EXPECT_NE(test, vcm_get_dev_addr(out), start);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_at(vcm, start, SZ_4K, RW)), -EBUSY);
+
+	KUNIT_EXPECT_EQ(test, vcm_free(vcm), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vcm_free_bound(bound), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(in[0]), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(in[1]), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(out), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(vcm), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vcm_free_bound(bound), 0);
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_bound(k, SZ_1M)), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_bound(vcm, 0)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_bound(vcm, DEV_LEN * 2)), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, vcm_get_bound_start_addr(NULL), DMA_MAPPING_ERROR);
+	KUNIT_EXPECT_EQ(test, vcm_get_bound_len(NULL), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+}
+
+static struct kunit_case vcm_test_space_cases[] = {
+	KUNIT_CASE(vcm_test_space_aligned),
+	KUNIT_CASE(vcm_test_space_fragmentation),
+	KUNIT_CASE(vcm_test_create_errors),
+	KUNIT_CASE(vcm_test_create_free),
+	KUNIT_CASE(vcm_test_reserve),
+	KUNIT_CASE_PARAM(vcm_test_reserve_errors, vcm_reserve_gen_params),
+	KUNIT_CASE(vcm_test_reserve_exhaust),
+	KUNIT_CASE(vcm_test_reserve_at),
+	KUNIT_CASE(vcm_test_res_attr),
+	KUNIT_CASE(vcm_test_bound),
+	{}
+};
+
+static struct kunit_suite vcm_test_space_suite = {
+	.name = "vcm_space",
+	.init = vcm_test_init,
+	.exit = vcm_test_exit,
+	.test_cases = vcm_test_space_cases,
+};
+
+kunit_test_suite(vcm_test_space_suite);
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_DESCRIPTION("KUnit tests for the Virtual Contiguous Memory manager");
+MODULE_LICENSE("GPL");

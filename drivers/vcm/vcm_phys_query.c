@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Queries of VCM physmems: their length, type and chunks, and the
+ * reservations a physical address is mapped by.
+ */
+
+#include <linux/mm.h>
+#include <linux/scatterlist.h>
+
+#include "vcm_priv.h"
+
+/**
+ * vcm_get_physmem_len() - length of a physmem
+ * @physmem: a live physmem
+ *
+ * gembuf checks with this that an import wraps the whole dma-buf.
+ *
+ * Return: the length, or 0 for a NULL or ERR_PTR() @physmem.
+ */
+size_t vcm_get_physmem_len(const struct vcm_physmem *physmem)
+{
+	if (IS_ERR_OR_NULL(physmem))
+		return 0;
+	return physmem->len;
+}
+EXPORT_SYMBOL_GPL(vcm_get_physmem_len);
+
+/**
+ * vcm_get_memtype_of_physalloc() - where a physmem comes from
+ * @physmem: a live physmem
+ *
+ * The RFC's API; in this tree only the vcm and vcm_edu suites call it.
+ *
+ * Return: its memtype, %VCM_MEMTYPE_INVALID for a NULL or ERR_PTR()
+ * @physmem.
+ */
+enum vcm_memtype vcm_get_memtype_of_physalloc(const struct vcm_physmem *physmem)
+{
+	if (IS_ERR_OR_NULL(physmem))
+		return VCM_MEMTYPE_INVALID;
+	return physmem->memtype;
+}
+EXPORT_SYMBOL_GPL(vcm_get_memtype_of_physalloc);
+
+/**
+ * vcm_get_physmem_sgt() - the chunks of a physmem as a scatterlist
+ * @physmem: a live physmem
+ *
+ * For exporters that map the memory for devices outside VCM with the DMA
+ * API.  The table belongs to the physmem and lasts as long as it: do not
+ * modify it, and copy it before dma_map_sgtable() (a mapping writes the
+ * DMA fields).
+ *
+ * gembuf maps its dma-bufs with this for importers other than its engine.
+ *
+ * Return: the table, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @physmem
+ * or one of vcm_phys_from_dma(), which has no pages.
+ */
+struct sg_table *vcm_get_physmem_sgt(struct vcm_physmem *physmem)
+{
+	if (IS_ERR_OR_NULL(physmem) || physmem->dev_vcm)
+		return ERR_PTR(-EINVAL);
+	return &physmem->sgt;
+}
+EXPORT_SYMBOL_GPL(vcm_get_physmem_sgt);
+
+/**
+ * vcm_get_physmem_from_res() - the physmem backing a reservation
+ * @res: a live reservation
+ *
+ * The physmem belongs to its creator; the backing keeps it from being
+ * freed, so the pointer is good until @res is unbacked.
+ *
+ * The RFC's API; in this tree only the vcm suite calls it.
+ *
+ * Return: the physmem, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @res,
+ * ERR_PTR(-ENOENT) if it is unbacked.
+ */
+struct vcm_physmem *vcm_get_physmem_from_res(const struct vcm_res *res)
+{
+	if (IS_ERR_OR_NULL(res))
+		return ERR_PTR(-EINVAL);
+	return res->physmem ?: ERR_PTR(-ENOENT);
+}
+EXPORT_SYMBOL_GPL(vcm_get_physmem_from_res);
+
+/**
+ * vcm_get_next_phys_addr() - iterate over the chunks of a physmem
+ * @physmem: a live physmem
+ * @cursor: iterator state, 0 to start
+ * @phys: output, the chunk's physical address
+ * @len: output, the chunk's length
+ *
+ * Each call walks the chunk table from its start to chunk *@cursor, so it
+ * costs O(*@cursor) and a walk over all chunks with it is quadratic.  Walk
+ * a whole physmem with vcm_for_each_phys_chunk(), which is linear.
+ *
+ * The RFC's API; in this tree only the vcm suite calls it.
+ *
+ * Return: 0 with the next chunk, -ENOENT after the last one, -EINVAL for
+ * a NULL or ERR_PTR() @physmem or NULL outputs.
+ */
+int vcm_get_next_phys_addr(const struct vcm_physmem *physmem,
+			   unsigned int *cursor, phys_addr_t *phys, size_t *len)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	if (IS_ERR_OR_NULL(physmem) || !cursor || !phys || !len)
+		return -EINVAL;
+	if (*cursor >= physmem->sgt.orig_nents)
+		return -ENOENT;
+
+	for_each_sgtable_sg(&physmem->sgt, sg, i)
+		if (i == *cursor)
+			break;
+	*phys = vcm_chunk_addr(physmem, sg);
+	*len = sg->length;
+	(*cursor)++;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(vcm_get_next_phys_addr);
+
+/**
+ * __vcm_next_phys_chunk() - one step of vcm_for_each_phys_chunk()
+ * @it: the walk; @it->sg NULL to start
+ * @cursor: chunks returned so far; set to 0 when starting
+ * @phys: output, the chunk's physical address
+ * @len: output, the chunk's length
+ *
+ * Internal to vcm_for_each_phys_chunk(): each step goes on from the entry
+ * of the previous one, so a walk is linear in the number of chunks.
+ *
+ * It is exported for the users of the macro: gembuf's info ioctl and the
+ * KUnit suites.
+ *
+ * Return: true with the next chunk; false, with the outputs untouched,
+ * after the last chunk or for a NULL or ERR_PTR() physmem.
+ */
+bool __vcm_next_phys_chunk(struct vcm_phys_iter *it, unsigned int *cursor,
+			   phys_addr_t *phys, size_t *len)
+{
+	const struct vcm_physmem *physmem = it->physmem;
+	struct scatterlist *sg;
+
+	if (!it->sg)
+		*cursor = 0;
+	if (IS_ERR_OR_NULL(physmem) || *cursor >= physmem->sgt.orig_nents)
+		return false;
+
+	sg = it->sg ? sg_next(it->sg) : physmem->sgt.sgl;
+	if (!sg)
+		return false;
+	it->sg = sg;
+	*phys = vcm_chunk_addr(physmem, sg);
+	*len = sg->length;
+	(*cursor)++;
+	return true;
+}
+EXPORT_SYMBOL_GPL(__vcm_next_phys_chunk);
+
+static bool vcm_physmem_holds(const struct vcm_physmem *pm, phys_addr_t phys)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_sg(&pm->sgt, sg, i) {
+		phys_addr_t addr = vcm_chunk_addr(pm, sg);
+
+		if (phys >= addr && phys - addr < sg->length)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * vcm_get_phys_num_res() - number of reservations mapping a physical address
+ * @phys: the physical address
+ *
+ * The RFC's API; in this tree only the vcm suite calls it.
+ *
+ * Context: Process context; takes vcm_phys_lock and physmem locks.
+ * Return: the number of backed reservations, in any VCM, whose backing
+ * holds @phys.
+ */
+size_t vcm_get_phys_num_res(phys_addr_t phys)
+{
+	struct vcm_physmem *pm;
+	size_t n = 0;
+
+	mutex_lock(&vcm_phys_lock);
+	list_for_each_entry(pm, &vcm_phys_list, node) {
+		if (!vcm_physmem_holds(pm, phys))
+			continue;
+		mutex_lock(&pm->lock);
+		n += pm->num_res;
+		mutex_unlock(&pm->lock);
+	}
+	mutex_unlock(&vcm_phys_lock);
+	return n;
+}
+EXPORT_SYMBOL_GPL(vcm_get_phys_num_res);
+
+/**
+ * vcm_get_next_phys_res() - iterate over the reservations mapping a
+ * physical address
+ * @phys: the physical address
+ * @res: the previous reservation, live and backed, NULL to start
+ * @len: output (may be NULL), the length of the returned reservation
+ *
+ * The reservations found belong to whoever made them, in any VCM: the
+ * caller uses them only as far as their owners let it, and must know
+ * @res stays backed (its owner does not unback it) while iterating.
+ *
+ * The RFC's API; in this tree only the vcm suite calls it.
+ *
+ * Context: Process context; takes vcm_phys_lock and physmem locks.
+ * Return: the next backed reservation whose backing holds @phys, or NULL
+ * (also for an ERR_PTR() @res).
+ */
+struct vcm_res *vcm_get_next_phys_res(phys_addr_t phys, struct vcm_res *res,
+				      size_t *len)
+{
+	struct vcm_res *next = NULL, *r;
+	struct vcm_physmem *pm;
+	bool seen = !res;
+
+	if (IS_ERR(res))
+		return NULL;
+
+	mutex_lock(&vcm_phys_lock);
+	list_for_each_entry(pm, &vcm_phys_list, node) {
+		if (!vcm_physmem_holds(pm, phys))
+			continue;
+		mutex_lock(&pm->lock);
+		list_for_each_entry(r, &pm->res_list, phys_node) {
+			if (seen) {
+				next = r;
+				break;
+			}
+			seen = r == res;
+		}
+		/* Read while the reservation is surely listed. */
+		if (next && len)
+			*len = next->len;
+		mutex_unlock(&pm->lock);
+		if (next)
+			break;
+	}
+	mutex_unlock(&vcm_phys_lock);
+	return next;
+}
+EXPORT_SYMBOL_GPL(vcm_get_next_phys_res);

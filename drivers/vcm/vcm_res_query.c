@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Queries of VCM reservations: the reservations of a VCM and the one at
+ * an address, their addresses and physical memory, copies between them,
+ * and translation of an address from one VCM to another.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+
+#include "vcm_priv.h"
+
+/**
+ * vcm_get_num_res() - number of reservations in a VCM
+ * @vcm: a live VCM
+ *
+ * The RFC's API; in this tree only the vcm and vcm_edu suites call it.
+ *
+ * Return: the number, 0 for a NULL or ERR_PTR() @vcm.
+ */
+size_t vcm_get_num_res(struct vcm *vcm)
+{
+	size_t n;
+
+	if (IS_ERR_OR_NULL(vcm))
+		return 0;
+	mutex_lock(&vcm->lock);
+	n = vcm->num_res;
+	mutex_unlock(&vcm->lock);
+	return n;
+}
+EXPORT_SYMBOL_GPL(vcm_get_num_res);
+
+/**
+ * vcm_get_next_res() - iterate over the reservations of a VCM
+ * @vcm: a live VCM
+ * @res: the previous reservation, live, NULL to start
+ *
+ * Reservations come in the order they were made.  They belong to whoever
+ * made them: the iteration is for the owner of the VCM and of its
+ * reservations (to tear a clone down, say), or for a caller that
+ * otherwise knows no reservation of @vcm is released meanwhile.  In
+ * particular the caller must not unreserve @res, or anything after it,
+ * while iterating.
+ *
+ * The RFC's API; in this tree only the vcm and vcm_edu suites call it.
+ *
+ * Context: Process context; takes the VCM's lock.
+ * Return: the next reservation, NULL after the last one, for a NULL or
+ * ERR_PTR() @vcm, an ERR_PTR() @res or a @res not in @vcm.
+ */
+struct vcm_res *vcm_get_next_res(struct vcm *vcm, struct vcm_res *res)
+{
+	struct vcm_res *next = NULL;
+
+	if (IS_ERR_OR_NULL(vcm) || IS_ERR(res))
+		return NULL;
+	if (res && res->vcm != vcm)
+		return NULL;
+
+	mutex_lock(&vcm->lock);
+	if (!res)
+		next = list_first_entry_or_null(&vcm->res_list, struct vcm_res,
+						vcm_node);
+	else if (!list_is_last(&res->vcm_node, &vcm->res_list))
+		next = list_next_entry(res, vcm_node);
+	mutex_unlock(&vcm->lock);
+
+	return next;
+}
+EXPORT_SYMBOL_GPL(vcm_get_next_res);
+
+/**
+ * vcm_res_phys() - physical address behind an offset of a reservation
+ * @res: a backed reservation
+ * @offset: byte offset into it
+ * @phys: output
+ *
+ * Return: 0, or -ERANGE past the end of the backing.
+ */
+int vcm_res_phys(const struct vcm_res *res, size_t offset, phys_addr_t *phys)
+{
+	unsigned int cursor;
+	phys_addr_t addr;
+	size_t len;
+
+	vcm_for_each_phys_chunk(res->physmem, cursor, addr, len) {
+		if (offset < len) {
+			*phys = addr + offset;
+			return 0;
+		}
+		offset -= len;
+	}
+	return -ERANGE;
+}
+
+static struct page *vcm_res_page(const struct vcm_res *res, size_t offset)
+{
+	phys_addr_t phys;
+
+	if (vcm_res_phys(res, offset, &phys))
+		return NULL;
+	return phys_to_page(phys);
+}
+
+/**
+ * vcm_res_copy() - copy bytes between the backings of two reservations
+ * @to: the destination reservation, live
+ * @to_off: byte offset into @to
+ * @from: the source reservation, live
+ * @from_off: byte offset into @from
+ * @len: bytes to copy
+ *
+ * The CPU copies through the linear map; memory mapped non-cacheable is
+ * cleaned from the caches before and after, so the copy is coherent with
+ * the non-cacheable mappings.  @to and @from may share a physmem, but the
+ * ranges must not overlap.
+ *
+ * The RFC's API; in this tree only the vcm suite calls it.
+ *
+ * Context: Process context; may sleep.  The caller keeps both reservations
+ * backed during the copy.
+ * Return: @len, or -EINVAL for a NULL or ERR_PTR() reservation, ranges
+ * outside them or a backing of vcm_phys_from_dma(), -ENOENT if either is
+ * unbacked.
+ */
+ssize_t vcm_res_copy(struct vcm_res *to, size_t to_off, struct vcm_res *from,
+		     size_t from_off, size_t len)
+{
+	size_t done = 0;
+
+	if (IS_ERR_OR_NULL(to) || IS_ERR_OR_NULL(from))
+		return -EINVAL;
+	if (to_off > to->len || len > to->len - to_off ||
+	    from_off > from->len || len > from->len - from_off)
+		return -EINVAL;
+	if (!to->physmem || !from->physmem)
+		return -ENOENT;
+	/* The CPU copies through pages, which a DMA-only physmem has none of. */
+	if (to->physmem->dev_vcm || from->physmem->dev_vcm)
+		return -EINVAL;
+	if (len > SSIZE_MAX)
+		return -EINVAL;
+
+	vcm_phys_clean(from->physmem, from_off, len);
+	while (done < len) {
+		size_t s = from_off + done, d = to_off + done;
+		size_t n = min3(len - done, PAGE_SIZE - offset_in_page(s),
+				PAGE_SIZE - offset_in_page(d));
+		void *src = kmap_local_page(vcm_res_page(from, s));
+		void *dst = kmap_local_page(vcm_res_page(to, d));
+
+		memcpy(dst + offset_in_page(d), src + offset_in_page(s), n);
+		kunmap_local(dst);
+		kunmap_local(src);
+		done += n;
+		cond_resched();
+	}
+	vcm_phys_clean(to->physmem, to_off, len);
+
+	return len;
+}
+EXPORT_SYMBOL_GPL(vcm_res_copy);
+
+/**
+ * vcm_res_lookup() - the reservation holding a device address
+ * @vcm: the VCM, locked
+ * @addr: the device address
+ *
+ * Return: the reservation, or NULL.
+ */
+struct vcm_res *vcm_res_lookup(struct vcm *vcm, dma_addr_t addr)
+{
+	struct vcm_space_owner *owner = vcm_space_lookup(&vcm->space, addr);
+	struct vcm_bound *bound;
+
+	if (owner && owner->kind == VCM_SPACE_BOUND) {
+		bound = container_of(owner, struct vcm_bound, owner);
+		owner = vcm_space_lookup(&bound->space, addr);
+	}
+	if (!owner || owner->kind != VCM_SPACE_RES)
+		return NULL;
+	return container_of(owner, struct vcm_res, owner);
+}
+
+/**
+ * vcm_get_res() - find the reservation holding a device address
+ * @vcm: a live VCM
+ * @dev_addr: any address inside the reservation
+ *
+ * The reservation found belongs to whoever made it and is only good for
+ * as long as its owner keeps it: the caller must know it is not released
+ * meanwhile (it is the owner, or it has an agreement with the owner).
+ *
+ * The RFC's API; in this tree only the vcm suite calls it.
+ *
+ * Context: Process context; takes the VCM's lock.
+ * Return: the reservation, or NULL if no placed reservation of @vcm holds
+ * @dev_addr or @vcm is NULL or an ERR_PTR().
+ */
+struct vcm_res *vcm_get_res(struct vcm *vcm, dma_addr_t dev_addr)
+{
+	struct vcm_res *res;
+
+	if (IS_ERR_OR_NULL(vcm))
+		return NULL;
+	mutex_lock(&vcm->lock);
+	res = vcm_res_lookup(vcm, dev_addr);
+	mutex_unlock(&vcm->lock);
+	return res;
+}
+EXPORT_SYMBOL_GPL(vcm_get_res);
+
+/**
+ * vcm_get_dev_addr() - the device address of a reservation
+ * @res: a live reservation
+ *
+ * This is an IOVA for IOMMU VCMs, a physical address for one-to-one VCMs,
+ * a kernel virtual address for the kernel VCM and a user address for user
+ * VCMs.
+ *
+ * gembuf's engine, its dma-bufs and its info ioctl read the addresses of
+ * its mappings with this.
+ *
+ * Return: the address, or DMA_MAPPING_ERROR for a NULL or ERR_PTR() @res
+ * or one not placed yet (kernel and one-to-one reservations before
+ * backing).
+ */
+dma_addr_t vcm_get_dev_addr(const struct vcm_res *res)
+{
+	if (IS_ERR_OR_NULL(res) || !res->placed)
+		return DMA_MAPPING_ERROR;
+	return res->dev_addr;
+}
+EXPORT_SYMBOL_GPL(vcm_get_dev_addr);
+
+/**
+ * vcm_get_vaddr() - the kernel address of a backed kernel reservation
+ * @res: a live reservation of the kernel VCM
+ *
+ * The mapping lasts until @res is unbacked.
+ *
+ * gembuf's display reaches objects through the address this returns.
+ *
+ * Return: the address, or NULL for a NULL or ERR_PTR() @res or an unbacked
+ * or non-kernel reservation.
+ */
+void *vcm_get_vaddr(const struct vcm_res *res)
+{
+	if (IS_ERR_OR_NULL(res))
+		return NULL;
+	return res->vaddr;
+}
+EXPORT_SYMBOL_GPL(vcm_get_vaddr);
+
+/**
+ * vcm_get_res_num_ptes() - leaf IOMMU page-table entries of a reservation
+ * @res: a live reservation
+ *
+ * gembuf's info ioctl reports the IOMMU entries of each mapping with this.
+ *
+ * Return: the number of entries its mapping uses in the IOMMU domain, 0 if
+ * it is not mapped in one or @res is NULL or an ERR_PTR().
+ */
+size_t vcm_get_res_num_ptes(const struct vcm_res *res)
+{
+	if (IS_ERR_OR_NULL(res))
+		return 0;
+	return res->num_ptes;
+}
+EXPORT_SYMBOL_GPL(vcm_get_res_num_ptes);
+
+/**
+ * vcm_translate() - translate a device address from one VCM to another
+ * @src: a live VCM, the source
+ * @src_addr: a device address of a backed reservation of @src
+ * @dst: a live VCM, the destination
+ * @dst_addr: output, the address in @dst of the same byte of memory
+ *
+ * The address is only good while the reservations at both ends stay
+ * backed, which is up to their owners.
+ *
+ * The RFC's API; in this tree only the vcm and vcm_edu suites call it.
+ *
+ * Context: Process context; takes the VCM's lock and the physmem's lock.
+ * Return: 0, -EINVAL for a NULL or ERR_PTR() VCM or a NULL @dst_addr,
+ * -ENOENT if @src_addr is not in a backed reservation or @dst maps no
+ * reservation over the same physmem.
+ */
+int vcm_translate(struct vcm *src, dma_addr_t src_addr, struct vcm *dst,
+		  dma_addr_t *dst_addr)
+{
+	struct vcm_physmem *pm;
+	struct vcm_res *res, *r;
+	int ret = -ENOENT;
+	size_t offset;
+
+	if (IS_ERR_OR_NULL(src) || IS_ERR_OR_NULL(dst) || !dst_addr)
+		return -EINVAL;
+
+	mutex_lock(&src->lock);
+	res = vcm_res_lookup(src, src_addr);
+	if (res && res->physmem) {
+		pm = res->physmem;
+		offset = src_addr - res->dev_addr;
+		mutex_lock(&pm->lock);
+		list_for_each_entry(r, &pm->res_list, phys_node) {
+			if (r->vcm == dst && r->placed && offset < r->len) {
+				*dst_addr = r->dev_addr + offset;
+				ret = 0;
+				break;
+			}
+		}
+		mutex_unlock(&pm->lock);
+	}
+	mutex_unlock(&src->lock);
+
+	return ret;
+}
+EXPORT_SYMBOL_GPL(vcm_translate);
