@@ -192,17 +192,21 @@ void vcm_sgt_free(struct vcm_physmem *pm)
  * pool), so no array as long as the buffer's pages is needed to count
  * them before the table is made.
  */
+static unsigned int vcm_chunk_take(struct page *page)
+{
+	unsigned int order = page_private(page);
+
+	list_del(&page->lru);
+	set_page_private(page, 0);
+	return order;
+}
+
 static void vcm_free_chunk_list(struct list_head *list)
 {
 	struct page *page, *next;
 
-	list_for_each_entry_safe(page, next, list, lru) {
-		unsigned int order = page_private(page);
-
-		list_del(&page->lru);
-		set_page_private(page, 0);
-		__free_pages(page, order);
-	}
+	list_for_each_entry_safe(page, next, list, lru)
+		__free_pages(page, vcm_chunk_take(page));
 }
 
 static int vcm_alloc_chunks(struct vcm_physmem *pm, unsigned long pgsizes,
@@ -248,11 +252,7 @@ static int vcm_alloc_chunks(struct vcm_physmem *pm, unsigned long pgsizes,
 		goto err;
 	sg = pm->sgt.sgl;
 	list_for_each_entry_safe(page, next, &chunks, lru) {
-		unsigned int order = page_private(page);
-
-		list_del(&page->lru);
-		set_page_private(page, 0);
-		sg_set_page(sg, page, PAGE_SIZE << order, 0);
+		sg_set_page(sg, page, PAGE_SIZE << vcm_chunk_take(page), 0);
 		sg = sg_next(sg);
 	}
 	return 0;
