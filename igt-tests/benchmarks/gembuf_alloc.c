@@ -37,11 +37,11 @@
  *
  * Memory: MEM_OBJECTS buffers of 1 MiB are made and held on each side
  * (the benchmark wants 4 GiB available, so that no reclaim moves the
- * figures), and /proc/meminfo read before and after, the kernel's per-CPU counters
- * folded first (vm/stat_refresh): the memory no longer free less the
- * buffers' own pages, and the slab's growth (part of it), each divided by
- * MEM_OBJECTS, estimate what one buffer costs the kernel besides its
- * pages: gembuf's object, its physmem (whose one-chunk table is inline)
+ * figures), and /proc/meminfo read before and after, the kernel's
+ * per-CPU counters folded first (vm/stat_refresh): the memory no longer
+ * free less the buffers' own pages, and the slab's growth (part of it),
+ * each divided by MEM_OBJECTS, estimate what one buffer costs the kernel
+ * besides its pages: gembuf's object, its physmem (whose one-chunk table is inline)
  * and the handle's entries; the heap's buffer, its table, the dma-buf
  * and its file, inode and dentry (no page tables: neither maps it).
  * These are estimates, not counts (the release kernel has no kmem
