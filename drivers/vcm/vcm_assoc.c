@@ -61,8 +61,9 @@ static int vcm_one_to_one_assoc(struct vcm *vcm, struct device *dev)
  * Return: the association, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @vcm,
  * a NULL @dev, a device already associated with @vcm, a device behind
  * a translating IOMMU for a one-to-one VCM, or a device whose DMA
- * coherency differs from the IOMMU VCM's first device; ERR_PTR(-EOPNOTSUPP) for the
- * split and high-base attributes; ERR_PTR(-ENODEV) for an IOMMU VCM and a
+ * coherency differs from the IOMMU VCM's first device;
+ * ERR_PTR(-EBUSY) for a second device of a DMA VCM; ERR_PTR(-EOPNOTSUPP)
+ * for the split and high-base attributes; ERR_PTR(-ENODEV) for an IOMMU VCM and a
  * device without IOMMU; ERR_PTR(-ERANGE) if the VCM exceeds the device's
  * DMA mask or the domain's aperture; ERR_PTR(-ENOMEM).
  */
@@ -91,6 +92,8 @@ struct vcm_avcm *vcm_assoc(struct vcm *vcm, struct device *dev, u32 attr)
 			ret = -EINVAL;
 	if (!ret && vcm->type == VCM_DEVICE)
 		ret = vcm_iommu_assoc(vcm, dev);
+	else if (!ret && vcm->type == VCM_DMA)
+		ret = vcm_dma_assoc(vcm, dev);
 	else if (!ret && vcm->type == VCM_ONE_TO_ONE)
 		ret = vcm_one_to_one_assoc(vcm, dev);
 	if (!ret) {
@@ -142,6 +145,8 @@ int vcm_deassoc(struct vcm_avcm *avcm)
 	list_del(&avcm->node);
 	if (vcm->type == VCM_DEVICE)
 		vcm_iommu_update_fault_handler(vcm);
+	else if (vcm->type == VCM_DMA)
+		vcm_dma_deassoc(vcm);
 	mutex_unlock(&vcm->lock);
 
 	put_device(avcm->dev);
@@ -230,6 +235,8 @@ int vcm_activate(struct vcm_avcm *avcm)
 		ret = -EBUSY;
 	else if (vcm->type == VCM_DEVICE)
 		ret = vcm_iommu_activate(avcm);
+	else if (vcm->type == VCM_DMA)
+		ret = vcm_dma_activate(vcm);
 	if (!ret) {
 		avcm->active = true;
 		vcm_stat_add(VCM_STAT_ACTIVE, 1);
@@ -243,7 +250,9 @@ EXPORT_SYMBOL_GPL(vcm_activate);
  * vcm_deactivate() - stop the device using the VCM
  * @avcm: a live association of the caller's
  *
- * An IOMMU device goes back to its default domain and DMA API.
+ * An IOMMU device goes back to its default domain and DMA API.  A DMA
+ * VCM's reservations are unmapped for its device: a driver deactivates
+ * before its device goes, as no DMA API mapping may outlive the driver.
  *
  * gembuf deactivates its devices with this, and its engine while it lends
  * edu out.
@@ -267,6 +276,8 @@ int vcm_deactivate(struct vcm_avcm *avcm)
 	} else {
 		if (vcm->type == VCM_DEVICE)
 			vcm_iommu_deactivate(avcm);
+		else if (vcm->type == VCM_DMA)
+			vcm_dma_deactivate(vcm);
 		avcm->active = false;
 		vcm_stat_add(VCM_STAT_ACTIVE, -1);
 	}

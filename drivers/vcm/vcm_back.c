@@ -43,6 +43,8 @@ static int vcm_kind_back(struct vcm_res *res, struct vcm_physmem *pm)
 	switch (res->vcm->type) {
 	case VCM_DEVICE:
 		return res->vcm->domain ? vcm_iommu_map(res) : 0;
+	case VCM_DMA:
+		return res->vcm->dma_active ? vcm_dma_map(res) : -ENODEV;
 	case VCM_ONE_TO_ONE:
 		return vcm_one_to_one_place(res, pm);
 	case VCM_EXT_KERNEL:
@@ -59,6 +61,9 @@ static void vcm_kind_unback(struct vcm_res *res)
 	case VCM_DEVICE:
 		if (res->mapped)
 			vcm_iommu_unmap(res);
+		break;
+	case VCM_DMA:
+		vcm_dma_unmap(res);
 		break;
 	case VCM_ONE_TO_ONE:
 		vcm_space_remove(&res->vcm->space, res->dev_addr, res->len);
@@ -98,7 +103,7 @@ int __vcm_back(struct vcm_res *res, struct vcm_physmem *pm)
 		return -EINVAL;
 	}
 
-	/* Output addresses of one VCM's IOMMU mean nothing anywhere else. */
+	/* One device's DMA addresses mean nothing anywhere else. */
 	if (pm->dev_vcm && pm->dev_vcm != res->vcm) {
 		pr_debug("vcm: physmem %u holds DMA addresses for VCM %u only\n",
 			 pm->id, pm->dev_vcm->id);
@@ -106,6 +111,12 @@ int __vcm_back(struct vcm_res *res, struct vcm_physmem *pm)
 	}
 
 	mutex_lock(&pm->lock);
+	/*
+	 * A DMA API mapping is no CPU mapping: the DMA API picks the
+	 * device's memory type and does the maintenance it needs.
+	 */
+	if (res->vcm->type == VCM_DMA)
+		cclass = pm->cclass;
 	if ((pm->cclass != VCM_CC_NONE && pm->cclass != cclass) ||
 	    ((pm->attr & VCM_COHERENT) && cclass == VCM_CC_CACHED)) {
 		pr_debug("vcm: physmem %u is mapped with cache class %d, not %d\n",
@@ -116,7 +127,7 @@ int __vcm_back(struct vcm_res *res, struct vcm_physmem *pm)
 	}
 
 	res->physmem = pm;
-	if (cclass != VCM_CC_CACHED && !pm->nc_clean) {
+	if (cclass != VCM_CC_CACHED && cclass != VCM_CC_NONE && !pm->nc_clean) {
 		pm->cclass = cclass;
 		vcm_phys_clean(pm, 0, pm->len);
 		pm->nc_clean = true;
@@ -198,7 +209,9 @@ void __vcm_unback(struct vcm_res *res)
  * a cache class that conflicts with the physmem's other mappings or with
  * %VCM_COHERENT, or scattered memory for a one-to-one VCM; -EBUSY if @res
  * is already backed or (one-to-one) the physical range is reserved;
- * -ERANGE if the memory lies outside a one-to-one VCM; -ENOMEM.
+ * -ERANGE if the memory lies outside a one-to-one VCM; for a DMA VCM,
+ * -ENODEV while its association is not active, -ENOSPC if the DMA API
+ * gave no single range, or the error of the DMA mapping; -ENOMEM.
  */
 int vcm_back(struct vcm_res *res, struct vcm_physmem *physmem)
 {

@@ -122,6 +122,13 @@ int vcm_constraint_of_vcm(struct vcm *vcm, struct vcm_constraint *c)
 	case VCM_DEVICE:
 		vcm_constraint_translated(c, vcm_get_pgsize_bitmap(vcm));
 		break;
+	case VCM_DMA:
+		/* The DMA API maps for its one device: what that device needs. */
+		mutex_lock(&vcm->lock);
+		if (!vcm->dma_dev || vcm_constraint_of_dev(vcm->dma_dev, c))
+			vcm_constraint_init(c);
+		mutex_unlock(&vcm->lock);
+		break;
 	case VCM_ONE_TO_ONE:
 		vcm_constraint_init(c);
 		c->flags = VCM_CONSTRAINT_CONTIGUOUS | VCM_CONSTRAINT_LIMIT;

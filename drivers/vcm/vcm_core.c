@@ -136,6 +136,31 @@ struct vcm *vcm_create(dma_addr_t start, size_t len)
 EXPORT_SYMBOL_GPL(vcm_create);
 
 /**
+ * vcm_create_dma() - create the address space a device has through the
+ * DMA API
+ *
+ * For a device that shares memory with other devices and drivers: it
+ * stays on the DMA API, which maps for it in its DMA domain (or directly,
+ * with bounce buffers where needed) and does its cache maintenance.  The
+ * first device associated with the VCM is its only one.  Reservations
+ * get their address when they are backed, from dma_map_sgtable() of the
+ * backing's chunks; the owner brackets the device's accesses with
+ * vcm_sync_for_device() and vcm_sync_for_cpu().  The caller owns the VCM,
+ * as for vcm_create().
+ *
+ * gembuf creates the VCM of its engine with this.
+ *
+ * Context: Process context.
+ * Return: the new VCM, or ERR_PTR(-ENOMEM).
+ */
+struct vcm *vcm_create_dma(void)
+{
+	/* The DMA API hands the addresses out: the range is not VCM's. */
+	return vcm_alloc(VCM_DMA, 0, PAGE_MASK);
+}
+EXPORT_SYMBOL_GPL(vcm_create_dma);
+
+/**
  * vcm_create_one_to_one() - create the address space of a device without
  * an IOMMU
  * @start: first physical address devices of this VCM can reach

@@ -115,91 +115,6 @@ static int vcm_iommu_prot(u32 attr)
 	return prot;
 }
 
-/*
- * iommu_map_sgtable() maps the pages of a table; a physmem of output
- * addresses (vcm_phys_from_dma()) has none, so its ranges are mapped one
- * by one.  Returns the bytes mapped or an error with nothing mapped.
- */
-static ssize_t vcm_iommu_map_addrs(struct iommu_domain *domain,
-				   unsigned long iova, struct vcm_physmem *pm,
-				   int prot)
-{
-	struct scatterlist *sg;
-	size_t mapped = 0;
-	unsigned int i;
-	int ret;
-
-	for_each_sgtable_sg(&pm->sgt, sg, i) {
-		ret = iommu_map(domain, iova + mapped, sg_dma_address(sg),
-				sg->length, prot, GFP_KERNEL);
-		if (ret) {
-			if (mapped)
-				iommu_unmap(domain, iova, mapped);
-			return ret;
-		}
-		mapped += sg->length;
-	}
-	return mapped;
-}
-
-/**
- * vcm_iommu_dma_chunks() - the output addresses behind a DMA mapping
- * @dma_domain: the domain the DMA API mapped @sgt into
- * @sgt: a DMA-mapped table; its DMA segments are page-aligned
- * @out: NULL to count, or a table of that many entries to fill with the
- *	ranges of contiguous output addresses, in DMA address and length
- *
- * The IOMMU says where each page goes (iommu_iova_to_phys()); no struct
- * page is looked at.  Ranges are cut at VCM_CONT_SEG, like VCM's own
- * contiguous memory.  Physical address 0, which iommu_iova_to_phys() also
- * returns for an unmapped IOVA, is taken as unmapped.
- *
- * Return: the number of ranges, or -EFAULT if a page of @sgt is not mapped
- * in @dma_domain.
- */
-int vcm_iommu_dma_chunks(struct iommu_domain *dma_domain,
-			 struct sg_table *sgt, struct sg_table *out)
-{
-	struct scatterlist *sg, *o = out ? out->sgl : NULL;
-	phys_addr_t start = 0, next = 0;
-	unsigned int i, n = 0;
-	size_t run = 0, off;
-
-	for_each_sgtable_dma_sg(sgt, sg, i) {
-		for (off = 0; off < sg_dma_len(sg); off += PAGE_SIZE) {
-			phys_addr_t phys;
-
-			phys = iommu_iova_to_phys(dma_domain,
-						  sg_dma_address(sg) + off);
-			if (!phys)
-				return -EFAULT;
-			if (run && phys == next && run < VCM_CONT_SEG) {
-				run += PAGE_SIZE;
-				next += PAGE_SIZE;
-				continue;
-			}
-			if (run && o) {
-				sg_dma_address(o) = start;
-				sg_dma_len(o) = run;
-				o->length = run;
-				o = sg_next(o);
-			}
-			n += !!run;
-			start = phys;
-			next = phys + PAGE_SIZE;
-			run = PAGE_SIZE;
-			if (!(n % 512))
-				cond_resched();
-		}
-	}
-	if (run && o) {
-		sg_dma_address(o) = start;
-		sg_dma_len(o) = run;
-		o->length = run;
-	}
-	return n + !!run;
-}
-
 /**
  * vcm_iommu_map() - write a backed reservation into the domain
  * @res: the reservation, its VCM locked and having a domain
@@ -212,30 +127,17 @@ int vcm_iommu_map(struct vcm_res *res)
 	struct iommu_domain *domain = res->vcm->domain;
 	struct vcm_physmem *pm = res->physmem;
 	int prot = vcm_iommu_prot(res->attr);
-	struct scatterlist *sg;
-	unsigned long iova;
-	unsigned int i;
 	ssize_t mapped;
 
-	if (pm->dev_vcm) {
-		/*
-		 * The owner mapped it for the device with the DMA API, which
-		 * snoops exactly when the device is coherent: so does VCM.
-		 */
-		prot &= ~IOMMU_CACHE;
-		if (res->vcm->dma_coherent)
-			prot |= IOMMU_CACHE;
-		mapped = vcm_iommu_map_addrs(domain, res->dev_addr, pm, prot);
-	} else {
-		/*
-		 * A device that does not snoop the CPU caches would see stale
-		 * lines of cached memory, and VCM does no cache maintenance
-		 * for devices: its domain maps write-combined memory only.
-		 */
-		if ((prot & IOMMU_CACHE) && !res->vcm->dma_coherent)
-			return -EINVAL;
-		mapped = iommu_map_sgtable(domain, res->dev_addr, &pm->sgt, prot);
-	}
+	/*
+	 * A device that does not snoop the CPU caches would see stale
+	 * lines of cached memory, and VCM does no cache maintenance for
+	 * devices in a domain of its own: such a domain maps write-combined
+	 * memory only.
+	 */
+	if ((prot & IOMMU_CACHE) && !res->vcm->dma_coherent)
+		return -EINVAL;
+	mapped = iommu_map_sgtable(domain, res->dev_addr, &pm->sgt, prot);
 	if (mapped < 0)
 		return mapped;
 	if (mapped != res->len) {
@@ -243,22 +145,8 @@ int vcm_iommu_map(struct vcm_res *res)
 		return -ENOMEM;
 	}
 
-	if (pm->dev_vcm) {
-		/* Mapped range by range (vcm_iommu_map_addrs()): none merge. */
-		res->num_ptes = 0;
-		iova = res->dev_addr;
-		for_each_sgtable_sg(&pm->sgt, sg, i) {
-			res->num_ptes +=
-				vcm_iommu_count_ptes(domain->pgsize_bitmap, iova,
-						     vcm_chunk_addr(pm, sg),
-						     sg->length);
-			iova += sg->length;
-		}
-	} else {
-		res->num_ptes = vcm_iommu_count_sgt_ptes(domain->pgsize_bitmap,
-							 res->dev_addr,
-							 &pm->sgt);
-	}
+	res->num_ptes = vcm_iommu_count_sgt_ptes(domain->pgsize_bitmap,
+						 res->dev_addr, &pm->sgt);
 	res->mapped = true;
 	vcm_stat_add(VCM_STAT_IOMMU_BYTES, res->len);
 	vcm_stat_add(VCM_STAT_IOMMU_PTES, res->num_ptes);
@@ -355,27 +243,15 @@ void vcm_iommu_free(struct vcm *vcm)
  * vcm_iommu_activate() - make the device translate through the VCM
  * @avcm: the association, its VCM locked
  *
- * The first activation records the device's default domain.
+ * From here on the DMA API's mappings for the device mean nothing to it:
+ * it translates through the VCM's domain only.
  *
  * Return: 0, or the error of iommu_attach_device(): -EBUSY if the device
  * already uses a domain other than its default one.
  */
 int vcm_iommu_activate(struct vcm_avcm *avcm)
 {
-	struct iommu_domain *prev = iommu_get_domain_for_dev(avcm->dev);
-	int ret;
-
-	ret = iommu_attach_device(avcm->vcm->domain, avcm->dev);
-	/*
-	 * The domain the DMA API maps into for the device, which
-	 * vcm_phys_from_dma() asks: the device's default domain, if it is
-	 * one of the DMA API's (not an identity or a blocking domain).  It
-	 * lives as long as the device's IOMMU group, which outlives the
-	 * association.
-	 */
-	if (!ret && !avcm->dma_domain && prev && iommu_is_dma_domain(prev))
-		WRITE_ONCE(avcm->dma_domain, prev);
-	return ret;
+	return iommu_attach_device(avcm->vcm->domain, avcm->dev);
 }
 
 /**

@@ -108,7 +108,7 @@ int vcm_get_next_phys_addr(const struct vcm_physmem *physmem,
 
 	if (IS_ERR_OR_NULL(physmem) || !cursor || !phys || !len)
 		return -EINVAL;
-	if (*cursor >= physmem->sgt.orig_nents)
+	if (physmem->dev_vcm || *cursor >= physmem->sgt.orig_nents)
 		return -ENOENT;
 
 	for_each_sgtable_sg(&physmem->sgt, sg, i)
@@ -145,7 +145,9 @@ bool __vcm_next_phys_chunk(struct vcm_phys_iter *it, unsigned int *cursor,
 
 	if (!it->sg)
 		*cursor = 0;
-	if (IS_ERR_OR_NULL(physmem) || *cursor >= physmem->sgt.orig_nents)
+	/* Memory known by DMA addresses has no physical chunks to show. */
+	if (IS_ERR_OR_NULL(physmem) || physmem->dev_vcm ||
+	    *cursor >= physmem->sgt.orig_nents)
 		return false;
 
 	sg = it->sg ? sg_next(it->sg) : physmem->sgt.sgl;
@@ -164,6 +166,8 @@ static bool vcm_physmem_holds(const struct vcm_physmem *pm, phys_addr_t phys)
 	struct scatterlist *sg;
 	unsigned int i;
 
+	if (pm->dev_vcm)
+		return false;
 	for_each_sgtable_sg(&pm->sgt, sg, i) {
 		phys_addr_t addr = vcm_chunk_addr(pm, sg);
 

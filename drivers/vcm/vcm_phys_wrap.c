@@ -5,7 +5,6 @@
  * maps them like its own and never frees them.
  */
 
-#include <linux/dma-map-ops.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -77,85 +76,76 @@ EXPORT_SYMBOL_GPL(vcm_phys_from_sgt);
 
 /**
  * vcm_phys_from_dma() - wrap memory a device knows by DMA address only
- * @avcm: an association of an IOMMU VCM with the device, active at least
- *	once (vcm_activate())
+ * @avcm: an association of a %VCM_DMA VCM with the device
  * @sgt: a DMA mapping made for that device by the memory's owner, such as
  *	the table dma_buf_map_attachment() returns for an attachment of the
  *	device; its DMA segments must be page-aligned
  *
  * For importers, which may use nothing of someone else's buffer but the
  * DMA addresses of their own device's mapping of it: the pages, if any,
- * are the owner's.  The DMA API maps @sgt into the device's default
- * domain, while an active association makes the device translate through
- * the VCM's domain instead.  VCM asks the IOMMU where the default domain
- * sends each page of @sgt and records those output addresses; backing a
- * reservation maps them into the VCM's domain.  The physmem backs
- * reservations of @avcm's VCM only, never a CPU mapping, and VCM does no
- * cache maintenance on it: the owner's DMA mapping and its CPU access
- * calls (dma_buf_begin_cpu_access()) do.
+ * are the owner's, and so are the physical addresses behind the DMA
+ * addresses.  The physmem records the DMA segments of @sgt and nothing
+ * else.  It backs reservations of @avcm's VCM only, where the device
+ * uses those addresses as they are; it has no physical chunks, no CPU
+ * mapping and no cache maintenance of VCM's: the owner's mapping and its
+ * CPU access calls (dma_buf_begin_cpu_access()) do that.
+ *
+ * A VCM with an IOMMU domain of its own (%VCM_DEVICE) cannot use a
+ * foreign buffer: its device no longer translates through the domain the
+ * DMA API mapped @sgt into, and no interface of the kernel gives an
+ * importer what it would need to map the buffer in another domain.
  *
  * The caller keeps @sgt mapped until it frees the physmem, and owns the
  * physmem as for vcm_phys_alloc().  gembuf's engine wraps the dma-bufs it
  * imports with this.
  *
  * Context: Process context.
- * Return: the physmem, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() argument,
- * a VCM that is not an IOMMU VCM, an association never activated from a
- * DMA API domain or a misaligned or empty table, ERR_PTR(-EFAULT) if part
- * of @sgt is not mapped for the device, ERR_PTR(-ENOMEM).
+ * Return: the physmem, ERR_PTR(-EOPNOTSUPP) for a %VCM_DEVICE VCM,
+ * ERR_PTR(-EINVAL) for a NULL or ERR_PTR() argument, a VCM of another
+ * kind, or a misaligned or empty table, ERR_PTR(-ENOMEM).
  */
 struct vcm_physmem *vcm_phys_from_dma(struct vcm_avcm *avcm,
 				      struct sg_table *sgt)
 {
-	struct iommu_domain *dma_domain;
+	struct scatterlist *sg, *o;
 	struct vcm_physmem *pm;
-	struct scatterlist *sg;
+	unsigned int i, n = 0;
 	size_t len = 0;
-	unsigned int i;
-	int n;
 
 	if (IS_ERR_OR_NULL(avcm) || IS_ERR_OR_NULL(sgt) || !sgt->sgl ||
 	    !sgt->nents)
 		return ERR_PTR(-EINVAL);
-	/* Set once, by the first activation, and kept: no lock needed. */
-	dma_domain = READ_ONCE(avcm->dma_domain);
-	if (avcm->vcm->type != VCM_DEVICE || !dma_domain)
+	if (avcm->vcm->type == VCM_DEVICE)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (avcm->vcm->type != VCM_DMA)
 		return ERR_PTR(-EINVAL);
 	for_each_sgtable_dma_sg(sgt, sg, i) {
 		if (!sg_dma_len(sg) || !PAGE_ALIGNED(sg_dma_address(sg)) ||
 		    !PAGE_ALIGNED(sg_dma_len(sg)))
 			return ERR_PTR(-EINVAL);
 		len += sg_dma_len(sg);
+		n++;
 	}
 
-	n = vcm_iommu_dma_chunks(dma_domain, sgt, NULL);
-	if (n < 0)
-		return ERR_PTR(n);
 	pm = vcm_physmem_new(VCM_MEMTYPE_FOREIGN, len, 0);
 	if (!pm)
 		return ERR_PTR(-ENOMEM);
 	if (vcm_sgt_alloc(pm, n)) {
-		n = -ENOMEM;
-		goto err;
+		mutex_destroy(&pm->lock);
+		kfree(pm);
+		return ERR_PTR(-ENOMEM);
 	}
-	/* The owner keeps @sgt mapped: a second walk finds the same runs. */
-	if (vcm_iommu_dma_chunks(dma_domain, sgt, &pm->sgt) != n) {
-		vcm_sgt_free(pm);
-		n = -EFAULT;
-		goto err;
+	o = pm->sgt.sgl;
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		sg_dma_address(o) = sg_dma_address(sg);
+		sg_dma_len(o) = sg_dma_len(sg);
+		o->length = sg_dma_len(sg);
+		o = sg_next(o);
 	}
-	pm->contiguous = n == 1;
-	if (pm->contiguous)
-		pm->attr |= VCM_PHYS_CONT;
 	pm->dev_vcm = avcm->vcm;
 	vcm_get(pm->dev_vcm);
 	vcm_physmem_publish(pm);
 	return pm;
-
-err:
-	mutex_destroy(&pm->lock);
-	kfree(pm);
-	return ERR_PTR(n);
 }
 EXPORT_SYMBOL_GPL(vcm_phys_from_dma);
 

@@ -98,6 +98,9 @@ struct vcm_space {
  * @bound_list: bounds
  * @domain: the IOMMU domain of a %VCM_DEVICE VCM, made on first association
  * @dma_coherent: the devices of @domain snoop the CPU caches
+ * @dma_dev: the one device of a %VCM_DMA VCM, set by its association
+ * @dma_active: that association is active: reservations are mapped for
+ *	the device when backed
  * @mm: the address space of a %VCM_EXT_USER VCM
  * @node: link in the list of all VCMs, until vcm_free()
  */
@@ -115,6 +118,8 @@ struct vcm {
 	struct list_head bound_list;
 	struct iommu_domain *domain;
 	bool dma_coherent;
+	struct device *dma_dev;
+	bool dma_active;
 	struct mm_struct *mm;
 	struct list_head node;
 };
@@ -134,7 +139,10 @@ struct vcm {
  * @physmem: the backing physmem, or NULL; a backed reservation holds a
  *	reference to it
  * @mapped: the backing is programmed into the device's page tables
- * @num_ptes: leaf page-table entries the mapping uses (IOMMU kind)
+ * @num_ptes: leaf page-table entries the mapping uses (IOMMU kind, and
+ *	DMA kind behind a translating IOMMU)
+ * @dma_sgt: the DMA API mapping of the backing (DMA kind), or NULL when
+ *	the backing is a physmem of the device's own DMA addresses
  * @vaddr: kernel virtual address (kernel kind)
  * @vma: the user mapping (user kind)
  * @pgoff: first page of the physmem the user mapping shows, the VMA's
@@ -154,6 +162,7 @@ struct vcm_res {
 	struct vcm_physmem *physmem;
 	bool mapped;
 	size_t num_ptes;
+	struct sg_table *dma_sgt;
 	void *vaddr;
 	struct vm_area_struct *vma;
 	pgoff_t pgoff;
@@ -167,8 +176,6 @@ struct vcm_res {
  * @dev: the device
  * @attr: association attributes
  * @active: the device currently uses the VCM
- * @dma_domain: for an IOMMU VCM, the domain the device was in before its
- *	first activation: the one the DMA API maps into for it
  * @node: link in &vcm.assoc_list
  */
 struct vcm_avcm {
@@ -176,7 +183,6 @@ struct vcm_avcm {
 	struct device *dev;
 	u32 attr;
 	bool active;
-	struct iommu_domain *dma_domain;
 	struct list_head node;
 };
 
@@ -222,12 +228,14 @@ enum vcm_cache_class {
  * @contiguous: one physically contiguous range
  * @cma_pages: first page of a CMA allocation, or NULL
  * @sgt: the chunks, one scatterlist entry each; for a physmem of @dev_vcm,
- *	entries without pages, each a range of output addresses of that VCM's
- *	IOMMU in its DMA address and length
+ *	entries without pages, each a segment of the device's DMA addresses
+ *	(sg_dma_address() and sg_dma_len()), as its owner's DMA mapping gave
+ *	them
  * @sg_inline: @sgt's only entry when it has one
  * @foreign_sgt: the caller's table for %VCM_MEMTYPE_FOREIGN, or NULL
  * @dev_vcm: for memory known by a device's DMA addresses only
- *	(vcm_phys_from_dma()), the one VCM it may back reservations in
+ *	(vcm_phys_from_dma()), the one %VCM_DMA VCM it may back reservations
+ *	in
  * @lock: serialises backings of the physmem; protects the members below
  * @res_list: reservations backed by this physmem
  * @num_res: number of them
@@ -354,13 +362,14 @@ static inline void vcm_phys_get(struct vcm_physmem *physmem)
 }
 
 /*
- * The address a chunk is mapped at: its pages' physical address, or the
- * IOMMU output address recorded for memory VCM knows no pages of.
+ * The physical address of a chunk.  A physmem of DMA addresses
+ * (@dev_vcm) has none: its entries carry no pages, and nothing of VCM
+ * but the DMA kind looks at them.
  */
 static inline phys_addr_t vcm_chunk_addr(const struct vcm_physmem *physmem,
 					 struct scatterlist *sg)
 {
-	return physmem->dev_vcm ? sg_dma_address(sg) : sg_phys(sg);
+	return sg_phys(sg);
 }
 
 enum vcm_cache_class vcm_cache_class(u32 attr);
@@ -372,14 +381,20 @@ void vcm_iommu_free(struct vcm *vcm);
 int vcm_iommu_map(struct vcm_res *res);
 void vcm_iommu_unmap(struct vcm_res *res);
 int vcm_iommu_activate(struct vcm_avcm *avcm);
-int vcm_iommu_dma_chunks(struct iommu_domain *dma_domain,
-			 struct sg_table *sgt, struct sg_table *out);
 void vcm_iommu_deactivate(struct vcm_avcm *avcm);
 void vcm_iommu_update_fault_handler(struct vcm *vcm);
 size_t vcm_iommu_count_ptes(unsigned long pgsizes, unsigned long iova,
 			    phys_addr_t paddr, size_t size);
 size_t vcm_iommu_count_sgt_ptes(unsigned long pgsizes, unsigned long iova,
 				struct sg_table *sgt);
+
+/* vcm_dma.c */
+int vcm_dma_assoc(struct vcm *vcm, struct device *dev);
+void vcm_dma_deassoc(struct vcm *vcm);
+int vcm_dma_activate(struct vcm *vcm);
+void vcm_dma_deactivate(struct vcm *vcm);
+int vcm_dma_map(struct vcm_res *res);
+void vcm_dma_unmap(struct vcm_res *res);
 
 /* vcm_vmm.c */
 int vcm_kernel_map(struct vcm_res *res);

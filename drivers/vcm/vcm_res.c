@@ -55,7 +55,8 @@ int vcm_res_check_attr(const struct vcm *vcm, u32 attr)
 	case VCM_WC:
 		break;
 	case VCM_NOTCACHED:
-		if (vcm->type == VCM_DEVICE || vcm->type == VCM_ONE_TO_ONE)
+		if (vcm->type == VCM_DEVICE || vcm->type == VCM_ONE_TO_ONE ||
+		    vcm->type == VCM_DMA)
 			break;
 		return -EINVAL;
 	default:
@@ -184,10 +185,12 @@ static struct vcm_res *__vcm_reserve(struct vcm *vcm, struct vcm_bound *bound,
 		return res;
 
 	/*
-	 * Kernel and one-to-one reservations are placed when backed: by
-	 * vmalloc, and at the physical address of the backing.
+	 * Kernel, one-to-one and DMA reservations are placed when backed:
+	 * by vmalloc, at the physical address of the backing, and where the
+	 * DMA API maps it.
 	 */
-	if (vcm->type == VCM_EXT_KERNEL || vcm->type == VCM_ONE_TO_ONE)
+	if (vcm->type == VCM_EXT_KERNEL || vcm->type == VCM_ONE_TO_ONE ||
+	    vcm->type == VCM_DMA)
 		return res;
 
 	ret = vcm_space_alloc(space, len, res->align, &res->owner, &addr);

@@ -105,7 +105,12 @@ struct vcm_physmem;
 
 /**
  * enum vcm_type - the kind of address space a VCM describes
- * @VCM_DEVICE: an IOMMU domain; device addresses are IOVAs
+ * @VCM_DEVICE: an IOMMU domain of the VCM's own; device addresses are
+ *	IOVAs.  For a device that needs an address layout of its own; it
+ *	cannot map foreign dma-bufs
+ * @VCM_DMA: one device's DMA API address space; device addresses are
+ *	what the DMA API maps the memory at (IOVAs in the device's DMA
+ *	domain, or bus addresses).  For devices that share memory
  * @VCM_EXT_KERNEL: the kernel's vmalloc space; device addresses are
  *	kernel virtual addresses
  * @VCM_EXT_USER: one process's address space; reservations are VMAs
@@ -117,6 +122,7 @@ enum vcm_type {
 	VCM_EXT_KERNEL,
 	VCM_EXT_USER,
 	VCM_ONE_TO_ONE,
+	VCM_DMA,
 };
 
 /**
@@ -217,6 +223,7 @@ struct vcm_phys_iter {
 /* Regions */
 struct vcm *vcm_create(dma_addr_t start, size_t len);
 struct vcm *vcm_create_one_to_one(phys_addr_t start, size_t len);
+struct vcm *vcm_create_dma(void);
 struct vcm *vcm_create_from_prebuilt(enum vcm_prebuilt id);
 struct vcm *vcm_clone(struct vcm *vcm);
 int vcm_free(struct vcm *vcm);
@@ -290,6 +297,8 @@ bool __vcm_next_phys_chunk(struct vcm_phys_iter *it, unsigned int *cursor,
 			   phys_addr_t *phys, size_t *len);
 int vcm_back(struct vcm_res *res, struct vcm_physmem *physmem);
 int vcm_unback(struct vcm_res *res);
+void vcm_sync_for_device(struct vcm_res *res);
+void vcm_sync_for_cpu(struct vcm_res *res);
 size_t vcm_get_phys_num_res(phys_addr_t phys);
 struct vcm_res *vcm_get_next_phys_res(phys_addr_t phys, struct vcm_res *res,
 				      size_t *len);

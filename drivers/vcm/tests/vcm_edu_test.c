@@ -16,6 +16,7 @@
  * domains of their own, and run commands through gembuf_edu_dma().
  */
 
+#include <kunit/device.h>
 #include <kunit/test.h>
 #include <linux/debugfs.h>
 #include <linux/dma-buf.h>
@@ -217,24 +218,57 @@ static void vcm_edu_test_mixed_chunks(struct kunit *test)
 }
 
 /*
+ * A DMA VCM of edu: the test's IOMMU VCM is deactivated, so that edu is
+ * back in its DMA domain, as a device that shares memory stays.
+ */
+static struct vcm_avcm *edu_dma_vcm(struct kunit *test, struct vcm **vcm)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+	struct vcm_avcm *avcm;
+
+	KUNIT_ASSERT_EQ(test, vcm_deactivate(ctx->avcm), 0);
+	*vcm = vcm_create_dma();
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, *vcm);
+	KUNIT_EXPECT_EQ(test, vcm_get_type(*vcm), VCM_DMA);
+	avcm = vcm_assoc(*vcm, ctx->dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, avcm);
+	KUNIT_ASSERT_EQ(test, vcm_activate(avcm), 0);
+	return avcm;
+}
+
+static void edu_dma_vcm_free(struct kunit *test, struct vcm *vcm,
+			     struct vcm_avcm *avcm)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+
+	KUNIT_EXPECT_EQ(test, vcm_deactivate(avcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(avcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_activate(ctx->avcm), 0);
+}
+
+/*
  * Memory known only by the DMA addresses of someone else's mapping for
- * edu, as an importer of a dma-buf knows it: the DMA API maps it into
- * edu's default domain while edu translates through the test's VCM.  VCM
- * learns from the IOMMU where those addresses go and maps the same pages
- * into its own domain, where edu copies between them; the CPU sees the
- * copy.  The physmem backs nothing but that VCM.
+ * edu, as an importer of a dma-buf knows it.  A VCM with an IOMMU domain
+ * of its own refuses it: edu does not translate through the domain the
+ * DMA API mapped it into.  edu's DMA VCM uses those addresses as they
+ * are: edu copies between them and the CPU sees the copy.  Nothing of
+ * VCM looks behind the addresses (no physical chunks), and the physmem
+ * backs nothing but that VCM.
  */
 static void vcm_edu_test_from_dma(struct kunit *test)
 {
 	struct vcm_edu_ctx *ctx = test->priv;
 	struct vcm *k = vcm_create_from_prebuilt(VCM_PREBUILT_KERNEL);
 	struct sg_table sgt, bad;
+	struct vcm_avcm *davcm;
 	struct page *pages[3];
 	struct vcm_physmem *pm;
 	struct vcm_res *res, *rk;
 	unsigned int cursor;
+	struct vcm *dvcm;
 	phys_addr_t phys;
-	size_t len, off = 0;
+	size_t len;
 	dma_addr_t iova;
 	u32 *p;
 	int i;
@@ -250,43 +284,46 @@ static void vcm_edu_test_from_dma(struct kunit *test)
 	}
 	KUNIT_ASSERT_EQ(test, sg_alloc_table_from_pages(&sgt, pages, 3, 0,
 							3 * PAGE_SIZE, GFP_KERNEL), 0);
-	KUNIT_ASSERT_EQ(test, dma_map_sgtable(ctx->dev, &sgt, DMA_BIDIRECTIONAL, 0), 0);
 
+	/* The IOMMU kind cannot use another driver's memory. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(ctx->avcm, &sgt)),
+			-EOPNOTSUPP);
+
+	davcm = edu_dma_vcm(test, &dvcm);
+	KUNIT_ASSERT_EQ(test, dma_map_sgtable(ctx->dev, &sgt, DMA_BIDIRECTIONAL, 0), 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(NULL, &sgt)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(ctx->avcm, NULL)), -EINVAL);
-	/* An address the DMA API never mapped for edu. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(davcm, NULL)), -EINVAL);
 	KUNIT_ASSERT_EQ(test, sg_alloc_table(&bad, 1, GFP_KERNEL), 0);
-	sg_dma_address(bad.sgl) = SZ_1M;
-	sg_dma_len(bad.sgl) = PAGE_SIZE;
-	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(ctx->avcm, &bad)), -EFAULT);
 	sg_dma_address(bad.sgl) = sg_dma_address(sgt.sgl) + 8;
-	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(ctx->avcm, &bad)), -EINVAL);
+	sg_dma_len(bad.sgl) = PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(davcm, &bad)), -EINVAL);
 	sg_free_table(&bad);
 
-	pm = vcm_phys_from_dma(ctx->avcm, &sgt);
+	pm = vcm_phys_from_dma(davcm, &sgt);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
 	KUNIT_EXPECT_EQ(test, vcm_get_physmem_len(pm), 3 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, vcm_get_memtype_of_physalloc(pm), VCM_MEMTYPE_FOREIGN);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_sgt(pm)), -EINVAL);
-	/* The IOMMU said where each page is: the pages themselves, in order. */
-	vcm_for_each_phys_chunk(pm, cursor, phys, len) {
-		for (i = 0; i < len / PAGE_SIZE; i++)
-			KUNIT_EXPECT_EQ(test, phys + i * PAGE_SIZE,
-					page_to_phys(pages[(off / PAGE_SIZE) + i]));
-		off += len;
-	}
-	KUNIT_EXPECT_EQ(test, off, 3 * PAGE_SIZE);
+	/* DMA addresses tell nothing of where the memory is. */
+	vcm_for_each_phys_chunk(pm, cursor, phys, len)
+		KUNIT_FAIL(test, "a chunk of memory known by DMA address");
 
 	/* No other VCM may map it: neither the CPU's nor another device's. */
 	rk = vcm_reserve(k, 3 * PAGE_SIZE, RW_CACHED);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
 	KUNIT_EXPECT_EQ(test, vcm_back(rk, pm), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(rk), 0);
+	rk = vcm_reserve(ctx->vcm, 3 * PAGE_SIZE, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
+	KUNIT_EXPECT_EQ(test, vcm_back(rk, pm), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(rk), 0);
 
-	res = vcm_reserve(ctx->vcm, 3 * PAGE_SIZE, RW_CACHED);
+	res = vcm_reserve(dvcm, 3 * PAGE_SIZE, RW_CACHED);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(res), DMA_MAPPING_ERROR);
 	KUNIT_ASSERT_EQ(test, vcm_back(res, pm), 0);
 	iova = vcm_get_dev_addr(res);
+	KUNIT_EXPECT_EQ(test, iova, sg_dma_address(sgt.sgl));
 	edu_copy(test, iova + SZ_1K, iova + 2 * PAGE_SIZE + SZ_1K, EDU_XFER);
 	dma_sync_sgtable_for_cpu(ctx->dev, &sgt, DMA_BIDIRECTIONAL);
 	p = kmap_local_page(pages[2]);
@@ -301,9 +338,75 @@ static void vcm_edu_test_from_dma(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
 	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
 	dma_unmap_sgtable(ctx->dev, &sgt, DMA_BIDIRECTIONAL, 0);
+	edu_dma_vcm_free(test, dvcm, davcm);
 	sg_free_table(&sgt);
 	for (i = 0; i < 3; i++)
 		__free_page(pages[i]);
+	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+}
+
+/*
+ * The DMA kind with VCM's own chunks: the DMA API maps them at one IOVA
+ * range of edu's DMA domain, aligned to the mapping's size, so 2 MiB
+ * chunks map as block entries.  edu copies inside the buffer, the CPU
+ * reads the copy through a kernel VCM after vcm_sync_for_cpu().  While
+ * the association is inactive nothing is mapped for edu, and a second
+ * device cannot join: DMA addresses are one device's.
+ */
+static void vcm_edu_test_dma_kind(struct kunit *test)
+{
+	struct vcm *k = vcm_create_from_prebuilt(VCM_PREBUILT_KERNEL);
+	struct vcm_constraint c;
+	struct vcm_avcm *davcm;
+	struct vcm_physmem *pm;
+	struct vcm_res *rk, *rd;
+	struct device *other;
+	struct vcm *dvcm;
+	dma_addr_t iova;
+	u8 *cpu;
+	int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, k);
+	davcm = edu_dma_vcm(test, &dvcm);
+	other = kunit_device_register(test, "vcm-dma-other");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, other);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(dvcm, other, 0)), -EBUSY);
+	KUNIT_ASSERT_EQ(test, vcm_constraint_of_vcm(dvcm, &c), 0);
+	KUNIT_EXPECT_TRUE(test, c.pgsizes & SZ_2M);
+
+	pm = vcm_phys_alloc_for(SZ_4M, 0, &c);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
+	rk = vcm_reserve(k, SZ_4M, RW_CACHED);
+	rd = vcm_reserve(dvcm, SZ_4M, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rd);
+	KUNIT_ASSERT_EQ(test, vcm_back(rk, pm), 0);
+	cpu = vcm_get_vaddr(rk);
+	for (i = 0; i < EDU_XFER; i++)
+		cpu[i] = i * 7;
+	KUNIT_ASSERT_EQ(test, vcm_back(rd, pm), 0);
+	iova = vcm_get_dev_addr(rd);
+	KUNIT_EXPECT_NE(test, iova, DMA_MAPPING_ERROR);
+	KUNIT_EXPECT_TRUE(test, IS_ALIGNED(iova, SZ_4M));
+	KUNIT_EXPECT_EQ(test, vcm_get_res_num_ptes(rd), 2);
+
+	vcm_sync_for_device(rd);
+	edu_copy(test, iova, iova + SZ_2M + SZ_4K, EDU_XFER);
+	vcm_sync_for_cpu(rd);
+	KUNIT_EXPECT_EQ(test, memcmp(cpu, cpu + SZ_2M + SZ_4K, EDU_XFER), 0);
+
+	/* Inactive: unmapped, the reservation kept; active: mapped again. */
+	KUNIT_EXPECT_EQ(test, vcm_deactivate(davcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(rd), DMA_MAPPING_ERROR);
+	KUNIT_EXPECT_EQ(test, vcm_activate(davcm), 0);
+	KUNIT_EXPECT_NE(test, vcm_get_dev_addr(rd), DMA_MAPPING_ERROR);
+
+	KUNIT_EXPECT_EQ(test, vcm_unback(rd), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(rd), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unback(rk), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(rk), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	edu_dma_vcm_free(test, dvcm, davcm);
 	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
 }
 
@@ -563,6 +666,7 @@ static struct kunit_case vcm_edu_test_cases[] = {
 	KUNIT_CASE(vcm_edu_test_mixed_chunks),
 	KUNIT_CASE(vcm_edu_test_shared_with_cpu),
 	KUNIT_CASE(vcm_edu_test_from_dma),
+	KUNIT_CASE(vcm_edu_test_dma_kind),
 	KUNIT_CASE(vcm_edu_test_unbacked),
 	KUNIT_CASE(vcm_edu_test_fault_hook),
 	KUNIT_CASE(vcm_edu_test_domains),

@@ -96,11 +96,11 @@ const struct drm_driver gembuf_engine_driver = {
  * @role: display or engine
  *
  * The display sees objects through the kernel VCM, or with display_dma
- * through a one-to-one VCM below 4 GiB; an engine through an IOMMU VCM of
- * its own, inside its DMA mask.
+ * through a one-to-one VCM below 4 GiB; an engine through a DMA VCM: it
+ * stays on the DMA API, which maps both its own objects and the dma-bufs
+ * it imports inside its DMA mask.
  *
- * Return: 0, -ERANGE for an engine whose mask leaves no IOVA window, or
- * a negative errno.
+ * Return: 0 or a negative errno.
  */
 int gembuf_device_init(struct gembuf_device *gdev, enum gembuf_role role)
 {
@@ -121,17 +121,7 @@ int gembuf_device_init(struct gembuf_device *gdev, enum gembuf_role role)
 	} else if (role == GEMBUF_DISPLAY) {
 		gdev->vcm = gembuf.kernel_vcm;
 	} else {
-		u64 end = dma_get_mask(dev);
-
-		/* The IOVAs it can issue: a limit on its VCM, not its memory. */
-		if (end >= GEMBUF_ENGINE_VCM_START + GEMBUF_ENGINE_VCM_LEN - 1)
-			gdev->vcm = vcm_create(GEMBUF_ENGINE_VCM_START,
-					       GEMBUF_ENGINE_VCM_LEN);
-		else if (end > GEMBUF_ENGINE_VCM_LOW)
-			gdev->vcm = vcm_create(GEMBUF_ENGINE_VCM_LOW,
-					       end + 1 - GEMBUF_ENGINE_VCM_LOW);
-		else
-			return -ERANGE;
+		gdev->vcm = vcm_create_dma();
 		if (IS_ERR(gdev->vcm))
 			return PTR_ERR(gdev->vcm);
 	}

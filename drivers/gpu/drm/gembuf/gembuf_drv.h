@@ -28,15 +28,6 @@
 #define GEMBUF_NAME		"gembuf"
 #define GEMBUF_MAX_SIZE		SZ_1G
 
-/*
- * An engine's IOVA window: above 4 GiB where its DMA mask reaches that
- * far (so IOVAs are never mistaken for physical addresses), else from
- * 1 MiB up to its mask.
- */
-#define GEMBUF_ENGINE_VCM_START	SZ_4G
-#define GEMBUF_ENGINE_VCM_LEN	(16ULL * SZ_1G)
-#define GEMBUF_ENGINE_VCM_LOW	SZ_1M
-
 struct gembuf_engine;
 struct gembuf_kms;
 struct seq_file;
@@ -44,7 +35,7 @@ struct seq_file;
 /**
  * enum gembuf_role - what a gembuf DRM device is
  * @GEMBUF_DISPLAY: the display; it reads objects through the kernel VCM
- * @GEMBUF_ENGINE: the DMA engine; it reads and writes through an IOMMU VCM
+ * @GEMBUF_ENGINE: the DMA engine; it reads and writes through a DMA VCM
  */
 enum gembuf_role {
 	GEMBUF_DISPLAY,
@@ -284,7 +275,7 @@ int gembuf_dma_fill_ioctl(struct drm_device *dev, void *data,
 int gembuf_dma_copy_ioctl(struct drm_device *dev, void *data,
 			  struct drm_file *file);
 int gembuf_engine_open(struct drm_device *dev, struct drm_file *file);
-struct gembuf_device *gembuf_engine_get(struct device *dev);
+struct gembuf_device *gembuf_engine_get(void);
 void gembuf_engine_postclose(struct drm_device *dev, struct drm_file *file);
 
 /* gembuf_debugfs.c */

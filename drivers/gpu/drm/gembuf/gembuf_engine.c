@@ -7,8 +7,9 @@
  * edu copies at most a few KiB per command between a device address and
  * a buffer inside the device.  A fill loads that buffer from a pattern
  * page and writes it out piece by piece; a copy moves each piece in and
- * out again.  Every device address is an IOVA of the engine's IOMMU VCM,
- * where objects are mapped on first use.
+ * out again.  edu stays on the DMA API: every device address is one of
+ * the engine's DMA VCM, where objects are mapped on first use, or of its
+ * own attachment of a dma-buf it imported.
  *
  * Its jobs are in gembuf_job.c.
  */
@@ -22,6 +23,7 @@
 #include <drm/gpu_scheduler.h>
 #include <kunit/visibility.h>
 #include <linux/dma-fence.h>
+#include <linux/iommu.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
@@ -300,8 +302,8 @@ static void gembuf_engine_remove(struct pci_dev *pdev)
 	/*
 	 * No ioctl or job touches edu after this: ioctls fail with -ENODEV,
 	 * the job on the engine stops at its next transfer and jobs still
-	 * to run signal -ENODEV.  The device leaves the engine's IOMMU
-	 * domain; files, objects, mappings and the scheduler stay until
+	 * to run signal -ENODEV.  Its DMA mappings go (no mapping may
+	 * outlive the driver), and so do its attachments; files, objects, mappings and the scheduler stay until
 	 * the last of them goes.
 	 */
 	mutex_lock(&gembuf.engine_lock);
@@ -320,27 +322,22 @@ static void gembuf_engine_remove(struct pci_dev *pdev)
 }
 
 /**
- * gembuf_engine_get() - an engine device, with a reference
- * @dev: the struct device it must be, or NULL for the first engine
+ * gembuf_engine_get() - the first engine device, with a reference
  *
  * Return: the engine's gembuf device with a DRM device reference the
- * caller drops with drm_dev_put(), or NULL when no edu is bound (or @dev
- * is not an engine's).
+ * caller drops with drm_dev_put(), or NULL when no edu is bound.
  */
-struct gembuf_device *gembuf_engine_get(struct device *dev)
+struct gembuf_device *gembuf_engine_get(void)
 {
-	struct gembuf_device *gdev, *found = NULL;
+	struct gembuf_device *gdev;
 
 	mutex_lock(&gembuf.engine_lock);
-	list_for_each_entry(gdev, &gembuf.engines, engine_node) {
-		if (!dev || gdev->drm.dev == dev) {
-			found = gdev;
-			drm_dev_get(&found->drm);
-			break;
-		}
-	}
+	gdev = list_first_entry_or_null(&gembuf.engines, struct gembuf_device,
+					engine_node);
+	if (gdev)
+		drm_dev_get(&gdev->drm);
 	mutex_unlock(&gembuf.engine_lock);
-	return found;
+	return gdev;
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -351,14 +348,13 @@ struct gembuf_device *gembuf_engine_get(struct device *dev)
  * Only one driver binds edu: the VCM tests that need a DMA master behind
  * an IOMMU (the vcm_edu suite) borrow the engine's.  The job on edu, if
  * any, finishes and the scheduler stops (jobs submitted meanwhile wait
- * in it); the device leaves the engine's IOMMU domain so that the
- * borrower can attach domains of its own; and it stays bound: removal
- * waits for gembuf_engine_return().  The borrower drives edu with
+ * in it); the engine's mappings stay in the device's DMA domain, which
+ * the borrower's own domains replace until it detaches them; and it
+ * stays bound: removal waits for gembuf_engine_return().  The borrower drives edu with
  * gembuf_edu_dma(), one command at a time, and detaches its own domains
  * before giving edu back.
  *
- * Return: 0, -ENODEV without an engine, -EBUSY when edu is lent already,
- * or the error of leaving the engine's domain.
+ * Return: 0, -ENODEV without an engine, -EBUSY when edu is lent already.
  */
 int gembuf_engine_lend(struct gembuf_edu_lease *lease)
 {
@@ -366,7 +362,7 @@ int gembuf_engine_lend(struct gembuf_edu_lease *lease)
 	struct gembuf_device *gdev;
 	int ret;
 
-	gdev = gembuf_engine_get(NULL);
+	gdev = gembuf_engine_get();
 	if (!gdev)
 		return -ENODEV;
 	engine = gdev->engine;
@@ -382,11 +378,6 @@ int gembuf_engine_lend(struct gembuf_edu_lease *lease)
 	drm_sched_wqueue_stop(&engine->sched);
 	flush_workqueue(engine->hw_wq);
 	drm_sched_stop(&engine->sched, NULL);
-	ret = vcm_deactivate(gdev->avcm);
-	if (ret) {
-		drm_sched_start(&engine->sched);
-		goto err_unlock;
-	}
 	engine->lent = true;
 	mutex_unlock(&engine->reset_lock);
 	lease->gdev = gdev;
@@ -405,22 +396,20 @@ EXPORT_SYMBOL_IF_KUNIT(gembuf_engine_lend);
  * gembuf_engine_return() - give edu back to the engine
  * @lease: the lease of gembuf_engine_lend()
  *
- * The device goes back to the engine's domain and jobs run again.  If it
- * cannot (the borrower left a domain of its own attached), the engine is
- * wedged: its jobs fail with -EIO without touching edu, which would DMA
- * through the wrong page tables.
+ * Jobs run again.  If the borrower left a domain of its own attached,
+ * the engine is wedged: its jobs fail with -EIO without touching edu,
+ * which would DMA through the wrong page tables.
  */
 void gembuf_engine_return(struct gembuf_edu_lease *lease)
 {
 	struct gembuf_device *gdev = lease->gdev;
 	struct gembuf_engine *engine = gdev->engine;
-	int ret;
+	struct iommu_domain *domain;
 
 	mutex_lock(&engine->reset_lock);
-	ret = vcm_activate(gdev->avcm);
-	if (ret) {
-		drm_err(&gdev->drm, "edu not back in the engine's domain (%d): engine wedged\n",
-			ret);
+	domain = iommu_get_domain_for_dev(lease->dev);
+	if (domain && !iommu_is_dma_domain(domain)) {
+		drm_err(&gdev->drm, "edu not back in its DMA domain: engine wedged\n");
 		WRITE_ONCE(engine->wedged, true);
 	}
 	drm_sched_start(&engine->sched);

@@ -374,7 +374,7 @@ int gembuf_gem_mmap_offset_ioctl(struct drm_device *dev, void *data,
 
 /*
  * The address of a mapping, where it tells the caller nothing it must not
- * know: an IOVA in gembuf's own IOMMU VCM, or the caller's own mapping of
+ * know: an IOVA of gembuf's engine, or the caller's own mapping of
  * the object in its address space.  Kernel virtual addresses, and the DMA
  * addresses of other importers (physical addresses under dma-direct), are
  * never handed out: they would help defeat KASLR or aim Rowhammer.

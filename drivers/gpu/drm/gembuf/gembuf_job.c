@@ -138,11 +138,16 @@ static int gembuf_job_run(struct gembuf_job *job)
 		return -EIO;
 	if (should_fail(&gembuf_hang_job, job->size))
 		return gembuf_job_hang(engine);
+	/* What the CPU wrote, for edu; and back for the CPU at the end. */
+	if (job->src)
+		vcm_sync_for_device(job->src_map->res);
+	vcm_sync_for_device(job->dst_map->res);
 	if (!job->src) {
 		unsigned int i;
 
 		for (i = 0; i < GEMBUF_EDU_XFER / 4; i++)
 			engine->pattern_vaddr[i] = job->value;
+		vcm_sync_for_device(engine->pattern_map->res);
 		ret = gembuf_edu_dma(engine->regs,
 				     vcm_get_dev_addr(engine->pattern_map->res),
 				     0, GEMBUF_EDU_XFER, false);
@@ -152,9 +157,11 @@ static int gembuf_job_run(struct gembuf_job *job)
 
 		/* Reset or removal stop a job between transfers. */
 		if (READ_ONCE(engine->reset))
-			return -ETIMEDOUT;
-		if (drm_dev_is_unplugged(&engine->gdev->drm))
-			return -ENODEV;
+			ret = -ETIMEDOUT;
+		else if (drm_dev_is_unplugged(&engine->gdev->drm))
+			ret = -ENODEV;
+		if (ret)
+			break;
 		if (job->src)
 			ret = gembuf_edu_dma(engine->regs, job->src_addr + done, 0, n,
 					     false);
@@ -163,6 +170,9 @@ static int gembuf_job_run(struct gembuf_job *job)
 					     true);
 		done += n;
 	}
+	vcm_sync_for_cpu(job->dst_map->res);
+	if (job->src)
+		vcm_sync_for_cpu(job->src_map->res);
 	return ret;
 }
 

@@ -7,6 +7,7 @@
 
 #include <drm/drm_drv.h>
 #include <linux/dma-buf.h>
+#include <linux/iommu.h>
 #include <linux/iosys-map.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -132,12 +133,23 @@ static void gembuf_mapping_release(struct gembuf_object *obj,
 	gembuf_mapping_del(obj, map);
 }
 
-/* The kind of mapping a gembuf device's VCM makes. */
+/*
+ * The kind of mapping a gembuf device's VCM makes.  The engine's DMA
+ * addresses are IOVAs when an IOMMU translates for it, and bus (that is,
+ * physical) addresses when none does.
+ */
 static u32 gembuf_mapping_kind(struct gembuf_device *gdev)
 {
+	struct iommu_domain *domain;
+
 	switch (vcm_get_type(gdev->vcm)) {
 	case VCM_DEVICE:
 		return GEMBUF_MAPPING_IOMMU;
+	case VCM_DMA:
+		domain = iommu_get_domain_for_dev(gdev->drm.dev);
+		if (domain && (domain->type & __IOMMU_DOMAIN_PAGING))
+			return GEMBUF_MAPPING_IOMMU;
+		return GEMBUF_MAPPING_DMA_API;
 	case VCM_ONE_TO_ONE:
 		return GEMBUF_MAPPING_ONE_TO_ONE;
 	default:

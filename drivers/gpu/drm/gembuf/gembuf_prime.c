@@ -2,15 +2,13 @@
 /*
  * gembuf PRIME: the dma-buf exporter and importer.
  *
- * An importer that is a gembuf device with a VCM of its own gets the
- * object mapped through that VCM: its scatterlist is the one IOVA range
- * of its reservation.  Any other importer gets the chunks mapped with
- * the DMA API for its device.  Between the two gembuf devices an import
- * is the exporter's object itself, seen from the other device: one
- * physmem, one list of mappings.  A foreign dma-buf is attached by the
- * importing device and used only as the dma-buf rules allow: the DMA
- * addresses of that attachment, and the exporter's vmap, mmap and CPU
- * access calls.
+ * Every importer, gembuf's engine included, gets the object's chunks
+ * mapped with the DMA API for its device.  Between the two gembuf
+ * devices an import is the exporter's object itself, seen from the other
+ * device: one physmem, one list of mappings.  A foreign dma-buf is
+ * attached by the importing device and used only as the dma-buf rules
+ * allow: the DMA addresses of that attachment, and the exporter's vmap,
+ * mmap and CPU access calls.
  */
 
 #include <drm/drm_drv.h>
@@ -22,32 +20,6 @@
 #include <linux/slab.h>
 
 #include "gembuf_drv.h"
-
-static struct sg_table *gembuf_map_vcm(struct gembuf_object *obj,
-				       struct gembuf_device *gdev,
-				       struct dma_buf_attachment *attach)
-{
-	struct gembuf_mapping *map;
-	struct sg_table *sgt;
-	int ret;
-
-	map = gembuf_mapping_get(obj, gdev);
-	if (IS_ERR(map))
-		return ERR_CAST(map);
-
-	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
-	ret = sgt ? sg_alloc_table(sgt, 1, GFP_KERNEL) : -ENOMEM;
-	if (ret) {
-		kfree(sgt);
-		gembuf_mapping_put(obj, map);
-		return ERR_PTR(ret);
-	}
-	/* Importers use the DMA addresses only: one IOVA range. */
-	sg_dma_address(sgt->sgl) = vcm_get_dev_addr(map->res);
-	sg_dma_len(sgt->sgl) = obj->base.size;
-	attach->priv = map;
-	return sgt;
-}
 
 /*
  * The object's chunks as a table for @dev, cut into the segments its DMA
@@ -64,12 +36,52 @@ static int gembuf_sgt_for_dev(struct gembuf_object *obj, struct device *dev,
 			       sgt);
 }
 
-static struct sg_table *gembuf_map_dma_api(struct gembuf_object *obj,
-					   struct dma_buf_attachment *attach,
+/*
+ * The importer's copy of a mapped table: its entries, pages and DMA
+ * addresses alike.  The dma-buf core may scramble the copy it hands out
+ * (CONFIG_DMABUF_DEBUG mangles its page links until the unmap), so the
+ * exporter keeps the original to sync and unmap with.
+ */
+static struct sg_table *gembuf_sgt_dup(struct sg_table *src)
+{
+	struct scatterlist *s, *d;
+	struct sg_table *dst;
+	unsigned int i;
+
+	dst = kzalloc(sizeof(*dst), GFP_KERNEL);
+	if (!dst)
+		return NULL;
+	if (sg_alloc_table(dst, src->orig_nents, GFP_KERNEL)) {
+		kfree(dst);
+		return NULL;
+	}
+	d = dst->sgl;
+	for_each_sgtable_sg(src, s, i) {
+		sg_set_page(d, sg_page(s), s->length, s->offset);
+		sg_dma_address(d) = sg_dma_address(s);
+		sg_dma_len(d) = sg_dma_len(s);
+#ifdef CONFIG_NEED_SG_DMA_FLAGS
+		d->dma_flags = s->dma_flags;
+#endif
+		d = sg_next(d);
+	}
+	dst->nents = src->nents;
+	return dst;
+}
+
+static void gembuf_sgt_free(struct sg_table *sgt)
+{
+	sg_free_table(sgt);
+	kfree(sgt);
+}
+
+static struct sg_table *gembuf_map_dma_buf(struct dma_buf_attachment *attach,
 					   enum dma_data_direction dir)
 {
+	struct drm_gem_object *gem = attach->dmabuf->priv;
+	struct gembuf_object *obj = to_gembuf_object(gem)->real;
+	struct sg_table *sgt, *out = NULL;
 	struct gembuf_mapping *map;
-	struct sg_table *sgt;
 	int ret;
 
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
@@ -84,9 +96,20 @@ static struct sg_table *gembuf_map_dma_api(struct gembuf_object *obj,
 		ret = gembuf_sgt_for_dev(obj, attach->dev, sgt);
 	if (ret)
 		goto err_unlock;
-	ret = dma_map_sgtable(attach->dev, sgt, dir, 0);
+	/*
+	 * One page may be mapped for several devices: the CPU sync is ours,
+	 * now and around CPU access, not the mapping's (which DMA-API debug
+	 * would report as overlapping).
+	 */
+	ret = dma_map_sgtable(attach->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret)
 		goto err_table;
+	out = gembuf_sgt_dup(sgt);
+	if (!out) {
+		ret = -ENOMEM;
+		goto err_unmap;
+	}
+	dma_sync_sgtable_for_device(attach->dev, sgt, dir);
 
 	map->dev = attach->dev;
 	map->sgt = sgt;
@@ -95,8 +118,10 @@ static struct sg_table *gembuf_map_dma_api(struct gembuf_object *obj,
 	gembuf_mapping_add(obj, map);
 	mutex_unlock(&obj->lock);
 	attach->priv = map;
-	return sgt;
+	return out;
 
+err_unmap:
+	dma_unmap_sgtable(attach->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 err_table:
 	sg_free_table(sgt);
 err_unlock:
@@ -105,22 +130,6 @@ err:
 	kfree(map);
 	kfree(sgt);
 	return ERR_PTR(ret);
-}
-
-static struct sg_table *gembuf_map_dma_buf(struct dma_buf_attachment *attach,
-					   enum dma_data_direction dir)
-{
-	struct drm_gem_object *gem = attach->dmabuf->priv;
-	struct gembuf_object *obj = to_gembuf_object(gem)->real;
-	struct gembuf_device *gdev = gembuf_engine_get(attach->dev);
-	struct sg_table *sgt;
-
-	if (!gdev)
-		return gembuf_map_dma_api(obj, attach, dir);
-	/* The mapping holds the engine's device from here on. */
-	sgt = gembuf_map_vcm(obj, gdev, attach);
-	drm_dev_put(&gdev->drm);
-	return sgt;
 }
 
 static void gembuf_unmap_dma_buf(struct dma_buf_attachment *attach,
@@ -132,40 +141,26 @@ static void gembuf_unmap_dma_buf(struct dma_buf_attachment *attach,
 	struct gembuf_mapping *map = attach->priv;
 
 	attach->priv = NULL;
-	if (map->gdev) {
-		gembuf_mapping_put(obj, map);
-	} else {
-		dma_unmap_sgtable(attach->dev, sgt, dir, 0);
-		mutex_lock(&obj->lock);
-		gembuf_mapping_del(obj, map);
-		mutex_unlock(&obj->lock);
-	}
-	sg_free_table(sgt);
-	kfree(sgt);
+	mutex_lock(&obj->lock);
+	dma_unmap_sgtable(attach->dev, map->sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
+	gembuf_sgt_free(map->sgt);
+	gembuf_mapping_del(obj, map);
+	mutex_unlock(&obj->lock);
+	gembuf_sgt_free(sgt);
 }
 
 /*
  * The memory is chosen for every device attached (gembuf_place.c); a
  * device attaching after it is mapped gets -EBUSY if it cannot use it,
- * as the dma-buf rules have it.  gembuf's engine, which maps through its
- * own VCM, needs what its VCM needs.
+ * as the dma-buf rules have it.
  */
 static int gembuf_dmabuf_attach(struct dma_buf *dmabuf,
 				struct dma_buf_attachment *attach)
 {
 	struct gembuf_object *obj = to_gembuf_object(dmabuf->priv)->real;
-	struct gembuf_device *gdev = gembuf_engine_get(attach->dev);
 	struct vcm_constraint c;
 	int ret;
 
-	if (gdev) {
-		/* Its needs count once, as when it imports or maps the object. */
-		mutex_lock(&obj->lock);
-		ret = gembuf_place_gdev(obj, gdev);
-		mutex_unlock(&obj->lock);
-		drm_dev_put(&gdev->drm);
-		return ret;
-	}
 	/* No DMA: it can only vmap or mmap the dma-buf. */
 	if (vcm_constraint_of_dev(attach->dev, &c))
 		return 0;
@@ -176,8 +171,10 @@ static int gembuf_dmabuf_attach(struct dma_buf *dmabuf,
 }
 
 /*
- * Around CPU access, sync the mappings of importers that use the DMA API.
- * Mappings through VCM share the object's cache class and need nothing.
+ * Around CPU access, sync the importers' DMA API mappings, from the
+ * exporter's own copy of each table.  Mappings through VCM share the
+ * object's cache class and need nothing; the engine syncs its own
+ * around each job.
  */
 static void gembuf_sync_dma_api(struct dma_buf *dmabuf,
 				enum dma_data_direction dir, bool for_cpu)
@@ -264,9 +261,9 @@ struct dma_buf *gembuf_gem_prime_export(struct drm_gem_object *gem, int flags)
  * @sgt: its mapping
  *
  * The importer keeps to what the dma-buf rules give it: the DMA addresses
- * of its own device's attachment.  The engine, which runs in its own IOMMU
- * VCM, has VCM wrap those addresses so it can map them there; the display
- * reads with the CPU, through the exporter's dma_buf_vmap().  Users map
+ * of its own device's attachment.  The engine, which stays on the DMA API,
+ * has its DMA VCM wrap those addresses and uses them as they are; the
+ * display reads with the CPU, through the exporter's dma_buf_vmap().  Users map
  * the dma-buf itself: DRM gives an import no map offset.
  *
  * Return: the object or an ERR_PTR().

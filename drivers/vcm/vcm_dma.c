@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The DMA kind of VCM: one device's address space as the DMA API gives it.
+ *
+ * A device that shares memory with others stays on the DMA API: its
+ * driver never attaches an IOMMU domain of its own, so the DMA API keeps
+ * working for it (for memory other drivers export to it, above all), and
+ * the DMA API does whatever the platform needs between the CPU and the
+ * device: IOMMU mappings in the device's DMA domain, bounce buffers, and
+ * cache maintenance for a device that does not snoop.
+ *
+ * A reservation of a DMA VCM has no address until it is backed.  Backing
+ * maps the physmem's chunks with dma_map_sgtable(); the reservation's
+ * address is the start of the range the DMA API gives.  iommu-dma
+ * allocates IOVAs aligned to the size of the mapping and maps a table with
+ * one iommu_map_sg() call, so chunks sized for the IOMMU's page sizes
+ * still map with its largest entries.  A physmem of the device's own DMA
+ * addresses, made by vcm_phys_from_dma() from a dma-buf attachment of the
+ * device, backs a reservation as it is: it was mapped by its exporter.
+ *
+ * Mappings are made with %DMA_ATTR_SKIP_CPU_SYNC, as the exporters of
+ * shared memory map it (drm_gem_map_dma_buf()): one page may be mapped for
+ * several devices at once, and the owner syncs around each use instead
+ * (vcm_sync_for_device(), vcm_sync_for_cpu()).
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/iommu.h>
+#include <linux/slab.h>
+
+#include "vcm_priv.h"
+
+/**
+ * vcm_dma_assoc() - give a DMA VCM its device
+ * @vcm: a %VCM_DMA VCM, locked
+ * @dev: the device
+ *
+ * Return: 0, or -EBUSY if the VCM has another device already: the DMA
+ * addresses of one device mean nothing to another.
+ */
+int vcm_dma_assoc(struct vcm *vcm, struct device *dev)
+{
+	if (vcm->dma_dev)
+		return -EBUSY;
+	vcm->dma_dev = dev;
+	return 0;
+}
+
+/**
+ * vcm_dma_deassoc() - take a DMA VCM's device away
+ * @vcm: a %VCM_DMA VCM, locked, its association inactive
+ */
+void vcm_dma_deassoc(struct vcm *vcm)
+{
+	vcm->dma_dev = NULL;
+}
+
+/**
+ * vcm_dma_activate() - map the backed reservations for the device
+ * @vcm: a %VCM_DMA VCM, locked, with its device
+ *
+ * Return: 0, or the error of a mapping, with none made.
+ */
+int vcm_dma_activate(struct vcm *vcm)
+{
+	struct vcm_res *res;
+	int ret;
+
+	list_for_each_entry(res, &vcm->res_list, vcm_node) {
+		if (!res->physmem || res->mapped)
+			continue;
+		ret = vcm_dma_map(res);
+		if (ret)
+			goto unwind;
+	}
+	vcm->dma_active = true;
+	return 0;
+
+unwind:
+	list_for_each_entry_continue_reverse(res, &vcm->res_list, vcm_node)
+		if (res->mapped)
+			vcm_dma_unmap(res);
+	return ret;
+}
+
+/**
+ * vcm_dma_deactivate() - unmap every reservation for the device
+ * @vcm: a %VCM_DMA VCM, locked
+ *
+ * The device's driver is going (or lending the device): no DMA API
+ * mapping of the device may outlive its driver.  The reservations stay
+ * backed, without device addresses, until unbacked or activated again.
+ */
+void vcm_dma_deactivate(struct vcm *vcm)
+{
+	struct vcm_res *res;
+
+	list_for_each_entry(res, &vcm->res_list, vcm_node)
+		if (res->mapped)
+			vcm_dma_unmap(res);
+	vcm->dma_active = false;
+}
+
+/* The device addresses of @sgt form one range of @len bytes. */
+static bool vcm_dma_contiguous(struct sg_table *sgt, size_t len)
+{
+	struct scatterlist *sg;
+	dma_addr_t next = 0;
+	size_t run = 0;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		if (run && sg_dma_address(sg) != next)
+			return false;
+		if (!run)
+			next = sg_dma_address(sg);
+		next += sg_dma_len(sg);
+		run += sg_dma_len(sg);
+	}
+	return run == len;
+}
+
+/*
+ * The leaf entries iommu-dma writes for the table: it maps the whole
+ * table with one iommu_map_sg() call at the range's start, which takes
+ * the largest page size that the IOVA and each run of physically
+ * contiguous chunks allow.  Only known for the device's own DMA domain.
+ */
+static size_t vcm_dma_count_ptes(struct device *dev, dma_addr_t iova,
+				 struct sg_table *sgt)
+{
+	struct iommu_domain *domain = iommu_get_domain_for_dev(dev);
+
+	if (!domain || !iommu_is_dma_domain(domain))
+		return 0;
+	return vcm_iommu_count_sgt_ptes(domain->pgsize_bitmap, iova, sgt);
+}
+
+/**
+ * vcm_dma_map() - map a backed reservation for the VCM's device
+ * @res: the reservation, its VCM locked, @res->physmem set
+ *
+ * Return: 0; -ENODEV if the VCM has no device; -ENOSPC if the DMA API
+ * did not give one range of device addresses (a device without an IOMMU
+ * and scattered memory); or the error of the DMA mapping.
+ */
+int vcm_dma_map(struct vcm_res *res)
+{
+	struct vcm_physmem *pm = res->physmem;
+	struct device *dev = res->vcm->dma_dev;
+	struct sg_table *sgt;
+	size_t max_seg;
+	int ret;
+
+	if (!dev)
+		return -ENODEV;
+
+	if (pm->dev_vcm) {
+		/* The device's own addresses, mapped by their exporter. */
+		if (!vcm_dma_contiguous(&pm->sgt, res->len))
+			return -ENOSPC;
+		res->dev_addr = sg_dma_address(pm->sgt.sgl);
+		res->placed = true;
+		res->mapped = true;
+		return 0;
+	}
+
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return -ENOMEM;
+	max_seg = min_t(size_t, dma_get_max_seg_size(dev),
+			dma_max_mapping_size(dev));
+	ret = vcm_phys_to_sgt(pm, max_seg, dma_get_seg_boundary(dev), sgt);
+	if (ret)
+		goto err_free;
+	ret = dma_map_sgtable(dev, sgt, DMA_BIDIRECTIONAL,
+			      DMA_ATTR_SKIP_CPU_SYNC);
+	if (ret)
+		goto err_table;
+	if (!vcm_dma_contiguous(sgt, res->len)) {
+		dev_dbg(dev, "vcm: no single DMA range for %zu bytes in VCM %u\n",
+			res->len, res->vcm->id);
+		ret = -ENOSPC;
+		goto err_unmap;
+	}
+	/* Whatever the CPU wrote so far, before the device sees it. */
+	dma_sync_sgtable_for_device(dev, sgt, DMA_BIDIRECTIONAL);
+
+	res->dma_sgt = sgt;
+	res->dev_addr = sg_dma_address(sgt->sgl);
+	res->placed = true;
+	res->mapped = true;
+	res->num_ptes = vcm_dma_count_ptes(dev, res->dev_addr, sgt);
+	if (res->num_ptes) {
+		vcm_stat_add(VCM_STAT_IOMMU_BYTES, res->len);
+		vcm_stat_add(VCM_STAT_IOMMU_PTES, res->num_ptes);
+	}
+	return 0;
+
+err_unmap:
+	dma_unmap_sgtable(dev, sgt, DMA_BIDIRECTIONAL, DMA_ATTR_SKIP_CPU_SYNC);
+err_table:
+	sg_free_table(sgt);
+err_free:
+	kfree(sgt);
+	return ret;
+}
+
+/**
+ * vcm_dma_unmap() - undo vcm_dma_map()
+ * @res: a mapped reservation, its VCM locked
+ */
+void vcm_dma_unmap(struct vcm_res *res)
+{
+	struct sg_table *sgt = res->dma_sgt;
+
+	if (sgt) {
+		dma_unmap_sgtable(res->vcm->dma_dev, sgt, DMA_BIDIRECTIONAL,
+				  DMA_ATTR_SKIP_CPU_SYNC);
+		sg_free_table(sgt);
+		kfree(sgt);
+		res->dma_sgt = NULL;
+	}
+	if (res->num_ptes) {
+		vcm_stat_add(VCM_STAT_IOMMU_BYTES, -(long)res->len);
+		vcm_stat_add(VCM_STAT_IOMMU_PTES, -(long)res->num_ptes);
+	}
+	res->num_ptes = 0;
+	res->mapped = false;
+	res->placed = false;
+	res->dev_addr = DMA_MAPPING_ERROR;
+}
+
+static void vcm_dma_sync(struct vcm_res *res, bool for_cpu)
+{
+	/* Set when backed; the owner serialises this against unbacking. */
+	struct sg_table *sgt = res->dma_sgt;
+
+	if (!sgt)
+		return;
+	if (for_cpu)
+		dma_sync_sgtable_for_cpu(res->vcm->dma_dev, sgt,
+					 DMA_BIDIRECTIONAL);
+	else
+		dma_sync_sgtable_for_device(res->vcm->dma_dev, sgt,
+					    DMA_BIDIRECTIONAL);
+}
+
+/**
+ * vcm_sync_for_device() - hand a reservation's memory to its device
+ * @res: a backed reservation of a %VCM_DMA VCM, the caller's
+ *
+ * Before the device accesses the memory: what the CPU wrote becomes
+ * visible to it, through the DMA API (cache maintenance for a device that
+ * does not snoop, a copy into a bounce buffer).  Does nothing for the
+ * other kinds, and for memory of the device's own DMA addresses, whose
+ * exporter does the maintenance around CPU access.
+ *
+ * gembuf's engine calls it before each job.
+ *
+ * Context: Any context the DMA API's sync calls allow.
+ */
+void vcm_sync_for_device(struct vcm_res *res)
+{
+	if (res->vcm->type == VCM_DMA)
+		vcm_dma_sync(res, false);
+}
+EXPORT_SYMBOL_GPL(vcm_sync_for_device);
+
+/**
+ * vcm_sync_for_cpu() - give a reservation's memory back to the CPU
+ * @res: a backed reservation of a %VCM_DMA VCM, the caller's
+ *
+ * After the device accessed the memory, before the CPU reads it: the
+ * counterpart of vcm_sync_for_device().
+ *
+ * gembuf's engine calls it after each job.
+ *
+ * Context: Any context the DMA API's sync calls allow.
+ */
+void vcm_sync_for_cpu(struct vcm_res *res)
+{
+	if (res->vcm->type == VCM_DMA)
+		vcm_dma_sync(res, true);
+}
+EXPORT_SYMBOL_GPL(vcm_sync_for_cpu);
