@@ -14,6 +14,8 @@
 #include <linux/iommu.h>
 #include <linux/slab.h>
 
+#include <kunit/visibility.h>
+
 #include "vcm_priv.h"
 
 #define VCM_ASSOC_ATTR_ALL	(VCM_USE_HIGH_BASE | VCM_USE_LOW_BASE | VCM_SPLIT)
@@ -52,18 +54,16 @@ static int vcm_one_to_one_assoc(struct vcm *vcm, struct device *dev)
  * backed reservations are mapped into it now.  The caller owns the
  * association: it removes it with vcm_deassoc() and does not use it
  * afterwards.  The association holds @vcm, which vcm_free() refuses to
- * free until it is removed, and a reference to @dev.
- *
- * gembuf associates each of its devices with its VCM with this: the engine
- * with its IOMMU VCM, the display with the kernel VCM.
+ * free until it is removed, and a reference to @dev.  A DMA VCM takes
+ * one device, the one whose DMA API maps for it.
  *
  * Context: Process context; takes the VCM's lock.
  * Return: the association, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @vcm,
  * a NULL @dev, a device already associated with @vcm, a device behind
- * a translating IOMMU for a one-to-one VCM, or a device whose DMA
- * coherency differs from the IOMMU VCM's first device;
- * ERR_PTR(-EBUSY) for a second device of a DMA VCM; ERR_PTR(-EOPNOTSUPP)
- * for the split and high-base attributes; ERR_PTR(-ENODEV) for an IOMMU VCM and a
+ * a translating IOMMU for a one-to-one VCM, or a device whose IOMMU
+ * coherency differs from the IOMMU VCM's first device; ERR_PTR(-EBUSY)
+ * for a second device of a DMA VCM; ERR_PTR(-EOPNOTSUPP) for the split
+ * and high-base attributes; ERR_PTR(-ENODEV) for an IOMMU VCM and a
  * device without IOMMU; ERR_PTR(-ERANGE) if the VCM exceeds the device's
  * DMA mask or the domain's aperture; ERR_PTR(-ENOMEM).
  */
@@ -123,8 +123,6 @@ EXPORT_SYMBOL_GPL(vcm_assoc);
  * and does not use @avcm once this returned 0: removing twice is a bug,
  * not an error.
  *
- * gembuf removes the associations of its devices with this.
- *
  * Context: Process context; takes the VCM's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() @avcm, -EBUSY while it is
  * active.
@@ -163,9 +161,6 @@ EXPORT_SYMBOL_GPL(vcm_deassoc);
  * @avcm: a live association of the caller's
  * @attr: the new attributes
  *
- * The RFC's API, for choosing a translation table; in this tree only the
- * vcm suite calls it.
- *
  * Context: Process context; takes the VCM's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() @avcm or an invalid attribute,
  * -EOPNOTSUPP as vcm_assoc(), -EBUSY while it is active.
@@ -188,13 +183,11 @@ int vcm_set_assoc_attr(struct vcm_avcm *avcm, u32 attr)
 	mutex_unlock(&avcm->vcm->lock);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(vcm_set_assoc_attr);
+EXPORT_SYMBOL_IF_KUNIT(vcm_set_assoc_attr);
 
 /**
  * vcm_get_assoc_attr() - attributes of an association
  * @avcm: a live association
- *
- * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Return: the attributes, 0 for a NULL or ERR_PTR() @avcm.
  */
@@ -204,17 +197,16 @@ u32 vcm_get_assoc_attr(const struct vcm_avcm *avcm)
 		return 0;
 	return avcm->attr;
 }
-EXPORT_SYMBOL_GPL(vcm_get_assoc_attr);
+EXPORT_SYMBOL_IF_KUNIT(vcm_get_assoc_attr);
 
 /**
  * vcm_activate() - let the device use the VCM
  * @avcm: a live association of the caller's
  *
  * For an IOMMU VCM this attaches the domain: from now on the device's
- * accesses translate through the VCM's reservations.
- *
- * gembuf activates each of its devices with this, and its engine again when
- * a borrower gives edu back.
+ * accesses translate through the VCM's reservations.  For a DMA VCM it
+ * maps the backed reservations with the DMA API, and later backings are
+ * mapped as they come.
  *
  * Context: Process context; takes the VCM's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() @avcm, -EBUSY if it is
@@ -254,9 +246,6 @@ EXPORT_SYMBOL_GPL(vcm_activate);
  * VCM's reservations are unmapped for its device: a driver deactivates
  * before its device goes, as no DMA API mapping may outlive the driver.
  *
- * gembuf deactivates its devices with this, and its engine while it lends
- * edu out.
- *
  * Context: Process context; takes the VCM's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() @avcm, -ENOENT if it is not
  * active.
@@ -290,8 +279,6 @@ EXPORT_SYMBOL_GPL(vcm_deactivate);
  * vcm_is_active() - whether an association is active
  * @avcm: a live association
  *
- * The RFC's API; in this tree only the vcm and vcm_edu suites call it.
- *
  * Return: 1 if active, 0 if not, -EINVAL for a NULL or ERR_PTR() @avcm.
  */
 int vcm_is_active(const struct vcm_avcm *avcm)
@@ -300,7 +287,7 @@ int vcm_is_active(const struct vcm_avcm *avcm)
 		return -EINVAL;
 	return avcm->active;
 }
-EXPORT_SYMBOL_GPL(vcm_is_active);
+EXPORT_SYMBOL_IF_KUNIT(vcm_is_active);
 
 /**
  * vcm_dev_addr_to_phys_addr() - look a device address up in the device's
@@ -312,9 +299,6 @@ EXPORT_SYMBOL_GPL(vcm_is_active);
  * For an IOMMU VCM this asks the IOMMU driver to walk the domain's page
  * tables (iommu_iova_to_phys()), so it reports what the hardware would
  * use; for the other kinds it follows the backing of the reservation.
- *
- * The RFC's API, for checking what a device reaches; in this tree only the
- * vcm and vcm_edu suites call it.
  *
  * Context: Process context; takes vcm_list_lock and VCM locks.
  * Return: 0, -EINVAL for a NULL @dev or @phys, -ENODEV if @dev has no
@@ -358,4 +342,4 @@ int vcm_dev_addr_to_phys_addr(struct device *dev, dma_addr_t dev_addr,
 
 	return ret;
 }
-EXPORT_SYMBOL_GPL(vcm_dev_addr_to_phys_addr);
+EXPORT_SYMBOL_IF_KUNIT(vcm_dev_addr_to_phys_addr);

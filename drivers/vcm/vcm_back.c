@@ -199,9 +199,6 @@ void __vcm_unback(struct vcm_res *res)
  * (vcm_unback(), vcm_unreserve()); backings of one physmem, from any
  * number of threads and VCMs, need no serialisation.
  *
- * gembuf maps its objects with this, for its engine, for the kernel and in
- * user VMAs.
- *
  * Context: Process context; takes the VCM's lock and the physmem's lock.
  * For a user VCM, call it with the mmap lock held for writing, as in
  * ->mmap.
@@ -241,8 +238,6 @@ EXPORT_SYMBOL_GPL(vcm_back);
  * vcm_unback() against other uses of @res.  The owner of the physmem may
  * vcm_phys_free() it as soon as it sees its last backing gone, even while
  * this call is still returning: the backing's hold on it is dropped last.
- *
- * gembuf unmaps an object with this when it releases a mapping.
  *
  * Context: Process context; takes the VCM's lock and the physmem's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() @res, -ENOENT if it is not

@@ -8,6 +8,8 @@
 #include <linux/dma-mapping.h>
 #include <linux/slab.h>
 
+#include <kunit/visibility.h>
+
 #include "vcm_priv.h"
 
 /**
@@ -19,8 +21,6 @@
  * owns the bound: it frees it with vcm_free_bound() and does not use it
  * afterwards.  The bound holds @vcm, which vcm_free() refuses to free
  * until the bound is freed.
- *
- * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Context: Process context; takes the VCM's lock.
  * Return: the bound, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @vcm or an
@@ -70,7 +70,7 @@ struct vcm_bound *vcm_create_bound(struct vcm *vcm, size_t len)
 	}
 	return bound;
 }
-EXPORT_SYMBOL_GPL(vcm_create_bound);
+EXPORT_SYMBOL_IF_KUNIT(vcm_create_bound);
 
 /**
  * vcm_free_bound() - give a bound's range back to its VCM
@@ -80,8 +80,6 @@ EXPORT_SYMBOL_GPL(vcm_create_bound);
  * @bound and does not use @bound once this returned 0: freeing twice is a
  * bug, not an error.  Reservations made from the bound are its owners'
  * and must be released first.
- *
- * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Context: Process context; takes the VCM's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() @bound, -EBUSY while
@@ -111,7 +109,7 @@ int vcm_free_bound(struct vcm_bound *bound)
 	vcm_put(vcm);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(vcm_free_bound);
+EXPORT_SYMBOL_IF_KUNIT(vcm_free_bound);
 
 /**
  * vcm_reserve_from_bound() - reserve device addresses inside a bound
@@ -122,8 +120,6 @@ EXPORT_SYMBOL_GPL(vcm_free_bound);
  * The caller owns the reservation as for vcm_reserve(); it holds the
  * bound's VCM, and vcm_free_bound() refuses to free the bound while it
  * remains.
- *
- * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Context: Process context; takes the VCM's lock.
  * Return: the reservation, or an ERR_PTR() as vcm_reserve() (-EINVAL for
@@ -166,13 +162,11 @@ struct vcm_res *vcm_reserve_from_bound(struct vcm_bound *bound, size_t len,
 
 	return res;
 }
-EXPORT_SYMBOL_GPL(vcm_reserve_from_bound);
+EXPORT_SYMBOL_IF_KUNIT(vcm_reserve_from_bound);
 
 /**
  * vcm_get_bound_start_addr() - first device address of a bound
  * @bound: a live bound
- *
- * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Return: the address, DMA_MAPPING_ERROR for a NULL or ERR_PTR() @bound.
  */
@@ -182,13 +176,11 @@ dma_addr_t vcm_get_bound_start_addr(const struct vcm_bound *bound)
 		return DMA_MAPPING_ERROR;
 	return bound->start;
 }
-EXPORT_SYMBOL_GPL(vcm_get_bound_start_addr);
+EXPORT_SYMBOL_IF_KUNIT(vcm_get_bound_start_addr);
 
 /**
  * vcm_get_bound_len() - length of a bound
  * @bound: a live bound
- *
- * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Return: the length, 0 for a NULL or ERR_PTR() @bound.
  */
@@ -198,4 +190,4 @@ size_t vcm_get_bound_len(const struct vcm_bound *bound)
 		return 0;
 	return bound->len;
 }
-EXPORT_SYMBOL_GPL(vcm_get_bound_len);
+EXPORT_SYMBOL_IF_KUNIT(vcm_get_bound_len);

@@ -93,8 +93,6 @@ int vcm_constraint_of_dev(struct device *dev, struct vcm_constraint *c)
 		c->max_seg = dma_get_max_seg_size(dev);
 		c->seg_boundary = dma_get_seg_boundary(dev);
 	}
-	if (!dev_is_dma_coherent(dev))
-		c->flags |= VCM_CONSTRAINT_NONCOHERENT;
 	c->devices = 1;
 	return 0;
 }
@@ -107,7 +105,8 @@ EXPORT_SYMBOL_GPL(vcm_constraint_of_dev);
  *
  * An IOMMU VCM needs chunks its domain maps (its own address limits are
  * the VCM's range, not the memory's); a one-to-one VCM is a device that
- * sees physical addresses: contiguous memory inside the VCM's range; the
+ * sees physical addresses: contiguous memory inside the VCM's range; a
+ * DMA VCM needs what its device needs (vcm_constraint_of_dev()); the
  * kernel and user kinds take any memory.
  *
  * Context: Process context; takes the VCM's lock.
@@ -138,8 +137,6 @@ int vcm_constraint_of_vcm(struct vcm *vcm, struct vcm_constraint *c)
 		vcm_constraint_init(c);
 		break;
 	}
-	if (!vcm->dma_coherent && vcm->type == VCM_DEVICE)
-		c->flags |= VCM_CONSTRAINT_NONCOHERENT;
 	c->devices = 1;
 	return 0;
 }
@@ -255,8 +252,6 @@ const char *vcm_constraint_name(u32 flag)
 		return "dma-limit";
 	if (flag & VCM_CONSTRAINT_GRANULE)
 		return "iommu-granule";
-	if (flag & VCM_CONSTRAINT_NONCOHERENT)
-		return "noncoherent";
 	return "none";
 }
 EXPORT_SYMBOL_GPL(vcm_constraint_name);

@@ -119,8 +119,6 @@ static int vcm_check_range(u64 start, size_t len)
  * it afterwards.  Other users of the VCM (callers of vcm_reserve() on it,
  * say) rely on the owner to keep it until they are done.
  *
- * gembuf creates the IOMMU VCM of its engine with this.
- *
  * Context: Process context; takes and releases vcm_list_lock.
  * Return: the new VCM, or ERR_PTR(-EINVAL) for a zero or misaligned range,
  * ERR_PTR(-ERANGE) for a range that wraps, ERR_PTR(-ENOMEM).
@@ -133,7 +131,7 @@ struct vcm *vcm_create(dma_addr_t start, size_t len)
 		return ERR_PTR(ret);
 	return vcm_alloc(VCM_DEVICE, start, len);
 }
-EXPORT_SYMBOL_GPL(vcm_create);
+EXPORT_SYMBOL_IF_KUNIT(vcm_create);
 
 /**
  * vcm_create_dma() - create the address space a device has through the
@@ -147,8 +145,6 @@ EXPORT_SYMBOL_GPL(vcm_create);
  * backing's chunks; the owner brackets the device's accesses with
  * vcm_sync_for_device() and vcm_sync_for_cpu().  The caller owns the VCM,
  * as for vcm_create().
- *
- * gembuf creates the VCM of its engine with this.
  *
  * Context: Process context.
  * Return: the new VCM, or ERR_PTR(-ENOMEM).
@@ -172,8 +168,6 @@ EXPORT_SYMBOL_GPL(vcm_create_dma);
  * VCMs from the range given to vcm_create(); here the caller says so.
  * The caller owns the VCM, as for vcm_create().
  *
- * In this tree only the vcm and vcm_edu suites call it.
- *
  * Context: Process context.
  * Return: the new VCM or an ERR_PTR() as for vcm_create().
  */
@@ -195,9 +189,6 @@ EXPORT_SYMBOL_GPL(vcm_create_one_to_one);
  * Kernel reservations are placed by vmalloc when backed.  User
  * reservations are VMAs of the process, made with vcm_reserve_vma().
  * Each call makes a new VCM, which the caller owns as for vcm_create().
- *
- * gembuf makes the kernel VCM of its display, and a user VCM for each
- * process that maps its objects, with this.
  *
  * Context: Process context; %VCM_PREBUILT_USER needs a user process.
  * Return: the new VCM, ERR_PTR(-EINVAL) for an unknown @id or a kernel
@@ -269,8 +260,6 @@ static void vcm_unlist(struct vcm *vcm)
  * the vcm_unreserve(), vcm_free_bound() or vcm_deassoc() of the last of
  * them may still be returning on another thread, the VCM is freed when it
  * has.
- *
- * gembuf frees its VCMs with this.
  *
  * Context: Process context; takes vcm_list_lock and the VCM's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() @vcm, -EBUSY while it has
@@ -357,8 +346,6 @@ static void vcm_clear(struct vcm *vcm)
  * like any other (see vcm_back()).  The caller keeps @vcm live for the
  * call.
  *
- * The RFC's API; in this tree only the vcm and vcm_edu suites call it.
- *
  * Context: Process context; takes the VCM's lock and the locks of the
  * physmems backing it.
  * Return: the clone, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @vcm,
@@ -394,13 +381,11 @@ struct vcm *vcm_clone(struct vcm *vcm)
 	}
 	return clone;
 }
-EXPORT_SYMBOL_GPL(vcm_clone);
+EXPORT_SYMBOL_IF_KUNIT(vcm_clone);
 
 /**
  * vcm_get_start_addr() - first device address of a VCM
  * @vcm: a live VCM
- *
- * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Return: the address, or DMA_MAPPING_ERROR for a NULL or ERR_PTR() @vcm.
  */
@@ -410,13 +395,11 @@ dma_addr_t vcm_get_start_addr(const struct vcm *vcm)
 		return DMA_MAPPING_ERROR;
 	return vcm->start;
 }
-EXPORT_SYMBOL_GPL(vcm_get_start_addr);
+EXPORT_SYMBOL_IF_KUNIT(vcm_get_start_addr);
 
 /**
  * vcm_get_len() - length of a VCM
  * @vcm: a live VCM
- *
- * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Return: the length, or 0 for a NULL or ERR_PTR() @vcm (a VCM is never
  * empty).
@@ -427,13 +410,11 @@ size_t vcm_get_len(const struct vcm *vcm)
 		return 0;
 	return vcm->len;
 }
-EXPORT_SYMBOL_GPL(vcm_get_len);
+EXPORT_SYMBOL_IF_KUNIT(vcm_get_len);
 
 /**
  * vcm_get_type() - the kind of a VCM
  * @vcm: a live VCM
- *
- * In this tree only the vcm suite calls it.
  *
  * Return: an &enum vcm_type, or -EINVAL for a NULL or ERR_PTR() @vcm.
  */
@@ -448,8 +429,6 @@ EXPORT_SYMBOL_GPL(vcm_get_type);
 /**
  * vcm_get_min_page_size() - the smallest unit VCM maps
  *
- * The RFC's API; in this tree only the vcm suite calls it.
- *
  * Return: the CPU page size; every length and address given to VCM is a
  * multiple of it.
  */
@@ -457,7 +436,7 @@ size_t vcm_get_min_page_size(void)
 {
 	return PAGE_SIZE;
 }
-EXPORT_SYMBOL_GPL(vcm_get_min_page_size);
+EXPORT_SYMBOL_IF_KUNIT(vcm_get_min_page_size);
 
 /**
  * vcm_get_pgsize_bitmap() - the page sizes a VCM can map
@@ -467,9 +446,6 @@ EXPORT_SYMBOL_GPL(vcm_get_min_page_size);
  * CPU kinds map with base pages.  vcm_chunk_sizes() of the union of the
  * bitmaps of the VCMs a buffer will be mapped in gives vcm_phys_alloc()
  * chunks every one of them can map with its largest entries.
- *
- * gembuf sizes the chunks of its objects for its engine's domain with
- * this.
  *
  * Context: Process context; takes the VCM's lock.
  * Return: the bitmap, PAGE_SIZE until an IOMMU VCM has a domain, or 0 for
@@ -489,7 +465,7 @@ unsigned long vcm_get_pgsize_bitmap(struct vcm *vcm)
 
 	return pgsizes;
 }
-EXPORT_SYMBOL_GPL(vcm_get_pgsize_bitmap);
+EXPORT_SYMBOL_IF_KUNIT(vcm_get_pgsize_bitmap);
 
 /**
  * vcm_chunk_sizes() - the chunk sizes to allocate for given page sizes
@@ -505,9 +481,6 @@ EXPORT_SYMBOL_GPL(vcm_get_pgsize_bitmap);
  * allocator less: those are added.  Without a block, or without an
  * IOMMU, they go up to below the CPU's PMD size.
  *
- * gembuf sizes its objects' chunks with this, and the vcm_edu benchmark
- * the memory it maps for edu.
- *
  * Context: Any context.
  * Return: a bitmap for vcm_phys_alloc()'s @pgsizes, PAGE_SIZE among them.
  */
@@ -521,7 +494,7 @@ unsigned long vcm_chunk_sizes(unsigned long pgsizes)
 
 	return PAGE_SIZE | dev | ((block - 1) & ~(gran - 1));
 }
-EXPORT_SYMBOL_GPL(vcm_chunk_sizes);
+EXPORT_SYMBOL_IF_KUNIT(vcm_chunk_sizes);
 
 static int __init vcm_init(void)
 {

@@ -256,8 +256,6 @@ static void vcm_dma_sync(struct vcm_res *res, bool for_cpu)
  * other kinds, and for memory of the device's own DMA addresses, whose
  * exporter does the maintenance around CPU access.
  *
- * gembuf's engine calls it before each job.
- *
  * Context: Any context the DMA API's sync calls allow.
  */
 void vcm_sync_for_device(struct vcm_res *res)
@@ -273,8 +271,6 @@ EXPORT_SYMBOL_GPL(vcm_sync_for_device);
  *
  * After the device accessed the memory, before the CPU reads it: the
  * counterpart of vcm_sync_for_device().
- *
- * gembuf's engine calls it after each job.
  *
  * Context: Any context the DMA API's sync calls allow.
  */

@@ -10,7 +10,6 @@
  * chosen so that this is the largest page size overall.
  */
 
-#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/iommu.h>
 #include <linux/platform_device.h>
@@ -174,15 +173,15 @@ void vcm_iommu_unmap(struct vcm_res *res)
  * @dev: the device
  *
  * The first device gets the VCM its domain, and every backed reservation
- * is mapped into it.  A DMA-coherent device maps cached memory with
- * %IOMMU_CACHE; a device that is not maps write-combined memory only.
- * Devices that share the domain later must agree.  dev_is_dma_coherent()
- * is what the DMA API itself decides with; a PCI device has no firmware
- * node of its own for device_get_dma_attr() to read.
+ * is mapped into it.  Where the IOMMU can enforce cache coherency for
+ * the device (%IOMMU_CAP_CACHE_COHERENCY), cached memory is mapped with
+ * %IOMMU_CACHE; elsewhere the domain maps write-combined memory only, as
+ * VCM does no cache maintenance for a domain of its own.  Devices that
+ * share the domain later must agree.
  *
  * Return: 0, -ENODEV if @dev is not behind an IOMMU, -ERANGE if the VCM
  * does not fit the domain's aperture or the device's DMA mask, -EINVAL if
- * @dev's DMA coherency differs from the domain's first device, or the
+ * @dev's IOMMU coherency differs from the domain's first device, or the
  * error of the domain allocation or of a mapping.
  */
 int vcm_iommu_assoc(struct vcm *vcm, struct device *dev)
@@ -197,7 +196,9 @@ int vcm_iommu_assoc(struct vcm *vcm, struct device *dev)
 	if (last > dma_get_mask(dev))
 		return -ERANGE;
 	if (vcm->domain)
-		return vcm->dma_coherent == dev_is_dma_coherent(dev) ? 0 : -EINVAL;
+		return vcm->dma_coherent ==
+			device_iommu_capable(dev, IOMMU_CAP_CACHE_COHERENCY) ?
+			0 : -EINVAL;
 
 	domain = iommu_paging_domain_alloc(dev);
 	if (IS_ERR(domain))
@@ -208,7 +209,7 @@ int vcm_iommu_assoc(struct vcm *vcm, struct device *dev)
 		return -ERANGE;
 	}
 	vcm->domain = domain;
-	vcm->dma_coherent = dev_is_dma_coherent(dev);
+	vcm->dma_coherent = device_iommu_capable(dev, IOMMU_CAP_CACHE_COHERENCY);
 
 	list_for_each_entry(res, &vcm->res_list, vcm_node) {
 		if (!res->physmem)
@@ -374,8 +375,6 @@ static void vcm_hook_release(void *ptr)
  * reported as not handled (-EOPNOTSUPP); without hooks the IOMMU driver's
  * own report applies.
  *
- * The RFC's API; in this tree only the vcm and vcm_edu suites call it.
- *
  * Context: Process context.
  * Return: 0, -EINVAL for a NULL @dev, -ENODEV if @dev is not behind an
  * IOMMU, -ENOENT when removing a hook that is not there, -ENOMEM.
@@ -427,45 +426,5 @@ int vcm_hook(struct device *dev, vcm_handler handler, void *data)
 		vcm_hooks_changed();
 	return ret;
 }
-EXPORT_SYMBOL_GPL(vcm_hook);
+EXPORT_SYMBOL_IF_KUNIT(vcm_hook);
 
-/**
- * vcm_get_iommu_name() - name the translation hardware of a device
- * @dev: the device
- * @buf: output, the name
- * @len: size of @buf
- *
- * The IOMMU API has no version registers, so the hardware model is named
- * by the driver of the IOMMU that the device's firmware description (its
- * IOMMU fwspec) points at, for logs and tests (the vcm_edu suite checks
- * that edu is behind the SMMUv3).  An IOMMU known to the firmware by a
- * node without a platform device of its own is named "iommu".
- *
- * Context: Process context; takes the IOMMU device's lock.
- * Return: 0 with the name in @buf, -EINVAL for a NULL @dev or @buf or a
- * zero @len, -ENODEV if @dev has no IOMMU described by firmware.
- */
-int vcm_get_iommu_name(struct device *dev, char *buf, size_t len)
-{
-	struct iommu_fwspec *fwspec;
-	struct device *iommu;
-
-	if (!dev || !buf || !len)
-		return -EINVAL;
-	fwspec = dev_iommu_fwspec_get(dev);
-	if (!device_iommu_mapped(dev) || !fwspec || !fwspec->iommu_fwnode)
-		return -ENODEV;
-	iommu = bus_find_device_by_fwnode(&platform_bus_type,
-					  fwspec->iommu_fwnode);
-	if (!iommu) {
-		strscpy(buf, "iommu", len);
-		return 0;
-	}
-	/* The driver, and its name, stay while the device lock is held. */
-	device_lock(iommu);
-	strscpy(buf, iommu->driver ? iommu->driver->name : "iommu", len);
-	device_unlock(iommu);
-	put_device(iommu);
-	return 0;
-}
-EXPORT_SYMBOL_GPL(vcm_get_iommu_name);

@@ -20,6 +20,8 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
+#include <kunit/visibility.h>
+
 #include "vcm_priv.h"
 
 /* The list of physmems; ranks above every physmem's own lock. */
@@ -368,8 +370,6 @@ static struct vcm_physmem *__vcm_phys_alloc(size_t len, u32 attr,
  * others to back their reservations (vcm_back()) for as long as it keeps
  * it.
  *
- * gembuf allocates the memory of every object it creates with this.
- *
  * Context: Process context; may sleep and reclaim.
  * Return: the physmem, ERR_PTR(-EINVAL) for an invalid memtype, length or
  * attribute, ERR_PTR(-ENOMEM) if the memory is not there (a request larger
@@ -386,7 +386,7 @@ struct vcm_physmem *vcm_phys_alloc(enum vcm_memtype memtype, size_t len,
 		return ERR_PTR(-EINVAL);
 	return __vcm_phys_alloc(len, attr, pgsizes, 0);
 }
-EXPORT_SYMBOL_GPL(vcm_phys_alloc);
+EXPORT_SYMBOL_IF_KUNIT(vcm_phys_alloc);
 
 /*
  * The zone of the page allocator whose pages are below a limit, the way
@@ -412,9 +412,6 @@ static gfp_t vcm_limit_zone(phys_addr_t limit)
  * (vcm_chunk_sizes()) when no device needs a physical range, one range
  * from the default CMA area when one does; from the zones below @c's
  * DMA limit only when it has one.  Otherwise as vcm_phys_alloc().
- *
- * gembuf allocates its objects' memory for the devices that use them
- * with this.
  *
  * Context: Process context; may sleep and reclaim.
  * Return: the physmem; ERR_PTR(-EINVAL) for a bad length or attribute,
@@ -616,9 +613,6 @@ void vcm_phys_put(struct vcm_physmem *physmem)
  * Backings hold the physmem, so this fails while any remains; the
  * vcm_unback() of the last of them may still be returning on another
  * thread, the memory is freed when it has.
- *
- * gembuf frees the memory of its objects, and the wrappers of its imports,
- * with this.
  *
  * Context: Process context; takes vcm_phys_lock and the physmem's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() @physmem, -EBUSY while it

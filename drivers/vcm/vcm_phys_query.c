@@ -7,13 +7,13 @@
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
 
+#include <kunit/visibility.h>
+
 #include "vcm_priv.h"
 
 /**
  * vcm_get_physmem_len() - length of a physmem
  * @physmem: a live physmem
- *
- * gembuf checks with this that an import wraps the whole dma-buf.
  *
  * Return: the length, or 0 for a NULL or ERR_PTR() @physmem.
  */
@@ -29,8 +29,6 @@ EXPORT_SYMBOL_GPL(vcm_get_physmem_len);
  * vcm_get_memtype_of_physalloc() - where a physmem comes from
  * @physmem: a live physmem
  *
- * The RFC's API; in this tree only the vcm and vcm_edu suites call it.
- *
  * Return: its memtype, %VCM_MEMTYPE_INVALID for a NULL or ERR_PTR()
  * @physmem.
  */
@@ -40,7 +38,7 @@ enum vcm_memtype vcm_get_memtype_of_physalloc(const struct vcm_physmem *physmem)
 		return VCM_MEMTYPE_INVALID;
 	return physmem->memtype;
 }
-EXPORT_SYMBOL_GPL(vcm_get_memtype_of_physalloc);
+EXPORT_SYMBOL_IF_KUNIT(vcm_get_memtype_of_physalloc);
 
 /**
  * vcm_get_physmem_sgt() - the chunks of a physmem as a scatterlist
@@ -51,8 +49,6 @@ EXPORT_SYMBOL_GPL(vcm_get_memtype_of_physalloc);
  * modify it, and copy it before dma_map_sgtable() (a mapping writes the
  * DMA fields).
  *
- * gembuf maps its dma-bufs with this for importers other than its engine.
- *
  * Return: the table, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @physmem
  * or one of vcm_phys_from_dma(), which has no pages.
  */
@@ -62,7 +58,7 @@ struct sg_table *vcm_get_physmem_sgt(struct vcm_physmem *physmem)
 		return ERR_PTR(-EINVAL);
 	return &physmem->sgt;
 }
-EXPORT_SYMBOL_GPL(vcm_get_physmem_sgt);
+EXPORT_SYMBOL_IF_KUNIT(vcm_get_physmem_sgt);
 
 /**
  * vcm_get_physmem_from_res() - the physmem backing a reservation
@@ -70,8 +66,6 @@ EXPORT_SYMBOL_GPL(vcm_get_physmem_sgt);
  *
  * The physmem belongs to its creator; the backing keeps it from being
  * freed, so the pointer is good until @res is unbacked.
- *
- * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Return: the physmem, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @res,
  * ERR_PTR(-ENOENT) if it is unbacked.
@@ -82,44 +76,7 @@ struct vcm_physmem *vcm_get_physmem_from_res(const struct vcm_res *res)
 		return ERR_PTR(-EINVAL);
 	return res->physmem ?: ERR_PTR(-ENOENT);
 }
-EXPORT_SYMBOL_GPL(vcm_get_physmem_from_res);
-
-/**
- * vcm_get_next_phys_addr() - iterate over the chunks of a physmem
- * @physmem: a live physmem
- * @cursor: iterator state, 0 to start
- * @phys: output, the chunk's physical address
- * @len: output, the chunk's length
- *
- * Each call walks the chunk table from its start to chunk *@cursor, so it
- * costs O(*@cursor) and a walk over all chunks with it is quadratic.  Walk
- * a whole physmem with vcm_for_each_phys_chunk(), which is linear.
- *
- * The RFC's API; in this tree only the vcm suite calls it.
- *
- * Return: 0 with the next chunk, -ENOENT after the last one, -EINVAL for
- * a NULL or ERR_PTR() @physmem or NULL outputs.
- */
-int vcm_get_next_phys_addr(const struct vcm_physmem *physmem,
-			   unsigned int *cursor, phys_addr_t *phys, size_t *len)
-{
-	struct scatterlist *sg;
-	unsigned int i;
-
-	if (IS_ERR_OR_NULL(physmem) || !cursor || !phys || !len)
-		return -EINVAL;
-	if (physmem->dev_vcm || *cursor >= physmem->sgt.orig_nents)
-		return -ENOENT;
-
-	for_each_sgtable_sg(&physmem->sgt, sg, i)
-		if (i == *cursor)
-			break;
-	*phys = vcm_chunk_addr(physmem, sg);
-	*len = sg->length;
-	(*cursor)++;
-	return 0;
-}
-EXPORT_SYMBOL_GPL(vcm_get_next_phys_addr);
+EXPORT_SYMBOL_IF_KUNIT(vcm_get_physmem_from_res);
 
 /**
  * __vcm_next_phys_chunk() - one step of vcm_for_each_phys_chunk()
@@ -131,8 +88,7 @@ EXPORT_SYMBOL_GPL(vcm_get_next_phys_addr);
  * Internal to vcm_for_each_phys_chunk(): each step goes on from the entry
  * of the previous one, so a walk is linear in the number of chunks.
  *
- * It is exported for the users of the macro: gembuf's info ioctl and the
- * KUnit suites.
+ * It is exported for the users of the macro.
  *
  * Return: true with the next chunk; false, with the outputs untouched,
  * after the last chunk or for a NULL or ERR_PTR() physmem.
@@ -181,8 +137,6 @@ static bool vcm_physmem_holds(const struct vcm_physmem *pm, phys_addr_t phys)
  * vcm_get_phys_num_res() - number of reservations mapping a physical address
  * @phys: the physical address
  *
- * The RFC's API; in this tree only the vcm suite calls it.
- *
  * Context: Process context; takes vcm_phys_lock and physmem locks.
  * Return: the number of backed reservations, in any VCM, whose backing
  * holds @phys.
@@ -203,7 +157,7 @@ size_t vcm_get_phys_num_res(phys_addr_t phys)
 	mutex_unlock(&vcm_phys_lock);
 	return n;
 }
-EXPORT_SYMBOL_GPL(vcm_get_phys_num_res);
+EXPORT_SYMBOL_IF_KUNIT(vcm_get_phys_num_res);
 
 /**
  * vcm_get_next_phys_res() - iterate over the reservations mapping a
@@ -215,8 +169,6 @@ EXPORT_SYMBOL_GPL(vcm_get_phys_num_res);
  * The reservations found belong to whoever made them, in any VCM: the
  * caller uses them only as far as their owners let it, and must know
  * @res stays backed (its owner does not unback it) while iterating.
- *
- * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Context: Process context; takes vcm_phys_lock and physmem locks.
  * Return: the next backed reservation whose backing holds @phys, or NULL
@@ -254,4 +206,4 @@ struct vcm_res *vcm_get_next_phys_res(phys_addr_t phys, struct vcm_res *res,
 	mutex_unlock(&vcm_phys_lock);
 	return next;
 }
-EXPORT_SYMBOL_GPL(vcm_get_next_phys_res);
+EXPORT_SYMBOL_IF_KUNIT(vcm_get_next_phys_res);

@@ -9,6 +9,8 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
+#include <kunit/visibility.h>
+
 #include "vcm_priv.h"
 
 static bool vcm_sgt_contiguous(struct sg_table *sgt)
@@ -36,10 +38,7 @@ static bool vcm_sgt_contiguous(struct sg_table *sgt)
  *
  * The physmem refers to @sgt, which the caller keeps unchanged until
  * vcm_phys_free(); the pages are never freed by VCM.  The caller owns the
- * physmem as for vcm_phys_alloc().
- *
- * For drivers with pages of their own; in this tree only the vcm suite
- * calls it.
+ * physmem as for vcm_phys_alloc().  For drivers with pages of their own.
  *
  * Context: Process context.
  * Return: the physmem, ERR_PTR(-EINVAL) for an empty or unsuitable table
@@ -72,7 +71,7 @@ struct vcm_physmem *vcm_phys_from_sgt(struct sg_table *sgt, u32 attr)
 	vcm_physmem_publish(pm);
 	return pm;
 }
-EXPORT_SYMBOL_GPL(vcm_phys_from_sgt);
+EXPORT_SYMBOL_IF_KUNIT(vcm_phys_from_sgt);
 
 /**
  * vcm_phys_from_dma() - wrap memory a device knows by DMA address only
@@ -96,8 +95,7 @@ EXPORT_SYMBOL_GPL(vcm_phys_from_sgt);
  * importer what it would need to map the buffer in another domain.
  *
  * The caller keeps @sgt mapped until it frees the physmem, and owns the
- * physmem as for vcm_phys_alloc().  gembuf's engine wraps the dma-bufs it
- * imports with this.
+ * physmem as for vcm_phys_alloc().
  *
  * Context: Process context.
  * Return: the physmem, ERR_PTR(-EOPNOTSUPP) for a %VCM_DEVICE VCM,
@@ -159,8 +157,6 @@ EXPORT_SYMBOL_GPL(vcm_phys_from_dma);
  * aside outside VCM by its caller, who owns it.  The range must have
  * struct pages.  The caller owns the physmem as for vcm_phys_alloc().
  *
- * In this tree only the vcm suite calls it.
- *
  * Context: Process context.
  * Return: a contiguous %VCM_MEMTYPE_FOREIGN physmem, ERR_PTR(-EINVAL) for a
  * misaligned, empty or wrapping range or one without struct pages,
@@ -190,4 +186,4 @@ struct vcm_physmem *vcm_phys_from_range(phys_addr_t phys, size_t len)
 	vcm_physmem_publish(pm);
 	return pm;
 }
-EXPORT_SYMBOL_GPL(vcm_phys_from_range);
+EXPORT_SYMBOL_IF_KUNIT(vcm_phys_from_range);

@@ -97,7 +97,8 @@ struct vcm_space {
  * @assoc_list: associations with devices
  * @bound_list: bounds
  * @domain: the IOMMU domain of a %VCM_DEVICE VCM, made on first association
- * @dma_coherent: the devices of @domain snoop the CPU caches
+ * @dma_coherent: the IOMMU enforces cache coherency for the devices of
+ *	@domain (%IOMMU_CAP_CACHE_COHERENCY)
  * @dma_dev: the one device of a %VCM_DMA VCM, set by its association
  * @dma_active: that association is active: reservations are mapped for
  *	the device when backed
@@ -312,6 +313,50 @@ extern struct mutex vcm_list_lock;
 extern struct list_head vcm_list;
 extern struct mutex vcm_phys_lock;
 extern struct list_head vcm_phys_list;
+
+/*
+ * The RFC's API that no module of the kernel calls yet: visible to the
+ * KUnit suites only (EXPORT_SYMBOL_IF_KUNIT()).  Each is to be exported
+ * with the patch that brings its first user.
+ */
+struct vcm *vcm_create(dma_addr_t start, size_t len);
+struct vcm *vcm_clone(struct vcm *vcm);
+dma_addr_t vcm_get_start_addr(const struct vcm *vcm);
+size_t vcm_get_len(const struct vcm *vcm);
+size_t vcm_get_min_page_size(void);
+unsigned long vcm_get_pgsize_bitmap(struct vcm *vcm);
+unsigned long vcm_chunk_sizes(unsigned long pgsizes);
+struct vcm_res *vcm_reserve_at(struct vcm *vcm, dma_addr_t addr, size_t len,
+			       u32 attr);
+struct vcm *vcm_get_vcm_from_res(const struct vcm_res *res);
+int vcm_set_res_attr(struct vcm_res *res, u32 attr);
+size_t vcm_get_num_res(struct vcm *vcm);
+struct vcm_res *vcm_get_next_res(struct vcm *vcm, struct vcm_res *res);
+struct vcm_res *vcm_get_res(struct vcm *vcm, dma_addr_t dev_addr);
+int vcm_translate(struct vcm *src, dma_addr_t src_addr, struct vcm *dst,
+		  dma_addr_t *dst_addr);
+int vcm_set_assoc_attr(struct vcm_avcm *avcm, u32 attr);
+u32 vcm_get_assoc_attr(const struct vcm_avcm *avcm);
+int vcm_is_active(const struct vcm_avcm *avcm);
+struct vcm_bound *vcm_create_bound(struct vcm *vcm, size_t len);
+int vcm_free_bound(struct vcm_bound *bound);
+struct vcm_res *vcm_reserve_from_bound(struct vcm_bound *bound, size_t len,
+				       u32 attr);
+dma_addr_t vcm_get_bound_start_addr(const struct vcm_bound *bound);
+size_t vcm_get_bound_len(const struct vcm_bound *bound);
+struct vcm_physmem *vcm_phys_alloc(enum vcm_memtype memtype, size_t len,
+				   u32 attr, unsigned long pgsizes);
+struct vcm_physmem *vcm_phys_from_sgt(struct sg_table *sgt, u32 attr);
+struct vcm_physmem *vcm_phys_from_range(phys_addr_t phys, size_t len);
+enum vcm_memtype vcm_get_memtype_of_physalloc(const struct vcm_physmem *physmem);
+struct sg_table *vcm_get_physmem_sgt(struct vcm_physmem *physmem);
+struct vcm_physmem *vcm_get_physmem_from_res(const struct vcm_res *res);
+size_t vcm_get_phys_num_res(phys_addr_t phys);
+struct vcm_res *vcm_get_next_phys_res(phys_addr_t phys, struct vcm_res *res,
+				      size_t *len);
+int vcm_dev_addr_to_phys_addr(struct device *dev, dma_addr_t dev_addr,
+			      phys_addr_t *phys);
+int vcm_hook(struct device *dev, vcm_handler handler, void *data);
 
 /* vcm_core.c */
 void vcm_put(struct vcm *vcm);

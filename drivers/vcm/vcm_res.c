@@ -11,6 +11,8 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 
+#include <kunit/visibility.h>
+
 #include "vcm_priv.h"
 
 #define VCM_RES_ATTR_ALL	(VCM_CACHE_POLICY | VCM_SECURE | VCM_SUPERVISOR | \
@@ -222,8 +224,6 @@ static struct vcm_res *__vcm_reserve(struct vcm *vcm, struct vcm_bound *bound,
  * and does not use it afterwards.  The reservation holds @vcm, which
  * vcm_free() refuses to free until it is released.
  *
- * gembuf reserves its engine and kernel mappings with this.
- *
  * Context: Process context; takes the VCM's lock.
  * Return: the reservation, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR()
  * @vcm, an invalid length or attribute, ERR_PTR(-EOPNOTSUPP) on a user
@@ -263,8 +263,6 @@ EXPORT_SYMBOL_GPL(vcm_reserve);
  *
  * For fixed addresses: firmware-visible buffers, or a layout another
  * agent expects.  The caller owns the reservation as for vcm_reserve().
- *
- * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Context: Process context; takes the VCM's lock.
  * Return: the reservation, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR()
@@ -309,7 +307,7 @@ struct vcm_res *vcm_reserve_at(struct vcm *vcm, dma_addr_t addr, size_t len,
 
 	return res;
 }
-EXPORT_SYMBOL_GPL(vcm_reserve_at);
+EXPORT_SYMBOL_IF_KUNIT(vcm_reserve_at);
 
 /**
  * vcm_reserve_vma() - make a user VMA a reservation of a user VCM
@@ -325,8 +323,6 @@ EXPORT_SYMBOL_GPL(vcm_reserve_at);
  * ->may_split should refuse splitting and its ->mremap moving.  The
  * caller owns the reservation as for vcm_reserve(); the VMA must not
  * outlive it.
- *
- * gembuf maps objects into user VMAs with this, from its ->mmap.
  *
  * Context: Process context with the mmap lock of @vma's mm held; takes
  * the VCM's lock.
@@ -384,8 +380,6 @@ EXPORT_SYMBOL_GPL(vcm_reserve_vma);
  * operations.  The reservation's hold on its VCM is dropped last, so the
  * VCM's owner may vcm_free() it as soon as it sees it empty.
  *
- * gembuf releases the reservations of its mappings with this.
- *
  * Context: Process context; takes the VCM's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() @res, -EBUSY while it is
  * backed.
@@ -420,8 +414,6 @@ EXPORT_SYMBOL_GPL(vcm_unreserve);
  * The VCM belongs to its creator; @res keeps it from being freed, so the
  * pointer is good for as long as @res is.
  *
- * The RFC's API; in this tree only the vcm suite calls it.
- *
  * Return: the VCM, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @res.
  */
 struct vcm *vcm_get_vcm_from_res(const struct vcm_res *res)
@@ -430,13 +422,11 @@ struct vcm *vcm_get_vcm_from_res(const struct vcm_res *res)
 		return ERR_PTR(-EINVAL);
 	return res->vcm;
 }
-EXPORT_SYMBOL_GPL(vcm_get_vcm_from_res);
+EXPORT_SYMBOL_IF_KUNIT(vcm_get_vcm_from_res);
 
 /**
  * vcm_get_res_len() - length of a reservation
  * @res: a live reservation
- *
- * gembuf's info ioctl reports the length of each mapping with this.
  *
  * Return: the length, or 0 for a NULL or ERR_PTR() @res.
  */
@@ -456,8 +446,6 @@ EXPORT_SYMBOL_GPL(vcm_get_res_len);
  * A placed reservation keeps its address, so a new alignment must be one
  * its address already has.  The caller serialises this against
  * vcm_unreserve() of @res.
- *
- * The RFC's API; in this tree only the vcm suite calls it.
  *
  * Context: Process context; takes the VCM's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() @res, an invalid attribute
@@ -494,13 +482,11 @@ int vcm_set_res_attr(struct vcm_res *res, u32 attr)
 
 	return ret;
 }
-EXPORT_SYMBOL_GPL(vcm_set_res_attr);
+EXPORT_SYMBOL_IF_KUNIT(vcm_set_res_attr);
 
 /**
  * vcm_get_res_attr() - attributes of a reservation
  * @res: a live reservation
- *
- * gembuf's info ioctl reports the attributes of each mapping with this.
  *
  * Return: the attributes, or 0 for a NULL or ERR_PTR() @res (a valid
  * reservation has %VCM_READ or %VCM_WRITE).

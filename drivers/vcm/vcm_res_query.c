@@ -9,13 +9,13 @@
 #include <linux/highmem.h>
 #include <linux/mm.h>
 
+#include <kunit/visibility.h>
+
 #include "vcm_priv.h"
 
 /**
  * vcm_get_num_res() - number of reservations in a VCM
  * @vcm: a live VCM
- *
- * The RFC's API; in this tree only the vcm and vcm_edu suites call it.
  *
  * Return: the number, 0 for a NULL or ERR_PTR() @vcm.
  */
@@ -30,7 +30,7 @@ size_t vcm_get_num_res(struct vcm *vcm)
 	mutex_unlock(&vcm->lock);
 	return n;
 }
-EXPORT_SYMBOL_GPL(vcm_get_num_res);
+EXPORT_SYMBOL_IF_KUNIT(vcm_get_num_res);
 
 /**
  * vcm_get_next_res() - iterate over the reservations of a VCM
@@ -43,8 +43,6 @@ EXPORT_SYMBOL_GPL(vcm_get_num_res);
  * otherwise knows no reservation of @vcm is released meanwhile.  In
  * particular the caller must not unreserve @res, or anything after it,
  * while iterating.
- *
- * The RFC's API; in this tree only the vcm and vcm_edu suites call it.
  *
  * Context: Process context; takes the VCM's lock.
  * Return: the next reservation, NULL after the last one, for a NULL or
@@ -69,7 +67,18 @@ struct vcm_res *vcm_get_next_res(struct vcm *vcm, struct vcm_res *res)
 
 	return next;
 }
-EXPORT_SYMBOL_GPL(vcm_get_next_res);
+EXPORT_SYMBOL_IF_KUNIT(vcm_get_next_res);
+
+/*
+ * Where a reservation's first byte is in its backing: a VMA shows it from
+ * its page offset on, every other kind from the start.
+ */
+static size_t vcm_res_pm_offset(const struct vcm_res *res)
+{
+	if (res->vcm->type == VCM_EXT_USER)
+		return (size_t)res->pgoff << PAGE_SHIFT;
+	return 0;
+}
 
 /**
  * vcm_res_phys() - physical address behind an offset of a reservation
@@ -85,6 +94,7 @@ int vcm_res_phys(const struct vcm_res *res, size_t offset, phys_addr_t *phys)
 	phys_addr_t addr;
 	size_t len;
 
+	offset += vcm_res_pm_offset(res);
 	vcm_for_each_phys_chunk(res->physmem, cursor, addr, len) {
 		if (offset < len) {
 			*phys = addr + offset;
@@ -94,74 +104,6 @@ int vcm_res_phys(const struct vcm_res *res, size_t offset, phys_addr_t *phys)
 	}
 	return -ERANGE;
 }
-
-static struct page *vcm_res_page(const struct vcm_res *res, size_t offset)
-{
-	phys_addr_t phys;
-
-	if (vcm_res_phys(res, offset, &phys))
-		return NULL;
-	return phys_to_page(phys);
-}
-
-/**
- * vcm_res_copy() - copy bytes between the backings of two reservations
- * @to: the destination reservation, live
- * @to_off: byte offset into @to
- * @from: the source reservation, live
- * @from_off: byte offset into @from
- * @len: bytes to copy
- *
- * The CPU copies through the linear map; memory mapped non-cacheable is
- * cleaned from the caches before and after, so the copy is coherent with
- * the non-cacheable mappings.  @to and @from may share a physmem, but the
- * ranges must not overlap.
- *
- * The RFC's API; in this tree only the vcm suite calls it.
- *
- * Context: Process context; may sleep.  The caller keeps both reservations
- * backed during the copy.
- * Return: @len, or -EINVAL for a NULL or ERR_PTR() reservation, ranges
- * outside them or a backing of vcm_phys_from_dma(), -ENOENT if either is
- * unbacked.
- */
-ssize_t vcm_res_copy(struct vcm_res *to, size_t to_off, struct vcm_res *from,
-		     size_t from_off, size_t len)
-{
-	size_t done = 0;
-
-	if (IS_ERR_OR_NULL(to) || IS_ERR_OR_NULL(from))
-		return -EINVAL;
-	if (to_off > to->len || len > to->len - to_off ||
-	    from_off > from->len || len > from->len - from_off)
-		return -EINVAL;
-	if (!to->physmem || !from->physmem)
-		return -ENOENT;
-	/* The CPU copies through pages, which a DMA-only physmem has none of. */
-	if (to->physmem->dev_vcm || from->physmem->dev_vcm)
-		return -EINVAL;
-	if (len > SSIZE_MAX)
-		return -EINVAL;
-
-	vcm_phys_clean(from->physmem, from_off, len);
-	while (done < len) {
-		size_t s = from_off + done, d = to_off + done;
-		size_t n = min3(len - done, PAGE_SIZE - offset_in_page(s),
-				PAGE_SIZE - offset_in_page(d));
-		void *src = kmap_local_page(vcm_res_page(from, s));
-		void *dst = kmap_local_page(vcm_res_page(to, d));
-
-		memcpy(dst + offset_in_page(d), src + offset_in_page(s), n);
-		kunmap_local(dst);
-		kunmap_local(src);
-		done += n;
-		cond_resched();
-	}
-	vcm_phys_clean(to->physmem, to_off, len);
-
-	return len;
-}
-EXPORT_SYMBOL_GPL(vcm_res_copy);
 
 /**
  * vcm_res_lookup() - the reservation holding a device address
@@ -193,8 +135,6 @@ struct vcm_res *vcm_res_lookup(struct vcm *vcm, dma_addr_t addr)
  * as long as its owner keeps it: the caller must know it is not released
  * meanwhile (it is the owner, or it has an agreement with the owner).
  *
- * The RFC's API; in this tree only the vcm suite calls it.
- *
  * Context: Process context; takes the VCM's lock.
  * Return: the reservation, or NULL if no placed reservation of @vcm holds
  * @dev_addr or @vcm is NULL or an ERR_PTR().
@@ -210,22 +150,20 @@ struct vcm_res *vcm_get_res(struct vcm *vcm, dma_addr_t dev_addr)
 	mutex_unlock(&vcm->lock);
 	return res;
 }
-EXPORT_SYMBOL_GPL(vcm_get_res);
+EXPORT_SYMBOL_IF_KUNIT(vcm_get_res);
 
 /**
  * vcm_get_dev_addr() - the device address of a reservation
  * @res: a live reservation
  *
- * This is an IOVA for IOMMU VCMs, a physical address for one-to-one VCMs,
- * a kernel virtual address for the kernel VCM and a user address for user
+ * This is an IOVA for IOMMU VCMs, the DMA address the DMA API mapped the
+ * backing at for DMA VCMs, a physical address for one-to-one VCMs, a
+ * kernel virtual address for the kernel VCM and a user address for user
  * VCMs.
  *
- * gembuf's engine, its dma-bufs and its info ioctl read the addresses of
- * its mappings with this.
- *
  * Return: the address, or DMA_MAPPING_ERROR for a NULL or ERR_PTR() @res
- * or one not placed yet (kernel and one-to-one reservations before
- * backing).
+ * or one not placed (kernel, one-to-one and DMA reservations before
+ * backing, DMA reservations while their association is inactive).
  */
 dma_addr_t vcm_get_dev_addr(const struct vcm_res *res)
 {
@@ -241,8 +179,6 @@ EXPORT_SYMBOL_GPL(vcm_get_dev_addr);
  *
  * The mapping lasts until @res is unbacked.
  *
- * gembuf's display reaches objects through the address this returns.
- *
  * Return: the address, or NULL for a NULL or ERR_PTR() @res or an unbacked
  * or non-kernel reservation.
  */
@@ -257,8 +193,6 @@ EXPORT_SYMBOL_GPL(vcm_get_vaddr);
 /**
  * vcm_get_res_num_ptes() - leaf IOMMU page-table entries of a reservation
  * @res: a live reservation
- *
- * gembuf's info ioctl reports the IOMMU entries of each mapping with this.
  *
  * Return: the number of entries its mapping uses in the IOMMU domain, 0 if
  * it is not mapped in one or @res is NULL or an ERR_PTR().
@@ -281,8 +215,6 @@ EXPORT_SYMBOL_GPL(vcm_get_res_num_ptes);
  * The address is only good while the reservations at both ends stay
  * backed, which is up to their owners.
  *
- * The RFC's API; in this tree only the vcm and vcm_edu suites call it.
- *
  * Context: Process context; takes the VCM's lock and the physmem's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() VCM or a NULL @dst_addr,
  * -ENOENT if @src_addr is not in a backed reservation or @dst maps no
@@ -303,11 +235,14 @@ int vcm_translate(struct vcm *src, dma_addr_t src_addr, struct vcm *dst,
 	res = vcm_res_lookup(src, src_addr);
 	if (res && res->physmem) {
 		pm = res->physmem;
-		offset = src_addr - res->dev_addr;
+		offset = vcm_res_pm_offset(res) + (src_addr - res->dev_addr);
 		mutex_lock(&pm->lock);
 		list_for_each_entry(r, &pm->res_list, phys_node) {
-			if (r->vcm == dst && r->placed && offset < r->len) {
-				*dst_addr = r->dev_addr + offset;
+			size_t first = vcm_res_pm_offset(r);
+
+			if (r->vcm == dst && r->placed && offset >= first &&
+			    offset - first < r->len) {
+				*dst_addr = r->dev_addr + (offset - first);
 				ret = 0;
 				break;
 			}
@@ -318,4 +253,4 @@ int vcm_translate(struct vcm *src, dma_addr_t src_addr, struct vcm *dst,
 
 	return ret;
 }
-EXPORT_SYMBOL_GPL(vcm_translate);
+EXPORT_SYMBOL_IF_KUNIT(vcm_translate);

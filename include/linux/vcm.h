@@ -3,11 +3,12 @@
  * Virtual Contiguous Memory (VCM) manager
  *
  * A VCM is an address space seen by one or more devices: an IOMMU domain,
- * the physical address space of a device without an IOMMU (one-to-one), or
- * a CPU address space managed by the kernel's VMM (vmalloc space or a user
- * VMA).  Reservations are ranges of a VCM; they are backed by physical
- * memory allocations (physmems) that one or many reservations, in one or
- * many VCMs, can share.  See Documentation/mm/vcm.rst.
+ * one device's DMA API address space, the physical address space of a
+ * device without an IOMMU (one-to-one), or a CPU address space managed by
+ * the kernel's VMM (vmalloc space or a user VMA).  Reservations are ranges
+ * of a VCM; they are backed by physical memory allocations (physmems) that
+ * one or many reservations, in one or many VCMs, can share.  See
+ * Documentation/mm/vcm.rst.
  *
  * Handles follow the ownership rules of the IOMMU API: whoever creates a
  * VCM, reservation, association, bound or physmem owns it, frees it once
@@ -87,9 +88,9 @@ struct vcm_physmem;
 #define VCM_ALIGN_1G		VCM_ALIGN_ATTR(30)
 
 /*
- * Physical allocation attributes, for vcm_phys_alloc() and
- * vcm_phys_from_sgt().  The alignment field (VCM_ALIGN_*) applies to
- * contiguous allocations.
+ * Physical allocation attributes, for vcm_phys_alloc_for(),
+ * vcm_phys_alloc() and vcm_phys_from_sgt().  The alignment field
+ * (VCM_ALIGN_*) applies to contiguous allocations.
  */
 #define VCM_COHERENT		BIT(0)
 #define VCM_PHYS_CONT		BIT(1)
@@ -157,15 +158,13 @@ enum vcm_memtype {
 #define VCM_CONSTRAINT_CONTIGUOUS	BIT(0)	/* one physical range */
 #define VCM_CONSTRAINT_LIMIT		BIT(1)	/* below @dma_limit */
 #define VCM_CONSTRAINT_GRANULE		BIT(2)	/* chunks of @granule */
-#define VCM_CONSTRAINT_NONCOHERENT	BIT(3)	/* a user does not snoop */
 
 /**
  * struct vcm_constraint - what the devices sharing memory need of it
  * @flags: VCM_CONSTRAINT_* bits; %VCM_CONSTRAINT_CONTIGUOUS for a device
- *	that sees physical addresses (no IOMMU translates for it),
- *	%VCM_CONSTRAINT_NONCOHERENT for one that does not snoop the CPU's
- *	caches (a property to report, not a placement: its DMA API mapping
- *	does the maintenance)
+ *	that sees physical addresses (no IOMMU translates for it).  Whether
+ *	a device snoops the CPU's caches is no constraint: its DMA API
+ *	mapping does the maintenance it needs
  * @dma_limit: the highest physical address the memory may use, for a
  *	device that sees physical addresses: its DMA mask (and the bus's
  *	limit) as a physical address; %PHYS_ADDR_MAX for none
@@ -221,65 +220,32 @@ struct vcm_phys_iter {
 #if IS_ENABLED(CONFIG_VCM)
 
 /* Regions */
-struct vcm *vcm_create(dma_addr_t start, size_t len);
 struct vcm *vcm_create_one_to_one(phys_addr_t start, size_t len);
 struct vcm *vcm_create_dma(void);
 struct vcm *vcm_create_from_prebuilt(enum vcm_prebuilt id);
-struct vcm *vcm_clone(struct vcm *vcm);
 int vcm_free(struct vcm *vcm);
-dma_addr_t vcm_get_start_addr(const struct vcm *vcm);
-size_t vcm_get_len(const struct vcm *vcm);
 int vcm_get_type(const struct vcm *vcm);
-size_t vcm_get_min_page_size(void);
-unsigned long vcm_get_pgsize_bitmap(struct vcm *vcm);
-unsigned long vcm_chunk_sizes(unsigned long pgsizes);
 
 /* Reservations */
 struct vcm_res *vcm_reserve(struct vcm *vcm, size_t len, u32 attr);
-struct vcm_res *vcm_reserve_at(struct vcm *vcm, dma_addr_t addr, size_t len,
-			       u32 attr);
 struct vcm_res *vcm_reserve_vma(struct vcm *vcm, struct vm_area_struct *vma,
 				u32 attr);
 int vcm_unreserve(struct vcm_res *res);
-struct vcm *vcm_get_vcm_from_res(const struct vcm_res *res);
 size_t vcm_get_res_len(const struct vcm_res *res);
-int vcm_set_res_attr(struct vcm_res *res, u32 attr);
 u32 vcm_get_res_attr(const struct vcm_res *res);
-size_t vcm_get_num_res(struct vcm *vcm);
-struct vcm_res *vcm_get_next_res(struct vcm *vcm, struct vcm_res *res);
-ssize_t vcm_res_copy(struct vcm_res *to, size_t to_off, struct vcm_res *from,
-		     size_t from_off, size_t len);
-struct vcm_res *vcm_get_res(struct vcm *vcm, dma_addr_t dev_addr);
 dma_addr_t vcm_get_dev_addr(const struct vcm_res *res);
 void *vcm_get_vaddr(const struct vcm_res *res);
 size_t vcm_get_res_num_ptes(const struct vcm_res *res);
-int vcm_translate(struct vcm *src, dma_addr_t src_addr, struct vcm *dst,
-		  dma_addr_t *dst_addr);
 
 /* Associations */
 struct vcm_avcm *vcm_assoc(struct vcm *vcm, struct device *dev, u32 attr);
 int vcm_deassoc(struct vcm_avcm *avcm);
-int vcm_set_assoc_attr(struct vcm_avcm *avcm, u32 attr);
-u32 vcm_get_assoc_attr(const struct vcm_avcm *avcm);
 int vcm_activate(struct vcm_avcm *avcm);
 int vcm_deactivate(struct vcm_avcm *avcm);
-int vcm_is_active(const struct vcm_avcm *avcm);
-
-/* Bounds */
-struct vcm_bound *vcm_create_bound(struct vcm *vcm, size_t len);
-int vcm_free_bound(struct vcm_bound *bound);
-struct vcm_res *vcm_reserve_from_bound(struct vcm_bound *bound, size_t len,
-				       u32 attr);
-dma_addr_t vcm_get_bound_start_addr(const struct vcm_bound *bound);
-size_t vcm_get_bound_len(const struct vcm_bound *bound);
 
 /* Physical memory */
-struct vcm_physmem *vcm_phys_alloc(enum vcm_memtype memtype, size_t len,
-				   u32 attr, unsigned long pgsizes);
-struct vcm_physmem *vcm_phys_from_sgt(struct sg_table *sgt, u32 attr);
 struct vcm_physmem *vcm_phys_from_dma(struct vcm_avcm *avcm,
 				      struct sg_table *sgt);
-struct vcm_physmem *vcm_phys_from_range(phys_addr_t phys, size_t len);
 struct vcm_physmem *vcm_phys_alloc_for(size_t len, u32 attr,
 				       const struct vcm_constraint *c);
 int vcm_phys_copy(struct vcm_physmem *dst, struct vcm_physmem *src);
@@ -287,23 +253,12 @@ int vcm_phys_to_sgt(const struct vcm_physmem *physmem, size_t max_seg,
 		    unsigned long boundary, struct sg_table *sgt);
 int vcm_phys_free(struct vcm_physmem *physmem);
 size_t vcm_get_physmem_len(const struct vcm_physmem *physmem);
-enum vcm_memtype vcm_get_memtype_of_physalloc(const struct vcm_physmem *physmem);
-struct sg_table *vcm_get_physmem_sgt(struct vcm_physmem *physmem);
-struct vcm_physmem *vcm_get_physmem_from_res(const struct vcm_res *res);
-int vcm_get_next_phys_addr(const struct vcm_physmem *physmem,
-			   unsigned int *cursor, phys_addr_t *phys,
-			   size_t *len);
 bool __vcm_next_phys_chunk(struct vcm_phys_iter *it, unsigned int *cursor,
 			   phys_addr_t *phys, size_t *len);
 int vcm_back(struct vcm_res *res, struct vcm_physmem *physmem);
 int vcm_unback(struct vcm_res *res);
 void vcm_sync_for_device(struct vcm_res *res);
 void vcm_sync_for_cpu(struct vcm_res *res);
-size_t vcm_get_phys_num_res(phys_addr_t phys);
-struct vcm_res *vcm_get_next_phys_res(phys_addr_t phys, struct vcm_res *res,
-				      size_t *len);
-int vcm_dev_addr_to_phys_addr(struct device *dev, dma_addr_t dev_addr,
-			      phys_addr_t *phys);
 
 /* Constraints */
 void vcm_constraint_init(struct vcm_constraint *c);
@@ -316,10 +271,6 @@ u32 vcm_constraint_unmet(const struct vcm_constraint *c,
 			 const struct vcm_physmem *physmem);
 const char *vcm_constraint_name(u32 flag);
 
-/* Faults and hardware */
-int vcm_hook(struct device *dev, vcm_handler handler, void *data);
-int vcm_get_iommu_name(struct device *dev, char *buf, size_t len);
-
 #endif /* CONFIG_VCM */
 
 /**
@@ -331,8 +282,8 @@ int vcm_get_iommu_name(struct device *dev, char *buf, size_t len);
  * @len: a size_t set to each chunk's length
  *
  * Each step goes on from the previous chunk's scatterlist entry, so a walk
- * is linear in the number of chunks (vcm_get_next_phys_addr() is not).
- * A NULL or ERR_PTR() @pm has no chunks.
+ * is linear in the number of chunks.  A NULL or ERR_PTR() @pm has no
+ * chunks.
  */
 #define vcm_for_each_phys_chunk(pm, cursor, phys, len)				\
 	for (struct vcm_phys_iter __vcm_it = { .physmem = (pm) };		\

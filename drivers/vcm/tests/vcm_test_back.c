@@ -11,7 +11,6 @@
 #include <kunit/test.h>
 #include <linux/anon_inodes.h>
 #include <linux/completion.h>
-#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/file.h>
 #include <linux/highmem.h>
@@ -59,7 +58,6 @@ static void vcm_test_back_kernel(struct kunit *test)
 	for (off = 0; off < SZ_2M + SZ_64K; off += SZ_4K + 4)
 		KUNIT_EXPECT_EQ(test, vaddr[off / 4], vcm_pattern_at(pm, 0x1000, off));
 	vaddr[5] = 0xcafe;
-	KUNIT_EXPECT_EQ(test, vcm_res_copy(small, 0, res, 0, 64), -ENOENT);
 
 	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unback(res), -ENOENT);
@@ -172,7 +170,7 @@ static void vcm_test_one_to_one(struct kunit *test)
 	size_t len;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
-	KUNIT_ASSERT_EQ(test, vcm_get_next_phys_addr(cont, &cursor, &phys, &len), 0);
+	KUNIT_ASSERT_EQ(test, vcm_test_next_chunk(cont, &cursor, &phys, &len), 0);
 
 	o = vcm_create_one_to_one(0, SZ_4G);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, o);
@@ -229,16 +227,12 @@ static void vcm_test_assoc(struct kunit *test)
 	struct device *dev = kunit_device_register(test, "vcm-assoc");
 	struct vcm *vcm = new_dev_vcm(test), *k = new_kernel_vcm(test);
 	struct vcm_avcm *avcm;
-	char name[16];
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
 	/* The KUnit device is behind no IOMMU. */
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(vcm, dev, 0)), -ENODEV);
 	KUNIT_EXPECT_EQ(test, vcm_hook(dev, NULL, NULL), -ENODEV);
 	KUNIT_EXPECT_EQ(test, vcm_hook(NULL, NULL, NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vcm_get_iommu_name(dev, name, sizeof(name)), -ENODEV);
-	KUNIT_EXPECT_EQ(test, vcm_get_iommu_name(NULL, name, sizeof(name)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vcm_get_iommu_name(dev, name, 0), -EINVAL);
 
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(k, NULL, 0)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(NULL, dev, 0)), -EINVAL);
@@ -305,7 +299,7 @@ static void vcm_test_shared_physmem(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_translate(d1, vcm_get_dev_addr(r1), d2, NULL),
 			-EINVAL);
 
-	KUNIT_ASSERT_EQ(test, vcm_get_next_phys_addr(pm, &cursor, &phys, &len), 0);
+	KUNIT_ASSERT_EQ(test, vcm_test_next_chunk(pm, &cursor, &phys, &len), 0);
 	KUNIT_EXPECT_EQ(test, vcm_get_phys_num_res(phys + 100), 3);
 	for (it = vcm_get_next_phys_res(phys, NULL, &len); it;
 	     it = vcm_get_next_phys_res(phys, it, &len)) {
@@ -333,43 +327,6 @@ static void vcm_test_shared_physmem(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
 	KUNIT_EXPECT_EQ(test, vcm_free(d1), 0);
 	KUNIT_EXPECT_EQ(test, vcm_free(d2), 0);
-}
-
-static void vcm_test_res_copy(struct kunit *test)
-{
-	struct vcm *k = new_kernel_vcm(test);
-	struct vcm_physmem *a = new_phys(test, SZ_128K, 0, SZ_64K);
-	struct vcm_physmem *b = new_phys(test, SZ_128K, 0, PAGE_SIZE);
-	struct vcm_res *ra = vcm_reserve(k, SZ_128K, RW_CACHED);
-	struct vcm_res *rb = vcm_reserve(k, SZ_128K, RW_WC);
-	size_t off;
-	u32 *vb;
-
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ra);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rb);
-	vcm_fill_pattern(a, 0x42);
-	KUNIT_ASSERT_EQ(test, vcm_back(ra, a), 0);
-	KUNIT_ASSERT_EQ(test, vcm_back(rb, b), 0);
-
-	/* From chunked cached memory into write-combined memory, unaligned. */
-	KUNIT_EXPECT_EQ(test, vcm_res_copy(rb, 8, ra, SZ_64K - 4, SZ_64K), SZ_64K);
-	vb = vcm_get_vaddr(rb);
-	for (off = 0; off < SZ_64K; off += 4092)
-		KUNIT_EXPECT_EQ(test, vb[(8 + off) / 4],
-				vcm_pattern_at(a, 0x42, SZ_64K - 4 + off));
-	KUNIT_EXPECT_EQ(test, vb[0], 0);
-
-	KUNIT_EXPECT_EQ(test, vcm_res_copy(rb, SZ_128K, ra, 0, 1), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vcm_res_copy(rb, 0, ra, 4, SZ_128K), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vcm_res_copy(rb, SIZE_MAX, ra, 0, 2), -EINVAL);
-
-	vcm_unback(ra);
-	vcm_unback(rb);
-	vcm_unreserve(ra);
-	vcm_unreserve(rb);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(a), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(b), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
 }
 
 static void vcm_test_clone(struct kunit *test)
@@ -427,7 +384,6 @@ static struct kunit_case vcm_test_back_cases[] = {
 	KUNIT_CASE(vcm_test_one_to_one),
 	KUNIT_CASE(vcm_test_assoc),
 	KUNIT_CASE(vcm_test_shared_physmem),
-	KUNIT_CASE(vcm_test_res_copy),
 	KUNIT_CASE(vcm_test_clone),
 	{}
 };

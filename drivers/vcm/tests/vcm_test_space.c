@@ -10,7 +10,6 @@
 #include <kunit/test.h>
 #include <linux/anon_inodes.h>
 #include <linux/completion.h>
-#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/file.h>
 #include <linux/highmem.h>

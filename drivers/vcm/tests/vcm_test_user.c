@@ -11,7 +11,6 @@
 #include <kunit/test.h>
 #include <linux/anon_inodes.h>
 #include <linux/completion.h>
-#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/file.h>
 #include <linux/highmem.h>
@@ -271,7 +270,10 @@ static void vcm_test_user(struct kunit *test)
 	struct vcm_physmem *pm = new_phys(test, SZ_2M + SZ_128K, 0, 0);
 	struct vcm_user_ctx *ctx;
 	unsigned long addr, anon;
+	struct vcm_res *rk;
 	struct file *file;
+	struct vcm *k;
+	dma_addr_t out;
 	u32 word, *p;
 	size_t off;
 
@@ -321,12 +323,38 @@ static void vcm_test_user(struct kunit *test)
 		phys_addr_t phys;
 		size_t len;
 
-		vcm_get_next_phys_addr(pm, &cursor, &phys, &len);
-		vcm_get_next_phys_addr(pm, &cursor, &phys, &len);
+		vcm_test_next_chunk(pm, &cursor, &phys, &len);
+		vcm_test_next_chunk(pm, &cursor, &phys, &len);
 		p = kmap_local_page(phys_to_page(phys));
 		KUNIT_EXPECT_EQ(test, p[4], 0xabcdef);
 		kunmap_local(p);
 	}
+
+	/*
+	 * A VMA from a page offset of the buffer on: its addresses translate
+	 * to the kernel mapping's from there, both ways.
+	 */
+	k = new_kernel_vcm(test);
+	rk = vcm_reserve(k, SZ_2M + SZ_128K, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
+	KUNIT_ASSERT_EQ(test, vcm_back(rk, pm), 0);
+	addr = kunit_vm_mmap(test, file, 0, SZ_64K, PROT_READ | PROT_WRITE,
+			     MAP_SHARED, SZ_2M);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+	KUNIT_ASSERT_EQ(test, copy_from_user(&word, (void __user *)(addr + 8), 4),
+			0);
+	KUNIT_EXPECT_EQ(test, word, vcm_pattern_at(pm, 0x900, SZ_2M + 8));
+	KUNIT_EXPECT_EQ(test, vcm_translate(ctx->vcm, addr + 8, k, &out), 0);
+	KUNIT_EXPECT_EQ(test, out, vcm_get_dev_addr(rk) + SZ_2M + 8);
+	KUNIT_EXPECT_EQ(test, vcm_translate(k, vcm_get_dev_addr(rk) + SZ_2M + 8,
+					    ctx->vcm, &out), 0);
+	KUNIT_EXPECT_EQ(test, out, (dma_addr_t)addr + 8);
+	KUNIT_EXPECT_EQ(test, vcm_translate(k, vcm_get_dev_addr(rk) + 8,
+					    ctx->vcm, &out), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vm_munmap(addr, SZ_64K), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unback(rk), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(rk), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
 
 	/* A write-combined mapping refuses a write-only attribute mismatch. */
 	ctx->attr = VCM_READ | VCM_WC;

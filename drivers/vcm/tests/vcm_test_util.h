@@ -66,6 +66,30 @@ static inline struct vcm *new_kernel_vcm(struct kunit *test)
 	return vcm;
 }
 
+/*
+ * The chunk at *@cursor of @pm, as the RFC's vcm_get_next_phys_addr() gave
+ * it: a walk from the first chunk, which is fine for the few chunks of a
+ * test.  Return: 0 and the next cursor, or -ENOENT past the last chunk.
+ */
+static inline int vcm_test_next_chunk(struct vcm_physmem *pm,
+				      unsigned int *cursor, phys_addr_t *phys,
+				      size_t *len)
+{
+	unsigned int n = *cursor, i;
+	phys_addr_t p;
+	size_t l;
+
+	vcm_for_each_phys_chunk(pm, i, p, l) {
+		if (i == n + 1) {
+			*phys = p;
+			*len = l;
+			*cursor = i;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 static inline struct vcm_physmem *new_phys(struct kunit *test, size_t len,
 					   u32 attr, unsigned long pgsizes)
 {

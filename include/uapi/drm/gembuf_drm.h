@@ -109,14 +109,15 @@ struct drm_gembuf_gem_mmap_offset {
 #define GEMBUF_MAPPING_KERNEL		1
 #define GEMBUF_MAPPING_USER		2
 #define GEMBUF_MAPPING_ONE_TO_ONE	3
-#define GEMBUF_MAPPING_DMA_API		4	/* a dma-buf importer outside VCM */
+/* A DMA API mapping: a dma-buf importer's, or the engine's without an IOMMU */
+#define GEMBUF_MAPPING_DMA_API		4
 
 /**
  * struct drm_gembuf_mapping - one device's mapping of an object
  * @device: the device's name, NUL-terminated
  * @dev_addr: the address the device uses, where it is safe to tell: an
- *	IOVA in gembuf's own IOMMU address space, or the caller's own
- *	mapping of the object; 0 for every other mapping (kernel virtual
+ *	IOVA of gembuf's engine, or the caller's own mapping of the
+ *	object; 0 for every other mapping (kernel virtual
  *	addresses, other processes' mappings, and other importers' DMA
  *	addresses, which may be physical, are never reported)
  * @size: bytes mapped
@@ -148,7 +149,6 @@ struct drm_gembuf_mapping {
 #define GEMBUF_NEED_CONTIGUOUS		(1 << 0)	/* one physical range */
 #define GEMBUF_NEED_LIMIT		(1 << 1)	/* below dma_limit */
 #define GEMBUF_NEED_GRANULE		(1 << 2)	/* IOMMU-sized chunks */
-#define GEMBUF_NEED_NONCOHERENT		(1 << 3)	/* a device does not snoop */
 
 /**
  * struct drm_gembuf_placement - what an object's memory was chosen for

@@ -57,9 +57,10 @@ enum gembuf_role {
  * @index: 0 for the display, 1 + its place on the PCI bus for an engine:
  *	its bit in &gembuf_object.gdevs
  * @need: what it needs of the memory it maps: its VCM's constraint,
- *	fixed once its association is active (an engine's IOMMU page sizes;
- *	nothing for the display reading with the CPU; one range below 4 GiB
- *	for the display with display_dma)
+ *	fixed once its association is active (for an engine, what the DMA
+ *	API needs for edu: the page sizes of its DMA domain; nothing for the
+ *	display reading with the CPU; one range below 4 GiB for the display
+ *	with display_dma)
  */
 struct gembuf_device {
 	struct drm_device drm;
@@ -86,12 +87,14 @@ struct gembuf_device {
  * @node: link in &gembuf_object.mappings
  * @gdev: the gembuf device, or NULL for CPU and dma-buf importer mappings
  * @dev: the struct device the mapping is for
- * @vcm: the VCM of the reservation, NULL for a DMA API mapping
+ * @vcm: the VCM of the reservation, NULL for a dma-buf importer's mapping
  * @res: the reservation backed by the object's physmem
  * @vma: the user mapping, for a user VCM
  * @vaddr: the kernel address, for a kernel mapping: in the kernel VCM, or
  *	for a foreign buffer, its exporter's dma_buf_vmap()
- * @sgt: the DMA API mapping of a dma-buf importer outside VCM
+ * @sgt: the DMA API mapping of a dma-buf importer, the exporter's own
+ *	table: begin/end_cpu_access sync it and the unmap uses it, as the
+ *	importer gets a copy
  * @kind: GEMBUF_MAPPING_* of the uapi
  * @users: holders of the mapping
  */

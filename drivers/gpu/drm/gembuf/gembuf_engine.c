@@ -303,8 +303,8 @@ static void gembuf_engine_remove(struct pci_dev *pdev)
 	 * No ioctl or job touches edu after this: ioctls fail with -ENODEV,
 	 * the job on the engine stops at its next transfer and jobs still
 	 * to run signal -ENODEV.  Its DMA mappings go (no mapping may
-	 * outlive the driver), and so do its attachments; files, objects, mappings and the scheduler stay until
-	 * the last of them goes.
+	 * outlive the driver), and so do its attachments; files, objects
+	 * and the scheduler stay until the last of them goes.
 	 */
 	mutex_lock(&gembuf.engine_lock);
 	list_del_init(&gdev->engine_node);

@@ -31,8 +31,8 @@
  * @lent: edu is lent to a test (gembuf_engine_lend()): the scheduler is
  *	stopped; removal waits for it to be returned
  * @removing: the PCI device is being removed: edu is not lent any more
- * @wedged: edu did not come back to the engine's IOMMU domain: jobs fail
- *	without touching it
+ * @wedged: edu was not back in its DMA domain when a borrower returned
+ *	it: jobs fail without touching it
  */
 struct gembuf_engine {
 	struct gembuf_device *gdev;

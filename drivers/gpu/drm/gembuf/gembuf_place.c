@@ -132,7 +132,7 @@ int gembuf_place_add(struct gembuf_object *obj, const struct vcm_constraint *c,
 	if (!ret)
 		ret = vcm_constraint_check_len(&need, obj->base.size);
 	if (ret) {
-		unmet = c->flags & ~VCM_CONSTRAINT_NONCOHERENT;
+		unmet = c->flags;
 		goto refuse;
 	}
 	if (obj->physmem)
@@ -261,7 +261,6 @@ static_assert(sizeof_field(struct gembuf_object, gdevs) * BITS_PER_BYTE >=
 static_assert(VCM_CONSTRAINT_CONTIGUOUS == GEMBUF_NEED_CONTIGUOUS);
 static_assert(VCM_CONSTRAINT_LIMIT == GEMBUF_NEED_LIMIT);
 static_assert(VCM_CONSTRAINT_GRANULE == GEMBUF_NEED_GRANULE);
-static_assert(VCM_CONSTRAINT_NONCOHERENT == GEMBUF_NEED_NONCOHERENT);
 
 /**
  * gembuf_place_info() - what GEM_INFO tells of an object's placement

@@ -184,7 +184,7 @@ static void gembuf_sync_dma_api(struct dma_buf *dmabuf,
 
 	mutex_lock(&obj->lock);
 	list_for_each_entry(map, &obj->mappings, node) {
-		if (map->kind != GEMBUF_MAPPING_DMA_API)
+		if (map->kind != GEMBUF_MAPPING_DMA_API || !map->sgt)
 			continue;
 		if (for_cpu)
 			dma_sync_sgtable_for_cpu(map->dev, map->sgt, dir);
@@ -333,7 +333,7 @@ void gembuf_prime_forget_import(struct gembuf_object *obj)
 /**
  * gembuf_prime_revoke_imports() - give back the attachments of a device
  * that goes away
- * @gdev: the device, unplugged and out of its IOMMU VCM
+ * @gdev: the device, unplugged, its own mappings gone
  *
  * An attachment is for its device: the exporter must unmap it (at the
  * detach, for one that caches its mapping) while the device's DMA setup
