@@ -21,8 +21,12 @@ qemu=(qemu-system-aarch64 -M virt,iommu=smmuv3 -cpu max -smp 2 -m 6G
       -kernel "$KOUT/arch/arm64/boot/Image" -initrd "$IMG"
       -append "console=ttyAMA0 panic=-1 rdinit=/init gembuf_mode=$mode ${GEMBUF_DEMO_FRAMES:+gembuf_demo_frames=$GEMBUF_DEMO_FRAMES} ${GEMBUF_CMDLINE:-}"
       # Two DMA engines behind the SMMU: edu with a 40-bit DMA mask, and
-      # edu as QEMU makes it, with 28 bits (gembuf's edu_dma_bits).
+      # edu as QEMU makes it, with 28 bits (gembuf's edu_dma_bits), at
+      # the first free slots (00:01.0, 00:02.0).  A third edu, 40 bits,
+      # at a slot of its own after them, is vcm_edu's: the guest's init
+      # finds it there (0000:00:10.0) and sets its driver_override.
       -device edu,dma_mask=0xffffffffff -device edu
+      -device edu,dma_mask=0xffffffffff,addr=0x10
       # edu completes every DMA command on a 100 ms timer of the virtual
       # clock; with instruction counting and sleep=off QEMU jumps that
       # clock to the next deadline whenever the guest waits, so device DMA

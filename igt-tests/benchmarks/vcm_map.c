@@ -6,7 +6,7 @@
  * uses.
  *
  * The kernel side is the vcm_edu module's debugfs file vcm_edu/bench.
- * Written "<fd> <iters>", it borrows edu from gembuf's engine and, for
+ * Written "<fd> <iters>", it takes the module's own edu and, for
  * the dma-buf of that fd of this process, times first @iters vcm_back()
  * + vcm_unback() of a reservation as large as the dma-buf in an IOMMU VCM
  * associated with and activated for edu, behind a physmem of that size

@@ -22,7 +22,7 @@
  * Map and unmap @len bytes for edu @iters times through an IOMMU VCM with
  * chunks sized for the SMMU, then through the DMA API with the dma-buf
  * given (a dma-heaps system-heap buffer: dma_buf_map_attachment() there is
- * dma_map_sgtable()), and report both.
+ * dma_map_sgtable()), and report both.  The caller holds @edu's lock.
  */
 static int vcm_edu_bench(struct vcm_edu *edu, struct device *dev, int fd,
 			 unsigned int iters)
@@ -112,14 +112,12 @@ free_vcm:
 	dma_ns = ktime_get_ns() - t0;
 	dma_buf_detach(dmabuf, attach);
 
-	mutex_lock(&edu->lock);
 	if (!ret)
 		scnprintf(edu->bench, sizeof(edu->bench),
 			  "size %zu iterations %u\n"
 			  "vcm_ns %llu vcm_ptes %zu\n"
 			  "dma_api_ns %llu dma_api_ptes %zu\n",
 			  dmabuf->size, iters, vcm_ns, vcm_ptes, dma_ns, dma_ptes);
-	mutex_unlock(&edu->lock);
 put_buf:
 	dma_buf_put(dmabuf);
 	return ret;
@@ -129,7 +127,6 @@ static ssize_t vcm_edu_bench_write(struct file *file, const char __user *ubuf,
 				   size_t count, loff_t *ppos)
 {
 	struct vcm_edu *edu = file->private_data;
-	struct gembuf_edu_lease lease;
 	unsigned int iters;
 	char buf[32];
 	int fd, ret;
@@ -142,14 +139,11 @@ static ssize_t vcm_edu_bench_write(struct file *file, const char __user *ubuf,
 	if (sscanf(buf, "%d %u", &fd, &iters) != 2 || !iters || iters > 1000)
 		return -EINVAL;
 
+	/* edu stays bound while it runs: unbinding waits for the lock. */
 	mutex_lock(&edu->lock);
 	edu->bench[0] = '\0';
+	ret = edu->dev ? vcm_edu_bench(edu, edu->dev, fd, iters) : -ENODEV;
 	mutex_unlock(&edu->lock);
-	ret = gembuf_engine_lend(&lease);
-	if (ret)
-		return ret;
-	ret = vcm_edu_bench(edu, lease.dev, fd, iters);
-	gembuf_engine_return(&lease);
 	return ret ?: count;
 }
 
@@ -174,19 +168,23 @@ static const struct file_operations vcm_edu_bench_fops = {
 	.llseek = default_llseek,
 };
 
-/* --- module ----------------------------------------------------------- */
+/* --- set up from the module's init ------------------------------------ */
 
-static int __init vcm_edu_init(void)
+/**
+ * vcm_edu_bench_init() - create the benchmark's debugfs file
+ * @edu: the module's edu
+ */
+void vcm_edu_bench_init(struct vcm_edu *edu)
 {
-	vcm_edu->dir = debugfs_create_dir("vcm_edu", NULL);
-	debugfs_create_file("bench", 0600, vcm_edu->dir, vcm_edu,
-			    &vcm_edu_bench_fops);
-	return 0;
+	edu->dir = debugfs_create_dir("vcm_edu", NULL);
+	debugfs_create_file("bench", 0600, edu->dir, edu, &vcm_edu_bench_fops);
 }
-module_init(vcm_edu_init);
 
-static void __exit vcm_edu_exit(void)
+/**
+ * vcm_edu_bench_exit() - remove it, once no benchmark runs
+ * @edu: the module's edu
+ */
+void vcm_edu_bench_exit(struct vcm_edu *edu)
 {
-	debugfs_remove_recursive(vcm_edu->dir);
+	debugfs_remove_recursive(edu->dir);
 }
-module_exit(vcm_edu_exit);

@@ -1,24 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * QEMU's "edu" PCI device as a DMA master for testing the IOMMU kind of
- * VCM behind a real IOMMU (QEMU's SMMUv3), and for benchmarking it.
+ * VCM behind a real IOMMU (QEMU's SMMUv3).
  *
  * edu copies up to 4 KiB per command between a device address and a
  * buffer inside the device (at 0x40000 in its own DMA window), so a test
  * moves bytes from one device address into the device and back out to
  * another, and compares what the CPU sees with what it wrote.  The
- * KUnit suite "vcm_edu" runs when the module loads; the benchmark
- * (vcm_edu_bench.c) is driven through debugfs (vcm_edu/bench) by a user
- * program that passes in a dma-buf to compare with.
- *
- * One driver binds edu, gembuf's DMA engine: both borrow the device from
- * it for as long as they use it (gembuf_engine_lend()), attach IOMMU
- * domains of their own, and run commands through gembuf_edu_dma().
+ * KUnit suite "vcm_edu" runs when the module loads, on the edu bound to
+ * the module's own driver (vcm_edu_dev.c); its IOMMU VCMs replace the
+ * device's DMA domain while they are active.
  */
 
 #include <kunit/device.h>
 #include <kunit/test.h>
-#include <linux/debugfs.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/iommu.h>
@@ -28,32 +23,13 @@
 
 #include "../vcm_priv.h"
 #include "vcm_test_util.h"
-#include "gembuf_edu.h"
 #include "vcm_edu.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_IMPORT_NS(DMA_BUF);
 
-#define EDU_BUF_SIZE		GEMBUF_EDU_BUF_SIZE
-#define EDU_XFER		GEMBUF_EDU_XFER
-
-static struct vcm_edu vcm_edu_dev = {
-	.lock = __MUTEX_INITIALIZER(vcm_edu_dev.lock),
-};
-
-struct vcm_edu *vcm_edu = &vcm_edu_dev;
-
-/* One edu command: see gembuf_edu_dma(). */
-static int vcm_edu_dma(struct vcm_edu *edu, dma_addr_t addr, u32 off, u32 len,
-		       bool to_ram)
-{
-	int ret;
-
-	mutex_lock(&edu->lock);
-	ret = gembuf_edu_dma(edu->lease.regs, addr, off, len, to_ram);
-	mutex_unlock(&edu->lock);
-	return ret;
-}
+/* edu's device, held while the suite runs. */
+static struct device *vcm_edu_test_dev;
 
 /* --- KUnit suite ------------------------------------------------------ */
 
@@ -69,13 +45,13 @@ static int vcm_edu_test_init(struct kunit *test)
 	struct vcm_edu_ctx *ctx;
 	int i;
 
-	KUNIT_ASSERT_NOT_NULL_MSG(test, vcm_edu->lease.dev,
-				  "edu not lent by gembuf's engine");
+	KUNIT_ASSERT_NOT_NULL_MSG(test, vcm_edu_test_dev,
+				  "no edu bound to the vcm_edu driver");
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
 	for (i = 0; i < VCM_STAT_FIRST_EVENT; i++)
 		ctx->gauges[i] = vcm_stat_read(i);
-	ctx->dev = vcm_edu->lease.dev;
+	ctx->dev = vcm_edu_test_dev;
 
 	ctx->vcm = vcm_create(EDU_VCM_START, EDU_VCM_LEN);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->vcm);
@@ -138,8 +114,8 @@ static void vcm_edu_test_identify(struct kunit *test)
 {
 	struct vcm_edu_ctx *ctx = test->priv;
 
-	KUNIT_EXPECT_TRUE(test, gembuf_edu_present(vcm_edu->lease.regs));
-	KUNIT_EXPECT_TRUE(test, gembuf_edu_alive(vcm_edu->lease.regs));
+	KUNIT_EXPECT_TRUE(test, vcm_edu_present(vcm_edu));
+	KUNIT_EXPECT_TRUE(test, vcm_edu_alive(vcm_edu));
 	KUNIT_EXPECT_TRUE(test, device_iommu_mapped(ctx->dev));
 
 	/* The domain came from the SMMU: 4K pages and 2M blocks at least. */
@@ -672,16 +648,24 @@ static struct kunit_case vcm_edu_test_cases[] = {
 	{}
 };
 
-/* The suite borrows edu from gembuf's engine for as long as it runs. */
+/*
+ * The suite runs on the edu bound to the module's driver, which probes
+ * from the module's init, before KUnit runs the suite.
+ */
 static int vcm_edu_suite_init(struct kunit_suite *suite)
 {
-	return gembuf_engine_lend(&vcm_edu->lease);
+	vcm_edu_test_dev = vcm_edu_get();
+	if (!vcm_edu_test_dev) {
+		kunit_err(suite, "no edu bound to the vcm_edu driver: write vcm_edu to the driver_override of a free edu before any driver of edu loads\n");
+		return -ENODEV;
+	}
+	return 0;
 }
 
 static void vcm_edu_suite_exit(struct kunit_suite *suite)
 {
-	if (vcm_edu->lease.dev)
-		gembuf_engine_return(&vcm_edu->lease);
+	put_device(vcm_edu_test_dev);
+	vcm_edu_test_dev = NULL;
 }
 
 static struct kunit_suite vcm_edu_test_suite = {
@@ -694,6 +678,3 @@ static struct kunit_suite vcm_edu_test_suite = {
 };
 
 kunit_test_suite(vcm_edu_test_suite);
-
-MODULE_DESCRIPTION("VCM's IOMMU kind tested on QEMU's edu device");
-MODULE_LICENSE("GPL");
