@@ -87,7 +87,7 @@ unwind:
  * vcm_dma_deactivate() - unmap every reservation for the device
  * @vcm: a %VCM_DMA VCM, locked
  *
- * The device's driver is going (or lending the device): no DMA API
+ * The device's driver is going, or stops using the VCM: no DMA API
  * mapping of the device may outlive its driver.  The reservations stay
  * backed, without device addresses, until unbacked or activated again.
  */

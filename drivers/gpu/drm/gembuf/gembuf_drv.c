@@ -18,8 +18,6 @@
 
 struct gembuf gembuf = {
 	.lock = __MUTEX_INITIALIZER(gembuf.lock),
-	.engine_lock = __MUTEX_INITIALIZER(gembuf.engine_lock),
-	.engines = LIST_HEAD_INIT(gembuf.engines),
 	.user_vcms = LIST_HEAD_INIT(gembuf.user_vcms),
 	.objects_lock = __MUTEX_INITIALIZER(gembuf.objects_lock),
 	.object_list = LIST_HEAD_INIT(gembuf.object_list),
@@ -112,7 +110,6 @@ int gembuf_device_init(struct gembuf_device *gdev, enum gembuf_role role)
 		gdev->index = 0;
 	mutex_init(&gdev->imports_lock);
 	INIT_LIST_HEAD(&gdev->imports);
-	INIT_LIST_HEAD(&gdev->engine_node);
 	if (role == GEMBUF_DISPLAY && display_dma) {
 		/* Its 32-bit mask (gembuf_display_create()). */
 		gdev->vcm = vcm_create_one_to_one(0, DMA_BIT_MASK(32) + 1ULL);

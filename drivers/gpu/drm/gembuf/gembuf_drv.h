@@ -53,7 +53,6 @@ enum gembuf_role {
  * @imports_lock: protects @imports
  * @imports: foreign dma-bufs imported on this device, attached by it
  * @imports_revoked: the device went away: no more imports
- * @engine_node: link in &gembuf.engines, for an engine
  * @index: 0 for the display, 1 + its place on the PCI bus for an engine:
  *	its bit in &gembuf_object.gdevs
  * @need: what it needs of the memory it maps: its VCM's constraint,
@@ -72,7 +71,6 @@ struct gembuf_device {
 	struct mutex imports_lock;	/* see the kernel-doc above */
 	struct list_head imports;
 	bool imports_revoked;
-	struct list_head engine_node;
 	unsigned int index;
 	struct vcm_constraint need;
 };
@@ -179,9 +177,6 @@ struct gembuf_object {
 /**
  * struct gembuf - the module's state
  * @display: the display device
- * @engines: the engine devices, one for each edu bound, in the order they
- *	probed; gembuf_engine_get() takes a reference to one
- * @engine_lock: protects @engines
  * @kernel_vcm: the kernel VCM every kernel mapping comes from
  * @lock: protects @user_vcms
  * @user_vcms: the user VCM of every process that maps objects
@@ -193,8 +188,6 @@ struct gembuf_object {
  */
 struct gembuf {
 	struct gembuf_device *display;
-	struct list_head engines;
-	struct mutex engine_lock;	/* see the kernel-doc above */
 	struct vcm *kernel_vcm;
 	struct mutex lock;	/* see the kernel-doc above */
 	struct list_head user_vcms;
@@ -278,7 +271,6 @@ int gembuf_dma_fill_ioctl(struct drm_device *dev, void *data,
 int gembuf_dma_copy_ioctl(struct drm_device *dev, void *data,
 			  struct drm_file *file);
 int gembuf_engine_open(struct drm_device *dev, struct drm_file *file);
-struct gembuf_device *gembuf_engine_get(void);
 void gembuf_engine_postclose(struct drm_device *dev, struct drm_file *file);
 
 /* gembuf_debugfs.c */

@@ -6,19 +6,16 @@
  * a buffer inside the device, and raises no interrupt gembuf uses: a
  * command is started by writing its registers and is done when the run
  * bit reads back clear (QEMU completes it on a 100 ms virtual timer).
- * The engine and the VCM tests that borrow the device (see
- * gembuf_engine_lend()) reach edu only through this file.
+ * The engine reaches edu only through this file.
  */
 
-#include <kunit/visibility.h>
 #include <linux/bits.h>
+#include <linux/io.h>
 #include <linux/iopoll.h>
-#include <linux/module.h>
 
 #include "gembuf_edu.h"
 
 #define EDU_REG_IDENT		0x00
-#define EDU_REG_LIVENESS	0x04
 #define EDU_REG_DMA_SRC		0x80
 #define EDU_REG_DMA_DST		0x88
 #define EDU_REG_DMA_COUNT	0x90
@@ -41,24 +38,6 @@ bool gembuf_edu_present(void __iomem *regs)
 {
 	return (readl(regs + EDU_REG_IDENT) & 0xff) == EDU_IDENT_MAGIC;
 }
-EXPORT_SYMBOL_IF_KUNIT(gembuf_edu_present);
-
-/**
- * gembuf_edu_alive() - edu's liveness check
- * @regs: BAR 0 of the device
- *
- * edu answers a word written to its liveness register with its inverse.
- *
- * Return: true when it does.
- */
-bool gembuf_edu_alive(void __iomem *regs)
-{
-	u32 probe = 0x12345678;
-
-	writel(probe, regs + EDU_REG_LIVENESS);
-	return readl(regs + EDU_REG_LIVENESS) == ~probe;
-}
-EXPORT_SYMBOL_IF_KUNIT(gembuf_edu_alive);
 
 /**
  * gembuf_edu_dma() - run one DMA command and wait for it
@@ -90,4 +69,3 @@ int gembuf_edu_dma(void __iomem *regs, dma_addr_t addr, u32 off, u32 len,
 				  !(cmd & EDU_DMA_RUN), EDU_DMA_POLL_US,
 				  EDU_DMA_TIMEOUT_US);
 }
-EXPORT_SYMBOL_IF_KUNIT(gembuf_edu_dma);

@@ -18,16 +18,13 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_managed.h>
-#include <drm/drm_print.h>
 #include <drm/gembuf_drm.h>
 #include <drm/gpu_scheduler.h>
-#include <kunit/visibility.h>
 #include <linux/dma-fence.h>
-#include <linux/iommu.h>
+#include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
-#include <linux/wait_bit.h>
 
 #include "gembuf_drv.h"
 #include "gembuf_edu.h"
@@ -255,7 +252,6 @@ static int gembuf_engine_probe(struct pci_dev *pdev,
 	engine->regs = regs;
 	engine->gdev = gdev;
 	gdev->index = 1 + index;
-	mutex_init(&engine->reset_lock);
 	gdev->engine = engine;
 	engine->hw_context = dma_fence_context_alloc(1);
 	/* It signals fences, which memory reclaim may wait for. */
@@ -287,10 +283,6 @@ static int gembuf_engine_probe(struct pci_dev *pdev,
 		return ret;
 	}
 	pci_set_drvdata(pdev, gdev);
-	/* Found by PRIME and the tests only once it works. */
-	mutex_lock(&gembuf.engine_lock);
-	list_add_tail(&gdev->engine_node, &gembuf.engines);
-	mutex_unlock(&gembuf.engine_lock);
 	return 0;
 }
 
@@ -306,121 +298,12 @@ static void gembuf_engine_remove(struct pci_dev *pdev)
 	 * outlive the driver), and so do its attachments; files, objects
 	 * and the scheduler stay until the last of them goes.
 	 */
-	mutex_lock(&gembuf.engine_lock);
-	list_del_init(&gdev->engine_node);
-	mutex_unlock(&gembuf.engine_lock);
-	/* A test that borrowed edu gives it back first. */
-	mutex_lock(&engine->reset_lock);
-	engine->removing = true;
-	mutex_unlock(&engine->reset_lock);
-	wait_var_event(&engine->lent, !READ_ONCE(engine->lent));
 	drm_dev_unplug(&gdev->drm);
 	flush_workqueue(engine->hw_wq);
 	gembuf_engine_pattern_fini(engine);
 	vcm_deactivate(gdev->avcm);
 	gembuf_prime_revoke_imports(gdev);
 }
-
-/**
- * gembuf_engine_get() - the first engine device, with a reference
- *
- * Return: the engine's gembuf device with a DRM device reference the
- * caller drops with drm_dev_put(), or NULL when no edu is bound.
- */
-struct gembuf_device *gembuf_engine_get(void)
-{
-	struct gembuf_device *gdev;
-
-	mutex_lock(&gembuf.engine_lock);
-	gdev = list_first_entry_or_null(&gembuf.engines, struct gembuf_device,
-					engine_node);
-	if (gdev)
-		drm_dev_get(&gdev->drm);
-	mutex_unlock(&gembuf.engine_lock);
-	return gdev;
-}
-
-#if IS_ENABLED(CONFIG_KUNIT)
-/**
- * gembuf_engine_lend() - lend edu to a test
- * @lease: filled in with the device and its registers
- *
- * Only one driver binds edu: the VCM tests that need a DMA master behind
- * an IOMMU (the vcm_edu suite) borrow the engine's.  The job on edu, if
- * any, finishes and the scheduler stops (jobs submitted meanwhile wait
- * in it); the engine's mappings stay in the device's DMA domain, which
- * the borrower's own domains replace until it detaches them; and it
- * stays bound: removal waits for gembuf_engine_return().  The borrower drives edu with
- * gembuf_edu_dma(), one command at a time, and detaches its own domains
- * before giving edu back.
- *
- * Return: 0, -ENODEV without an engine, -EBUSY when edu is lent already.
- */
-int gembuf_engine_lend(struct gembuf_edu_lease *lease)
-{
-	struct gembuf_engine *engine;
-	struct gembuf_device *gdev;
-	int ret;
-
-	gdev = gembuf_engine_get();
-	if (!gdev)
-		return -ENODEV;
-	engine = gdev->engine;
-	mutex_lock(&engine->reset_lock);
-	ret = engine->removing ? -ENODEV : engine->lent ? -EBUSY : 0;
-	if (ret)
-		goto err_unlock;
-	/*
-	 * No job starts; the one on edu finishes; finished jobs are
-	 * collected and the timeout is cancelled (a timeout that fired
-	 * already finds the engine lent: see gembuf_sched_timedout_job()).
-	 */
-	drm_sched_wqueue_stop(&engine->sched);
-	flush_workqueue(engine->hw_wq);
-	drm_sched_stop(&engine->sched, NULL);
-	engine->lent = true;
-	mutex_unlock(&engine->reset_lock);
-	lease->gdev = gdev;
-	lease->dev = gdev->drm.dev;
-	lease->regs = engine->regs;
-	return 0;
-
-err_unlock:
-	mutex_unlock(&engine->reset_lock);
-	drm_dev_put(&gdev->drm);
-	return ret;
-}
-EXPORT_SYMBOL_IF_KUNIT(gembuf_engine_lend);
-
-/**
- * gembuf_engine_return() - give edu back to the engine
- * @lease: the lease of gembuf_engine_lend()
- *
- * Jobs run again.  If the borrower left a domain of its own attached,
- * the engine is wedged: its jobs fail with -EIO without touching edu,
- * which would DMA through the wrong page tables.
- */
-void gembuf_engine_return(struct gembuf_edu_lease *lease)
-{
-	struct gembuf_device *gdev = lease->gdev;
-	struct gembuf_engine *engine = gdev->engine;
-	struct iommu_domain *domain;
-
-	mutex_lock(&engine->reset_lock);
-	domain = iommu_get_domain_for_dev(lease->dev);
-	if (domain && !iommu_is_dma_domain(domain)) {
-		drm_err(&gdev->drm, "edu not back in its DMA domain: engine wedged\n");
-		WRITE_ONCE(engine->wedged, true);
-	}
-	drm_sched_start(&engine->sched);
-	engine->lent = false;
-	mutex_unlock(&engine->reset_lock);
-	wake_up_var(&engine->lent);
-	lease->dev = NULL;
-	drm_dev_put(&gdev->drm);
-}
-EXPORT_SYMBOL_IF_KUNIT(gembuf_engine_return);
-#endif
 
 static const struct pci_device_id gembuf_engine_ids[] = {
 	{ PCI_DEVICE(0x1234, 0x11e8) },

@@ -27,12 +27,6 @@
  * @pattern_map: its mapping for the engine
  * @pattern_vaddr: its kernel address
  * @retired: link in the list of engines whose device is gone
- * @reset_lock: serialises the timeout handler, lending edu and removal
- * @lent: edu is lent to a test (gembuf_engine_lend()): the scheduler is
- *	stopped; removal waits for it to be returned
- * @removing: the PCI device is being removed: edu is not lent any more
- * @wedged: edu was not back in its DMA domain when a borrower returned
- *	it: jobs fail without touching it
  */
 struct gembuf_engine {
 	struct gembuf_device *gdev;
@@ -46,10 +40,6 @@ struct gembuf_engine {
 	struct gembuf_mapping *pattern_map;
 	u32 *pattern_vaddr;
 	struct list_head retired;
-	struct mutex reset_lock;	/* see the kernel-doc above */
-	bool lent;
-	bool removing;
-	bool wedged;
 };
 
 /**

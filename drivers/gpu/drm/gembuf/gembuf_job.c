@@ -182,9 +182,7 @@ static void gembuf_job_work(struct work_struct *work)
 	bool cookie = dma_fence_begin_signalling();
 	int idx, ret = -ENODEV;
 
-	if (READ_ONCE(job->engine->wedged)) {
-		ret = -EIO;
-	} else if (drm_dev_enter(&job->engine->gdev->drm, &idx)) {
+	if (drm_dev_enter(&job->engine->gdev->drm, &idx)) {
 		ret = gembuf_job_run(job);
 		drm_dev_exit(idx);
 	}
@@ -229,6 +227,10 @@ static struct dma_fence *gembuf_sched_run_job(struct drm_sched_job *sched_job)
  * job's hardware fence signal through the scheduler's callback gives its
  * finished fence -ETIMEDOUT instead of -ECANCELED, and drm_sched_stop()
  * then only collects it (it is left to the caller to free).
+ *
+ * Nothing else stops or starts the scheduler, and drm_sched runs one
+ * timeout handler of the engine at a time (its one timeout work): no
+ * lock is needed around the reset.
  */
 static enum drm_gpu_sched_stat
 gembuf_sched_timedout_job(struct drm_sched_job *sched_job)
@@ -236,17 +238,6 @@ gembuf_sched_timedout_job(struct drm_sched_job *sched_job)
 	struct gembuf_job *job = to_gembuf_job(sched_job);
 	struct gembuf_engine *engine = job->engine;
 
-	mutex_lock(&engine->reset_lock);
-	if (engine->lent) {
-		/*
-		 * gembuf_engine_lend() stopped the scheduler after this job
-		 * finished; its timer fired meanwhile.  Nothing to reset:
-		 * drm_sched_stop() collects the job, and edu stays lent.
-		 */
-		drm_sched_stop(&engine->sched, sched_job);
-		mutex_unlock(&engine->reset_lock);
-		return DRM_GPU_SCHED_STAT_NOMINAL;
-	}
 	dev_warn(engine->gdev->drm.dev, "job %llu timed out, resetting\n",
 		 job->hw_fence.seqno);
 	/* No job starts while the engine is reset... */
@@ -257,7 +248,6 @@ gembuf_sched_timedout_job(struct drm_sched_job *sched_job)
 	WRITE_ONCE(engine->reset, false);
 	drm_sched_stop(&engine->sched, sched_job);
 	drm_sched_start(&engine->sched);
-	mutex_unlock(&engine->reset_lock);
 	if (drm_dev_is_unplugged(&engine->gdev->drm))
 		return DRM_GPU_SCHED_STAT_ENODEV;
 	return DRM_GPU_SCHED_STAT_NOMINAL;
