@@ -53,10 +53,6 @@ static void vcm_test_phys_errors(struct kunit *test)
 
 static void vcm_test_phys_handles(struct kunit *test)
 {
-	unsigned int cursor = 0;
-	phys_addr_t phys;
-	size_t len;
-
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_alloc(VCM_MEMTYPE_INVALID, SZ_4K, 0, 0)),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_alloc(VCM_MEMTYPE_FOREIGN, SZ_4K, 0, 0)),
