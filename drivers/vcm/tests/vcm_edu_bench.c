@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The vcm_edu module's benchmark: map and unmap a buffer for QEMU's edu
- * through an IOMMU VCM and through the DMA API, driven through debugfs
- * (vcm_edu/bench) by igt's vcm_map.
+ * through a DMA VCM, as gembuf's engine maps its objects, and through the
+ * DMA API on a dma-buf of the system heap, driven through debugfs
+ * (vcm_edu/bench) by igt's vcm_map.  Both go through the DMA API into
+ * edu's DMA domain: what differs is the chunks.
  */
 
 #include <linux/debugfs.h>
@@ -19,10 +21,12 @@
 /* --- benchmark ------------------------------------------------------- */
 
 /*
- * Map and unmap @len bytes for edu @iters times through an IOMMU VCM with
- * chunks sized for the SMMU, then through the DMA API with the dma-buf
- * given (a dma-heaps system-heap buffer: dma_buf_map_attachment() there is
- * dma_map_sgtable()), and report both.  The caller holds @edu's lock.
+ * Map and unmap @len bytes for edu @iters times through a DMA VCM, in
+ * memory allocated for what that VCM needs (chunks sized for the SMMU's
+ * blocks), then through the DMA API with the dma-buf given (a dma-heaps
+ * system-heap buffer: dma_buf_map_attachment() there is
+ * dma_map_sgtable() of the heap's 1 MiB, 64 KiB and 4 KiB chunks), and
+ * report both.  The caller holds @edu's lock.
  */
 static int vcm_edu_bench(struct vcm_edu *edu, struct device *dev, int fd,
 			 unsigned int iters)
@@ -30,6 +34,7 @@ static int vcm_edu_bench(struct vcm_edu *edu, struct device *dev, int fd,
 	struct dma_buf_attachment *attach;
 	u64 t0, vcm_ns, dma_ns;
 	size_t vcm_ptes = 0, dma_ptes = 0;
+	struct vcm_constraint c;
 	struct vcm_physmem *pm;
 	struct vcm_avcm *avcm;
 	struct dma_buf *dmabuf;
@@ -44,7 +49,7 @@ static int vcm_edu_bench(struct vcm_edu *edu, struct device *dev, int fd,
 	if (IS_ERR(dmabuf))
 		return PTR_ERR(dmabuf);
 
-	vcm = vcm_create(EDU_VCM_START, EDU_VCM_LEN);
+	vcm = vcm_create_dma();
 	ret = PTR_ERR_OR_ZERO(vcm);
 	if (ret)
 		goto put_buf;
@@ -55,8 +60,10 @@ static int vcm_edu_bench(struct vcm_edu *edu, struct device *dev, int fd,
 	ret = vcm_activate(avcm);
 	if (ret)
 		goto deassoc;
-	pm = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, dmabuf->size, 0,
-			    vcm_chunk_sizes(vcm_get_pgsize_bitmap(vcm)));
+	ret = vcm_constraint_of_vcm(vcm, &c);
+	if (ret)
+		goto deactivate;
+	pm = vcm_phys_alloc_for(dmabuf->size, 0, &c);
 	ret = PTR_ERR_OR_ZERO(pm);
 	if (ret)
 		goto deactivate;
@@ -86,7 +93,7 @@ free_vcm:
 	if (ret)
 		goto put_buf;
 
-	/* The same device, back on its DMA API domain. */
+	/* The same device and domain, the system heap's chunks. */
 	attach = dma_buf_attach(dmabuf, dev);
 	ret = PTR_ERR_OR_ZERO(attach);
 	if (ret)
