@@ -189,12 +189,10 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_set_assoc_attr);
  * vcm_get_assoc_attr() - attributes of an association
  * @avcm: a live association
  *
- * Return: the attributes, 0 for a NULL or ERR_PTR() @avcm.
+ * Return: the attributes.
  */
 u32 vcm_get_assoc_attr(const struct vcm_avcm *avcm)
 {
-	if (IS_ERR_OR_NULL(avcm))
-		return 0;
 	return avcm->attr;
 }
 EXPORT_SYMBOL_IF_KUNIT(vcm_get_assoc_attr);
@@ -279,12 +277,10 @@ EXPORT_SYMBOL_GPL(vcm_deactivate);
  * vcm_is_active() - whether an association is active
  * @avcm: a live association
  *
- * Return: 1 if active, 0 if not, -EINVAL for a NULL or ERR_PTR() @avcm.
+ * Return: 1 if active, 0 if not.
  */
 int vcm_is_active(const struct vcm_avcm *avcm)
 {
-	if (IS_ERR_OR_NULL(avcm))
-		return -EINVAL;
 	return avcm->active;
 }
 EXPORT_SYMBOL_IF_KUNIT(vcm_is_active);

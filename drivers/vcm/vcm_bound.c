@@ -168,12 +168,10 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_reserve_from_bound);
  * vcm_get_bound_start_addr() - first device address of a bound
  * @bound: a live bound
  *
- * Return: the address, DMA_MAPPING_ERROR for a NULL or ERR_PTR() @bound.
+ * Return: the address.
  */
 dma_addr_t vcm_get_bound_start_addr(const struct vcm_bound *bound)
 {
-	if (IS_ERR_OR_NULL(bound))
-		return DMA_MAPPING_ERROR;
 	return bound->start;
 }
 EXPORT_SYMBOL_IF_KUNIT(vcm_get_bound_start_addr);
@@ -182,12 +180,10 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_get_bound_start_addr);
  * vcm_get_bound_len() - length of a bound
  * @bound: a live bound
  *
- * Return: the length, 0 for a NULL or ERR_PTR() @bound.
+ * Return: the length.
  */
 size_t vcm_get_bound_len(const struct vcm_bound *bound)
 {
-	if (IS_ERR_OR_NULL(bound))
-		return 0;
 	return bound->len;
 }
 EXPORT_SYMBOL_IF_KUNIT(vcm_get_bound_len);

@@ -387,12 +387,10 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_clone);
  * vcm_get_start_addr() - first device address of a VCM
  * @vcm: a live VCM
  *
- * Return: the address, or DMA_MAPPING_ERROR for a NULL or ERR_PTR() @vcm.
+ * Return: the address.
  */
 dma_addr_t vcm_get_start_addr(const struct vcm *vcm)
 {
-	if (IS_ERR_OR_NULL(vcm))
-		return DMA_MAPPING_ERROR;
 	return vcm->start;
 }
 EXPORT_SYMBOL_IF_KUNIT(vcm_get_start_addr);
@@ -401,13 +399,10 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_get_start_addr);
  * vcm_get_len() - length of a VCM
  * @vcm: a live VCM
  *
- * Return: the length, or 0 for a NULL or ERR_PTR() @vcm (a VCM is never
- * empty).
+ * Return: the length.
  */
 size_t vcm_get_len(const struct vcm *vcm)
 {
-	if (IS_ERR_OR_NULL(vcm))
-		return 0;
 	return vcm->len;
 }
 EXPORT_SYMBOL_IF_KUNIT(vcm_get_len);
@@ -416,12 +411,10 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_get_len);
  * vcm_get_type() - the kind of a VCM
  * @vcm: a live VCM
  *
- * Return: an &enum vcm_type, or -EINVAL for a NULL or ERR_PTR() @vcm.
+ * Return: an &enum vcm_type.
  */
 int vcm_get_type(const struct vcm *vcm)
 {
-	if (IS_ERR_OR_NULL(vcm))
-		return -EINVAL;
 	return vcm->type;
 }
 EXPORT_SYMBOL_GPL(vcm_get_type);
@@ -448,15 +441,11 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_get_min_page_size);
  * chunks every one of them can map with its largest entries.
  *
  * Context: Process context; takes the VCM's lock.
- * Return: the bitmap, PAGE_SIZE until an IOMMU VCM has a domain, or 0 for
- * a NULL or ERR_PTR() @vcm.
+ * Return: the bitmap, PAGE_SIZE until an IOMMU VCM has a domain.
  */
 unsigned long vcm_get_pgsize_bitmap(struct vcm *vcm)
 {
 	unsigned long pgsizes = PAGE_SIZE;
-
-	if (IS_ERR_OR_NULL(vcm))
-		return 0;
 
 	mutex_lock(&vcm->lock);
 	if (vcm->domain)

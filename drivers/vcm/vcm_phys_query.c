@@ -15,12 +15,10 @@
  * vcm_get_physmem_len() - length of a physmem
  * @physmem: a live physmem
  *
- * Return: the length, or 0 for a NULL or ERR_PTR() @physmem.
+ * Return: the length.
  */
 size_t vcm_get_physmem_len(const struct vcm_physmem *physmem)
 {
-	if (IS_ERR_OR_NULL(physmem))
-		return 0;
 	return physmem->len;
 }
 EXPORT_SYMBOL_GPL(vcm_get_physmem_len);
@@ -29,13 +27,10 @@ EXPORT_SYMBOL_GPL(vcm_get_physmem_len);
  * vcm_get_memtype_of_physalloc() - where a physmem comes from
  * @physmem: a live physmem
  *
- * Return: its memtype, %VCM_MEMTYPE_INVALID for a NULL or ERR_PTR()
- * @physmem.
+ * Return: its memtype.
  */
 enum vcm_memtype vcm_get_memtype_of_physalloc(const struct vcm_physmem *physmem)
 {
-	if (IS_ERR_OR_NULL(physmem))
-		return VCM_MEMTYPE_INVALID;
 	return physmem->memtype;
 }
 EXPORT_SYMBOL_IF_KUNIT(vcm_get_memtype_of_physalloc);
@@ -49,12 +44,12 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_get_memtype_of_physalloc);
  * modify it, and copy it before dma_map_sgtable() (a mapping writes the
  * DMA fields).
  *
- * Return: the table, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @physmem
- * or one of vcm_phys_from_dma(), which has no pages.
+ * Return: the table, or ERR_PTR(-EINVAL) for a physmem of
+ * vcm_phys_from_dma(), which has no pages.
  */
 struct sg_table *vcm_get_physmem_sgt(struct vcm_physmem *physmem)
 {
-	if (IS_ERR_OR_NULL(physmem) || physmem->dev_vcm)
+	if (physmem->dev_vcm)
 		return ERR_PTR(-EINVAL);
 	return &physmem->sgt;
 }
@@ -67,13 +62,10 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_get_physmem_sgt);
  * The physmem belongs to its creator; the backing keeps it from being
  * freed, so the pointer is good until @res is unbacked.
  *
- * Return: the physmem, ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @res,
- * ERR_PTR(-ENOENT) if it is unbacked.
+ * Return: the physmem, or ERR_PTR(-ENOENT) if @res is unbacked.
  */
 struct vcm_physmem *vcm_get_physmem_from_res(const struct vcm_res *res)
 {
-	if (IS_ERR_OR_NULL(res))
-		return ERR_PTR(-EINVAL);
 	return res->physmem ?: ERR_PTR(-ENOENT);
 }
 EXPORT_SYMBOL_IF_KUNIT(vcm_get_physmem_from_res);
@@ -90,8 +82,13 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_get_physmem_from_res);
  *
  * It is exported for the users of the macro.
  *
+ * Unlike the getters, which trust their handle, the walk takes a NULL
+ * physmem, as list walkers take an empty list: it is how a driver holds
+ * a buffer whose memory is not allocated yet, which every walker would
+ * test for otherwise.  An ERR_PTR() is a bug of the caller's.
+ *
  * Return: true with the next chunk; false, with the outputs untouched,
- * after the last chunk or for a NULL or ERR_PTR() physmem.
+ * after the last chunk or for a NULL physmem.
  */
 bool __vcm_next_phys_chunk(struct vcm_phys_iter *it, unsigned int *cursor,
 			   phys_addr_t *phys, size_t *len)
@@ -102,7 +99,7 @@ bool __vcm_next_phys_chunk(struct vcm_phys_iter *it, unsigned int *cursor,
 	if (!it->sg)
 		*cursor = 0;
 	/* Memory known by DMA addresses has no physical chunks to show. */
-	if (IS_ERR_OR_NULL(physmem) || physmem->dev_vcm ||
+	if (!physmem || physmem->dev_vcm ||
 	    *cursor >= physmem->sgt.orig_nents)
 		return false;
 
@@ -171,8 +168,7 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_get_phys_num_res);
  * @res stays backed (its owner does not unback it) while iterating.
  *
  * Context: Process context; takes vcm_phys_lock and physmem locks.
- * Return: the next backed reservation whose backing holds @phys, or NULL
- * (also for an ERR_PTR() @res).
+ * Return: the next backed reservation whose backing holds @phys, or NULL.
  */
 struct vcm_res *vcm_get_next_phys_res(phys_addr_t phys, struct vcm_res *res,
 				      size_t *len)
@@ -180,9 +176,6 @@ struct vcm_res *vcm_get_next_phys_res(phys_addr_t phys, struct vcm_res *res,
 	struct vcm_res *next = NULL, *r;
 	struct vcm_physmem *pm;
 	bool seen = !res;
-
-	if (IS_ERR(res))
-		return NULL;
 
 	mutex_lock(&vcm_phys_lock);
 	list_for_each_entry(pm, &vcm_phys_list, node) {

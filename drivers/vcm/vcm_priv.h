@@ -15,7 +15,8 @@
  *
  * Lifetimes: every handle belongs to the caller that created it, as in
  * the IOMMU API; the API does not validate handles beyond NULL and
- * ERR_PTR().  Objects other objects depend on are reference counted, so
+ * ERR_PTR(), and getters (vcm_get_*(), vcm_is_active()) trust their
+ * handle.  Objects other objects depend on are reference counted, so
  * that whichever owner lets go last frees them:
  *
  *   struct vcm          one reference for its creator (dropped by

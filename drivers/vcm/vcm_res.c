@@ -414,12 +414,10 @@ EXPORT_SYMBOL_GPL(vcm_unreserve);
  * The VCM belongs to its creator; @res keeps it from being freed, so the
  * pointer is good for as long as @res is.
  *
- * Return: the VCM, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR() @res.
+ * Return: the VCM.
  */
 struct vcm *vcm_get_vcm_from_res(const struct vcm_res *res)
 {
-	if (IS_ERR_OR_NULL(res))
-		return ERR_PTR(-EINVAL);
 	return res->vcm;
 }
 EXPORT_SYMBOL_IF_KUNIT(vcm_get_vcm_from_res);
@@ -428,12 +426,10 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_get_vcm_from_res);
  * vcm_get_res_len() - length of a reservation
  * @res: a live reservation
  *
- * Return: the length, or 0 for a NULL or ERR_PTR() @res.
+ * Return: the length.
  */
 size_t vcm_get_res_len(const struct vcm_res *res)
 {
-	if (IS_ERR_OR_NULL(res))
-		return 0;
 	return res->len;
 }
 EXPORT_SYMBOL_GPL(vcm_get_res_len);
@@ -488,13 +484,10 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_set_res_attr);
  * vcm_get_res_attr() - attributes of a reservation
  * @res: a live reservation
  *
- * Return: the attributes, or 0 for a NULL or ERR_PTR() @res (a valid
- * reservation has %VCM_READ or %VCM_WRITE).
+ * Return: the attributes.
  */
 u32 vcm_get_res_attr(const struct vcm_res *res)
 {
-	if (IS_ERR_OR_NULL(res))
-		return 0;
 	return res->attr;
 }
 EXPORT_SYMBOL_GPL(vcm_get_res_attr);

@@ -17,14 +17,12 @@
  * vcm_get_num_res() - number of reservations in a VCM
  * @vcm: a live VCM
  *
- * Return: the number, 0 for a NULL or ERR_PTR() @vcm.
+ * Return: the number.
  */
 size_t vcm_get_num_res(struct vcm *vcm)
 {
 	size_t n;
 
-	if (IS_ERR_OR_NULL(vcm))
-		return 0;
 	mutex_lock(&vcm->lock);
 	n = vcm->num_res;
 	mutex_unlock(&vcm->lock);
@@ -45,15 +43,13 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_get_num_res);
  * while iterating.
  *
  * Context: Process context; takes the VCM's lock.
- * Return: the next reservation, NULL after the last one, for a NULL or
- * ERR_PTR() @vcm, an ERR_PTR() @res or a @res not in @vcm.
+ * Return: the next reservation, NULL after the last one or for a @res not
+ * in @vcm.
  */
 struct vcm_res *vcm_get_next_res(struct vcm *vcm, struct vcm_res *res)
 {
 	struct vcm_res *next = NULL;
 
-	if (IS_ERR_OR_NULL(vcm) || IS_ERR(res))
-		return NULL;
 	if (res && res->vcm != vcm)
 		return NULL;
 
@@ -137,14 +133,12 @@ struct vcm_res *vcm_res_lookup(struct vcm *vcm, dma_addr_t addr)
  *
  * Context: Process context; takes the VCM's lock.
  * Return: the reservation, or NULL if no placed reservation of @vcm holds
- * @dev_addr or @vcm is NULL or an ERR_PTR().
+ * @dev_addr.
  */
 struct vcm_res *vcm_get_res(struct vcm *vcm, dma_addr_t dev_addr)
 {
 	struct vcm_res *res;
 
-	if (IS_ERR_OR_NULL(vcm))
-		return NULL;
 	mutex_lock(&vcm->lock);
 	res = vcm_res_lookup(vcm, dev_addr);
 	mutex_unlock(&vcm->lock);
@@ -161,13 +155,13 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_get_res);
  * kernel virtual address for the kernel VCM and a user address for user
  * VCMs.
  *
- * Return: the address, or DMA_MAPPING_ERROR for a NULL or ERR_PTR() @res
- * or one not placed (kernel, one-to-one and DMA reservations before
- * backing, DMA reservations while their association is inactive).
+ * Return: the address, or DMA_MAPPING_ERROR if @res is not placed
+ * (kernel, one-to-one and DMA reservations before backing, DMA
+ * reservations while their association is inactive).
  */
 dma_addr_t vcm_get_dev_addr(const struct vcm_res *res)
 {
-	if (IS_ERR_OR_NULL(res) || !res->placed)
+	if (!res->placed)
 		return DMA_MAPPING_ERROR;
 	return res->dev_addr;
 }
@@ -179,13 +173,10 @@ EXPORT_SYMBOL_GPL(vcm_get_dev_addr);
  *
  * The mapping lasts until @res is unbacked.
  *
- * Return: the address, or NULL for a NULL or ERR_PTR() @res or an unbacked
- * or non-kernel reservation.
+ * Return: the address, or NULL for an unbacked or non-kernel reservation.
  */
 void *vcm_get_vaddr(const struct vcm_res *res)
 {
-	if (IS_ERR_OR_NULL(res))
-		return NULL;
 	return res->vaddr;
 }
 EXPORT_SYMBOL_GPL(vcm_get_vaddr);
@@ -195,12 +186,10 @@ EXPORT_SYMBOL_GPL(vcm_get_vaddr);
  * @res: a live reservation
  *
  * Return: the number of entries its mapping uses in the IOMMU domain, 0 if
- * it is not mapped in one or @res is NULL or an ERR_PTR().
+ * it is not mapped in one.
  */
 size_t vcm_get_res_num_ptes(const struct vcm_res *res)
 {
-	if (IS_ERR_OR_NULL(res))
-		return 0;
 	return res->num_ptes;
 }
 EXPORT_SYMBOL_GPL(vcm_get_res_num_ptes);

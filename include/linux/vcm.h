@@ -13,11 +13,13 @@
  * Handles follow the ownership rules of the IOMMU API: whoever creates a
  * VCM, reservation, association, bound or physmem owns it, frees it once
  * and does not use it afterwards, and serialises the free against other
- * uses of the handle.  The API rejects NULL and ERR_PTR() handles and
- * trusts every other one to be live (created and not yet freed).  Where
- * one object depends on another (a reservation on its VCM, a backing on
- * its physmem) VCM holds a reference itself, so the owners of the two
- * may let go from different threads without coordinating beyond that.
+ * uses of the handle.  Constructors, destructors and operations reject
+ * NULL and ERR_PTR() handles; getters (vcm_get_*(), vcm_is_active())
+ * trust theirs, as kernel getters do.  Beyond that, every handle is
+ * trusted to be live (created and not yet freed).  Where one object
+ * depends on another (a reservation on its VCM, a backing on its
+ * physmem) VCM holds a reference itself, so the owners of the two may
+ * let go from different threads without coordinating beyond that.
  */
 #ifndef _LINUX_VCM_H
 #define _LINUX_VCM_H
@@ -275,14 +277,14 @@ const char *vcm_constraint_name(u32 flag);
 
 /**
  * vcm_for_each_phys_chunk - iterate over the physical chunks of a physmem
- * @pm: a live physmem
+ * @pm: a live physmem, or NULL
  * @cursor: an unsigned int the iterator owns; the number of chunks seen so
  *	far, so after a complete walk the number of chunks
  * @phys: a phys_addr_t set to each chunk's physical address
  * @len: a size_t set to each chunk's length
  *
  * Each step goes on from the previous chunk's scatterlist entry, so a walk
- * is linear in the number of chunks.  A NULL or ERR_PTR() @pm has no
+ * is linear in the number of chunks.  A NULL @pm (no memory yet) has no
  * chunks.
  */
 #define vcm_for_each_phys_chunk(pm, cursor, phys, len)				\

@@ -58,19 +58,17 @@ static void vcm_test_phys_handles(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_alloc(VCM_MEMTYPE_FOREIGN, SZ_4K, 0, 0)),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_phys_free(NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vcm_get_physmem_len(NULL), 0);
-	KUNIT_EXPECT_EQ(test, vcm_get_memtype_of_physalloc(NULL), VCM_MEMTYPE_INVALID);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_sgt(NULL)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_from_res(NULL)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_back(NULL, NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_unback(NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(NULL), -EINVAL);
 }
 
 /*
- * NULL and ERR_PTR() handles are all the API rejects: using a handle after
- * freeing it is a bug of the caller's, not an error (see "Ownership and
- * lifetimes" in vcm.rst), so no case passes stale handles.
+ * NULL and ERR_PTR() handles are all the API rejects, and only outside
+ * the getters, which trust their handle: using a handle after freeing it
+ * is a bug of the caller's, not an error (see "Ownership and lifetimes"
+ * in vcm.rst), so no case passes stale handles, nor bad ones to getters.
+ * The chunk walk takes NULL for "no memory".
  */
 static void vcm_test_err_handles(struct kunit *test)
 {
@@ -79,7 +77,7 @@ static void vcm_test_err_handles(struct kunit *test)
 	struct vcm_physmem *pm = new_phys(test, SZ_64K, 0, 0);
 	struct vcm_res *res = vcm_reserve(vcm, SZ_64K, RW);
 	void *const bad[] = { NULL, ERR_PTR(-ENOMEM) };
-	unsigned int cursor = 0;
+	unsigned int cursor = 7;
 	size_t len, n = 0;
 	phys_addr_t phys;
 	dma_addr_t out;
@@ -94,16 +92,9 @@ static void vcm_test_err_handles(struct kunit *test)
 		/* VCMs */
 		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_clone(h)), -EINVAL);
 		KUNIT_EXPECT_EQ(test, vcm_free(h), -EINVAL);
-		KUNIT_EXPECT_EQ(test, vcm_get_start_addr(h), DMA_MAPPING_ERROR);
-		KUNIT_EXPECT_EQ(test, vcm_get_len(h), 0);
-		KUNIT_EXPECT_EQ(test, vcm_get_type(h), -EINVAL);
-		KUNIT_EXPECT_EQ(test, vcm_get_pgsize_bitmap(h), 0);
 		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve(h, SZ_4K, RW)), -EINVAL);
 		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_at(h, DEV_START, SZ_4K, RW)),
 				-EINVAL);
-		KUNIT_EXPECT_EQ(test, vcm_get_num_res(h), 0);
-		KUNIT_EXPECT_NULL(test, vcm_get_next_res(h, NULL));
-		KUNIT_EXPECT_NULL(test, vcm_get_res(h, DEV_START));
 		KUNIT_EXPECT_EQ(test, vcm_translate(h, DEV_START, vcm, &out), -EINVAL);
 		KUNIT_EXPECT_EQ(test, vcm_translate(vcm, DEV_START, h, &out), -EINVAL);
 		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(h, dev, 0)), -EINVAL);
@@ -113,49 +104,31 @@ static void vcm_test_err_handles(struct kunit *test)
 
 		/* Reservations */
 		KUNIT_EXPECT_EQ(test, vcm_unreserve(h), -EINVAL);
-		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_vcm_from_res(h)), -EINVAL);
-		KUNIT_EXPECT_EQ(test, vcm_get_res_len(h), 0);
 		KUNIT_EXPECT_EQ(test, vcm_set_res_attr(h, RW), -EINVAL);
-		KUNIT_EXPECT_EQ(test, vcm_get_res_attr(h), 0);
-		KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(h), DMA_MAPPING_ERROR);
-		KUNIT_EXPECT_NULL(test, vcm_get_vaddr(h));
-		KUNIT_EXPECT_EQ(test, vcm_get_res_num_ptes(h), 0);
-		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_from_res(h)), -EINVAL);
 		KUNIT_EXPECT_EQ(test, vcm_back(h, pm), -EINVAL);
 		KUNIT_EXPECT_EQ(test, vcm_unback(h), -EINVAL);
 
 		/* Associations */
 		KUNIT_EXPECT_EQ(test, vcm_deassoc(h), -EINVAL);
 		KUNIT_EXPECT_EQ(test, vcm_set_assoc_attr(h, 0), -EINVAL);
-		KUNIT_EXPECT_EQ(test, vcm_get_assoc_attr(h), 0);
 		KUNIT_EXPECT_EQ(test, vcm_activate(h), -EINVAL);
 		KUNIT_EXPECT_EQ(test, vcm_deactivate(h), -EINVAL);
-		KUNIT_EXPECT_EQ(test, vcm_is_active(h), -EINVAL);
 
 		/* Bounds */
 		KUNIT_EXPECT_EQ(test, vcm_free_bound(h), -EINVAL);
 		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_from_bound(h, SZ_4K, RW)),
 				-EINVAL);
-		KUNIT_EXPECT_EQ(test, vcm_get_bound_start_addr(h), DMA_MAPPING_ERROR);
-		KUNIT_EXPECT_EQ(test, vcm_get_bound_len(h), 0);
 
 		/* Physmems */
 		KUNIT_EXPECT_EQ(test, vcm_back(res, h), -EINVAL);
 		KUNIT_EXPECT_EQ(test, vcm_phys_free(h), -EINVAL);
-		KUNIT_EXPECT_EQ(test, vcm_get_physmem_len(h), 0);
-		KUNIT_EXPECT_EQ(test, vcm_get_memtype_of_physalloc(h),
-				VCM_MEMTYPE_INVALID);
-		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_sgt(h)), -EINVAL);
-		cursor = 7;
-		vcm_for_each_phys_chunk(h, cursor, phys, len)
-			n++;
-		KUNIT_EXPECT_EQ(test, n, 0);
-		KUNIT_EXPECT_EQ(test, cursor, 0);
 	}
 
-	/* Where NULL means "from the start", an ERR_PTR() is still refused. */
-	KUNIT_EXPECT_NULL(test, vcm_get_next_res(vcm, ERR_PTR(-ENOMEM)));
-	KUNIT_EXPECT_NULL(test, vcm_get_next_phys_res(0, ERR_PTR(-ENOMEM), NULL));
+	/* A NULL physmem has no chunks. */
+	vcm_for_each_phys_chunk(NULL, cursor, phys, len)
+		n++;
+	KUNIT_EXPECT_EQ(test, n, 0);
+	KUNIT_EXPECT_EQ(test, cursor, 0);
 
 	/* The refusals left the live handles alone. */
 	KUNIT_EXPECT_EQ(test, vcm_get_num_res(vcm), 1);
