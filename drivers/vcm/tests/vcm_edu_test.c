@@ -37,51 +37,30 @@ struct vcm_edu_ctx {
 	struct device *dev;
 	struct vcm *vcm;
 	struct vcm_avcm *avcm;
-	long gauges[VCM_STAT_FIRST_EVENT];
 };
 
+/*
+ * The suite's VCM, associated with edu and active, goes with the case
+ * (own_vcm() releases its association and what a case left in it), even
+ * when this fails half-way; the gauges are checked after that.
+ */
 static int vcm_edu_test_init(struct kunit *test)
 {
 	struct vcm_edu_ctx *ctx;
-	int i;
 
 	KUNIT_ASSERT_NOT_NULL_MSG(test, vcm_edu_test_dev,
 				  "no edu bound to the vcm_edu driver");
+	vcm_test_watch_gauges(test);
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	for (i = 0; i < VCM_STAT_FIRST_EVENT; i++)
-		ctx->gauges[i] = vcm_stat_read(i);
 	ctx->dev = vcm_edu_test_dev;
 
-	ctx->vcm = vcm_create(EDU_VCM_START, EDU_VCM_LEN);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->vcm);
+	ctx->vcm = own_vcm(test, vcm_create(EDU_VCM_START, EDU_VCM_LEN));
 	ctx->avcm = vcm_assoc(ctx->vcm, ctx->dev, 0);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->avcm);
 	KUNIT_ASSERT_EQ(test, vcm_activate(ctx->avcm), 0);
 	test->priv = ctx;
 	return 0;
-}
-
-static void vcm_edu_test_exit(struct kunit *test)
-{
-	struct vcm_edu_ctx *ctx = test->priv;
-	struct vcm_res *res;
-	int i;
-
-	if (!ctx)
-		return;
-	if (vcm_is_active(ctx->avcm) == 1)
-		KUNIT_EXPECT_EQ(test, vcm_deactivate(ctx->avcm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_deassoc(ctx->avcm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_get_num_res(ctx->vcm), 0);
-	while ((res = vcm_get_next_res(ctx->vcm, NULL))) {
-		vcm_unback(res);
-		vcm_unreserve(res);
-	}
-	KUNIT_EXPECT_EQ(test, vcm_free(ctx->vcm), 0);
-	for (i = 0; i < VCM_STAT_FIRST_EVENT; i++)
-		KUNIT_EXPECT_EQ_MSG(test, vcm_stat_read(i), ctx->gauges[i],
-				    "counter %s", vcm_stat_names[i]);
 }
 
 /* Copy @len bytes from device address @src to @dst through edu. */
@@ -141,9 +120,7 @@ static void vcm_edu_test_mixed_chunks(struct kunit *test)
 	size_t clen, n2m = 0, n4k = 0, base = 0;
 	dma_addr_t iova;
 
-	pm = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, len, 0,
-			    vcm_get_pgsize_bitmap(ctx->vcm));
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
+	pm = new_phys(test, len, 0, vcm_get_pgsize_bitmap(ctx->vcm));
 	vcm_for_each_phys_chunk(pm, cursor, phys, clen) {
 		n2m += clen == SZ_2M;
 		n4k += clen == SZ_4K;
@@ -188,7 +165,7 @@ static void vcm_edu_test_mixed_chunks(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 }
 
 /*
@@ -201,8 +178,7 @@ static struct vcm_avcm *edu_dma_vcm(struct kunit *test, struct vcm **vcm)
 	struct vcm_avcm *avcm;
 
 	KUNIT_ASSERT_EQ(test, vcm_deactivate(ctx->avcm), 0);
-	*vcm = vcm_create_dma();
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, *vcm);
+	*vcm = own_vcm(test, vcm_create_dma());
 	KUNIT_EXPECT_EQ(test, vcm_get_type(*vcm), VCM_DMA);
 	avcm = vcm_assoc(*vcm, ctx->dev, 0);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, avcm);
@@ -217,7 +193,7 @@ static void edu_dma_vcm_free(struct kunit *test, struct vcm *vcm,
 
 	KUNIT_EXPECT_EQ(test, vcm_deactivate(avcm), 0);
 	KUNIT_EXPECT_EQ(test, vcm_deassoc(avcm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
 	KUNIT_EXPECT_EQ(test, vcm_activate(ctx->avcm), 0);
 }
 
@@ -233,7 +209,7 @@ static void edu_dma_vcm_free(struct kunit *test, struct vcm *vcm,
 static void vcm_edu_test_from_dma(struct kunit *test)
 {
 	struct vcm_edu_ctx *ctx = test->priv;
-	struct vcm *k = vcm_create_from_prebuilt(VCM_PREBUILT_KERNEL);
+	struct vcm *k = new_kernel_vcm(test);
 	struct sg_table sgt, bad;
 	struct vcm_avcm *davcm;
 	struct page *pages[3];
@@ -247,7 +223,6 @@ static void vcm_edu_test_from_dma(struct kunit *test)
 	u32 *p;
 	int i;
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, k);
 	for (i = 0; i < 3; i++) {
 		pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
 		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
@@ -273,8 +248,7 @@ static void vcm_edu_test_from_dma(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(davcm, &bad)), -EINVAL);
 	sg_free_table(&bad);
 
-	pm = vcm_phys_from_dma(davcm, &sgt);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
+	pm = own_phys(test, vcm_phys_from_dma(davcm, &sgt));
 	KUNIT_EXPECT_EQ(test, vcm_get_physmem_len(pm), 3 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, vcm_get_memtype_of_physalloc(pm), VCM_MEMTYPE_FOREIGN);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_sgt(pm)), -EINVAL);
@@ -310,13 +284,13 @@ static void vcm_edu_test_from_dma(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 	dma_unmap_sgtable(ctx->dev, &sgt, DMA_BIDIRECTIONAL, 0);
 	edu_dma_vcm_free(test, dvcm, davcm);
 	sg_free_table(&sgt);
 	for (i = 0; i < 3; i++)
 		__free_page(pages[i]);
-	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 }
 
 /*
@@ -329,7 +303,7 @@ static void vcm_edu_test_from_dma(struct kunit *test)
  */
 static void vcm_edu_test_dma_kind(struct kunit *test)
 {
-	struct vcm *k = vcm_create_from_prebuilt(VCM_PREBUILT_KERNEL);
+	struct vcm *k = new_kernel_vcm(test);
 	struct vcm_constraint c;
 	struct vcm_avcm *davcm;
 	struct vcm_physmem *pm;
@@ -340,7 +314,6 @@ static void vcm_edu_test_dma_kind(struct kunit *test)
 	u8 *cpu;
 	int i;
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, k);
 	davcm = edu_dma_vcm(test, &dvcm);
 	other = kunit_device_register(test, "vcm-dma-other");
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, other);
@@ -348,8 +321,7 @@ static void vcm_edu_test_dma_kind(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, vcm_constraint_of_vcm(dvcm, &c), 0);
 	KUNIT_EXPECT_TRUE(test, c.pgsizes & SZ_2M);
 
-	pm = vcm_phys_alloc_for(SZ_4M, 0, &c);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
+	pm = own_phys(test, vcm_phys_alloc_for(SZ_4M, 0, &c));
 	rk = vcm_reserve(k, SZ_4M, RW_CACHED);
 	rd = vcm_reserve(dvcm, SZ_4M, RW_CACHED);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
@@ -379,25 +351,23 @@ static void vcm_edu_test_dma_kind(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(rd), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unback(rk), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(rk), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 	edu_dma_vcm_free(test, dvcm, davcm);
-	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 }
 
 /* The CPU writes through a kernel VCM, edu moves it, the CPU reads it back. */
 static void vcm_edu_test_shared_with_cpu(struct kunit *test)
 {
 	struct vcm_edu_ctx *ctx = test->priv;
-	struct vcm *k = vcm_create_from_prebuilt(VCM_PREBUILT_KERNEL);
+	struct vcm *k = new_kernel_vcm(test);
 	struct vcm_physmem *pm;
 	struct vcm_res *rk, *rd;
 	dma_addr_t out, iova;
 	u8 *cpu;
 	int i;
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, k);
-	pm = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, SZ_64K, 0, 0);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
+	pm = new_phys(test, SZ_64K, 0, 0);
 	rk = vcm_reserve(k, SZ_64K, RW_CACHED);
 	rd = vcm_reserve(ctx->vcm, SZ_64K, RW_CACHED);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
@@ -420,8 +390,8 @@ static void vcm_edu_test_shared_with_cpu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_unback(rk), 0);
 	vcm_unreserve(rd);
 	vcm_unreserve(rk);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 }
 
 /*
@@ -438,10 +408,8 @@ static void vcm_edu_test_unbacked(struct kunit *test)
 	phys_addr_t phys;
 	size_t off;
 
-	pm = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, SZ_64K, 0, 0);
-	probe = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, SZ_4K, 0, 0);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, probe);
+	pm = new_phys(test, SZ_64K, 0, 0);
+	probe = new_phys(test, SZ_4K, 0, 0);
 	vcm_fill_pattern(pm, 0x5000);
 	vcm_fill_pattern(probe, 0x7000);
 
@@ -487,8 +455,8 @@ static void vcm_edu_test_unbacked(struct kunit *test)
 	vcm_unreserve(res);
 	vcm_unreserve(hole);
 	vcm_unreserve(out);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(probe), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, probe), 0);
 }
 
 struct vcm_edu_fault {
@@ -544,7 +512,8 @@ static void vcm_edu_test_fault_hook(struct kunit *test)
 static void vcm_edu_test_domains(struct kunit *test)
 {
 	struct vcm_edu_ctx *ctx = test->priv;
-	struct vcm *early = vcm_create(EDU_VCM_START, EDU_VCM_LEN), *clone;
+	struct vcm *early = own_vcm(test, vcm_create(EDU_VCM_START, EDU_VCM_LEN));
+	struct vcm *clone;
 	struct vcm_physmem *pm;
 	struct vcm_avcm *a1, *a2;
 	struct vcm_res *res;
@@ -553,9 +522,7 @@ static void vcm_edu_test_domains(struct kunit *test)
 	u32 *words;
 	int i;
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, early);
-	pm = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, SZ_8K, 0, 0);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
+	pm = new_phys(test, SZ_8K, 0, 0);
 	vcm_fill_pattern(pm, 0xd000);
 	res = vcm_reserve(early, SZ_8K, RW_CACHED);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
@@ -563,8 +530,7 @@ static void vcm_edu_test_domains(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_get_res_num_ptes(res), 0);
 	iova = vcm_get_dev_addr(res);
 
-	clone = vcm_clone(early);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, clone);
+	clone = own_vcm(test, vcm_clone(early));
 
 	a1 = vcm_assoc(early, ctx->dev, 0);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a1);
@@ -610,9 +576,9 @@ static void vcm_edu_test_domains(struct kunit *test)
 	res = vcm_get_next_res(early, NULL);
 	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(clone), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(early), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, clone), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, early), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 }
 
 static void vcm_edu_test_range_errors(struct kunit *test)
@@ -622,17 +588,15 @@ static void vcm_edu_test_range_errors(struct kunit *test)
 
 	if (dma_get_mask(ctx->dev) == DMA_BIT_MASK(64))
 		kunit_skip(test, "edu reaches every address");
-	far = vcm_create(dma_get_mask(ctx->dev) + 1, SZ_1M);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, far);
+	far = own_vcm(test, vcm_create(dma_get_mask(ctx->dev) + 1, SZ_1M));
 	/* Beyond edu's DMA mask. */
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(far, ctx->dev, 0)), -ERANGE);
-	KUNIT_EXPECT_EQ(test, vcm_free(far), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, far), 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(ctx->vcm, ctx->dev, 0)), -EINVAL);
 	/* A device behind an IOMMU is not one-to-one. */
-	far = vcm_create_one_to_one(0, SZ_4G);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, far);
+	far = own_vcm(test, vcm_create_one_to_one(0, SZ_4G));
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(far, ctx->dev, 0)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vcm_free(far), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, far), 0);
 }
 
 static struct kunit_case vcm_edu_test_cases[] = {
@@ -673,7 +637,6 @@ static struct kunit_suite vcm_edu_test_suite = {
 	.suite_init = vcm_edu_suite_init,
 	.suite_exit = vcm_edu_suite_exit,
 	.init = vcm_edu_test_init,
-	.exit = vcm_edu_test_exit,
 	.test_cases = vcm_edu_test_cases,
 };
 

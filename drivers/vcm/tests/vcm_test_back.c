@@ -65,8 +65,8 @@ static void vcm_test_back_kernel(struct kunit *test)
 	vcm_fill_pattern(pm, 0); /* rewrites all but proves the page is alive */
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(small), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 }
 
 static void vcm_test_cache_conflict(struct kunit *test)
@@ -108,10 +108,10 @@ static void vcm_test_cache_conflict(struct kunit *test)
 	vcm_unreserve(cached);
 	vcm_unreserve(wc);
 	vcm_unreserve(nc);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(coh), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(dev), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, coh), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, dev), 0);
 }
 
 static void vcm_test_cache_maintenance(struct kunit *test)
@@ -153,8 +153,8 @@ static void vcm_test_cache_maintenance(struct kunit *test)
 
 	vcm_unreserve(cached);
 	vcm_unreserve(wc);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 }
 
 static void vcm_test_one_to_one(struct kunit *test)
@@ -172,8 +172,7 @@ static void vcm_test_one_to_one(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
 	KUNIT_ASSERT_EQ(test, vcm_test_next_chunk(cont, &cursor, &phys, &len), 0);
 
-	o = vcm_create_one_to_one(0, SZ_4G);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, o);
+	o = own_vcm(test, vcm_create_one_to_one(0, SZ_4G));
 	avcm = vcm_assoc(o, dev, 0);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, avcm);
 	KUNIT_ASSERT_EQ(test, vcm_activate(avcm), 0);
@@ -206,20 +205,19 @@ static void vcm_test_one_to_one(struct kunit *test)
 	vcm_unreserve(r2);
 
 	/* Memory outside the VCM's physical range. */
-	far = vcm_create_one_to_one(SZ_4K, SZ_64K);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, far);
+	far = own_vcm(test, vcm_create_one_to_one(SZ_4K, SZ_64K));
 	r1 = vcm_reserve(far, SZ_64K, RW);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r1);
 	KUNIT_EXPECT_EQ(test, vcm_back(r1, cont), -ERANGE);
 	vcm_unreserve(r1);
-	KUNIT_EXPECT_EQ(test, vcm_free(far), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, far), 0);
 
 	KUNIT_EXPECT_EQ(test, vcm_deactivate(avcm), 0);
 	KUNIT_EXPECT_EQ(test, vcm_dev_addr_to_phys_addr(dev, phys, &got), -ENODEV);
 	KUNIT_EXPECT_EQ(test, vcm_deassoc(avcm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(o), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(cont), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(scattered), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, o), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, cont), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, scattered), 0);
 }
 
 static void vcm_test_assoc(struct kunit *test)
@@ -244,7 +242,7 @@ static void vcm_test_assoc(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, avcm);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(k, dev, 0)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_get_assoc_attr(avcm), (u32)VCM_USE_LOW_BASE);
-	KUNIT_EXPECT_EQ(test, vcm_free(k), -EBUSY);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, k), -EBUSY);
 
 	KUNIT_EXPECT_EQ(test, vcm_is_active(avcm), 0);
 	KUNIT_EXPECT_EQ(test, vcm_deactivate(avcm), -ENOENT);
@@ -260,15 +258,15 @@ static void vcm_test_assoc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_deassoc(avcm), 0);
 	KUNIT_EXPECT_EQ(test, vcm_activate(NULL), -EINVAL);
 
-	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
 }
 
 /* One physmem, three VCMs: translation and reverse lookups. */
 static void vcm_test_shared_physmem(struct kunit *test)
 {
 	struct vcm *k = new_kernel_vcm(test), *d1 = new_dev_vcm(test);
-	struct vcm *d2 = vcm_create(SZ_4G, SZ_1G);
+	struct vcm *d2 = own_vcm(test, vcm_create(SZ_4G, SZ_1G));
 	struct vcm_physmem *pm = new_phys(test, SZ_1M, 0, 0);
 	struct vcm_res *rk, *r1, *r2, *it;
 	unsigned int cursor = 0;
@@ -276,7 +274,6 @@ static void vcm_test_shared_physmem(struct kunit *test)
 	phys_addr_t phys;
 	size_t len, n = 0;
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d2);
 	rk = vcm_reserve(k, SZ_1M, RW_CACHED);
 	r1 = vcm_reserve(d1, SZ_1M, RW_CACHED);
 	r2 = vcm_reserve(d2, SZ_1M, RW_CACHED);
@@ -314,7 +311,7 @@ static void vcm_test_shared_physmem(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_get_phys_num_res(phys), 2);
 	KUNIT_EXPECT_EQ(test, vcm_translate(d1, vcm_get_dev_addr(r1), d2, &out),
 			-ENOENT);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), -EBUSY);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), -EBUSY);
 	KUNIT_EXPECT_EQ(test, vcm_unback(r1), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unback(rk), 0);
 	KUNIT_EXPECT_EQ(test, vcm_get_phys_num_res(phys), 0);
@@ -323,10 +320,10 @@ static void vcm_test_shared_physmem(struct kunit *test)
 	vcm_unreserve(rk);
 	vcm_unreserve(r1);
 	vcm_unreserve(r2);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(d1), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(d2), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, d1), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, d2), 0);
 }
 
 static void vcm_test_clone(struct kunit *test)
@@ -344,8 +341,7 @@ static void vcm_test_clone(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b);
 	KUNIT_ASSERT_EQ(test, vcm_back(a, pm), 0);
 
-	clone = vcm_clone(vcm);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, clone);
+	clone = own_vcm(test, vcm_clone(vcm));
 	KUNIT_EXPECT_EQ(test, vcm_get_num_res(clone), 2);
 	ca = vcm_get_res(clone, vcm_get_dev_addr(a));
 	cb = vcm_get_res(clone, vcm_get_dev_addr(b));
@@ -369,12 +365,12 @@ static void vcm_test_clone(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, vcm_unreserve(a), 0);
 	while ((a = vcm_get_next_res(vcm, NULL)))
 		KUNIT_ASSERT_EQ(test, vcm_unreserve(a), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(clone), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(vcm), -EBUSY);	/* its bound */
+	KUNIT_EXPECT_EQ(test, free_vcm(test, clone), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), -EBUSY);	/* its bound */
 	KUNIT_EXPECT_EQ(test, vcm_free_bound(bound), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 }
 
 static struct kunit_case vcm_test_back_cases[] = {
@@ -391,7 +387,6 @@ static struct kunit_case vcm_test_back_cases[] = {
 static struct kunit_suite vcm_test_back_suite = {
 	.name = "vcm_back",
 	.init = vcm_test_init,
-	.exit = vcm_test_exit,
 	.test_cases = vcm_test_back_cases,
 };
 

@@ -121,12 +121,11 @@ static void vcm_test_constraint_merge(struct kunit *test)
 
 static void vcm_test_constraint_of(struct kunit *test)
 {
-	struct vcm *o = vcm_create_one_to_one(0, SZ_4G);
+	struct vcm *o = own_vcm(test, vcm_create_one_to_one(0, SZ_4G));
 	struct vcm *k = new_kernel_vcm(test);
 	struct vcm_constraint c;
 	struct device *dev;
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, o);
 	KUNIT_ASSERT_EQ(test, vcm_constraint_of_vcm(o, &c), 0);
 	KUNIT_EXPECT_EQ(test, c.flags,
 			VCM_CONSTRAINT_CONTIGUOUS | VCM_CONSTRAINT_LIMIT);
@@ -155,8 +154,8 @@ static void vcm_test_constraint_of(struct kunit *test)
 
 	KUNIT_EXPECT_STREQ(test, vcm_constraint_name(VCM_CONSTRAINT_LIMIT), "dma-limit");
 	KUNIT_EXPECT_STREQ(test, vcm_constraint_name(0), "none");
-	KUNIT_EXPECT_EQ(test, vcm_free(o), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, o), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 }
 
 /* The highest byte of a physmem. */
@@ -182,8 +181,7 @@ static void vcm_test_constraint_alloc(struct kunit *test)
 	size_t len;
 
 	/* Chunked for the IOMMU: it meets the IOMMU's needs, not dma32's. */
-	pm = vcm_phys_alloc_for(SZ_4M + SZ_4K, 0, &smmu);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
+	pm = own_phys(test, vcm_phys_alloc_for(SZ_4M + SZ_4K, 0, &smmu));
 	vcm_for_each_phys_chunk(pm, cursor, phys, len) {
 		if (!n++)
 			first = phys;
@@ -199,22 +197,19 @@ static void vcm_test_constraint_alloc(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, vcm_constraint_unmet(&c, pm) & VCM_CONSTRAINT_LIMIT);
 
 	/* For the device without an IOMMU: one range, below 4 GiB. */
-	cont = vcm_phys_alloc_for(SZ_2M + SZ_4K, 0, &dma32);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cont);
+	cont = own_phys(test, vcm_phys_alloc_for(SZ_2M + SZ_4K, 0, &dma32));
 	KUNIT_EXPECT_EQ(test, vcm_constraint_unmet(&dma32, cont), 0);
 	KUNIT_EXPECT_EQ(test, vcm_constraint_unmet(&smmu, cont), 0);
 	KUNIT_EXPECT_LE(test, phys_top(cont), (phys_addr_t)DMA_BIT_MASK(32));
 
 	/* Below 4 GiB but in chunks: from the low zones only. */
 	low.flags = VCM_CONSTRAINT_LIMIT;
-	lowpm = vcm_phys_alloc_for(SZ_8M, 0, &low);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lowpm);
+	lowpm = own_phys(test, vcm_phys_alloc_for(SZ_8M, 0, &low));
 	KUNIT_EXPECT_LE(test, phys_top(lowpm), (phys_addr_t)DMA_BIT_MASK(32));
 	KUNIT_EXPECT_EQ(test, vcm_constraint_unmet(&low, lowpm), 0);
 
 	/* A 4 KiB chunk is not one a 64 KiB-granule IOMMU maps. */
-	small = vcm_phys_alloc_for(SZ_4K, 0, &smmu);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, small);
+	small = own_phys(test, vcm_phys_alloc_for(SZ_4K, 0, &smmu));
 	c = translated(SZ_64K);
 	KUNIT_EXPECT_EQ(test, vcm_constraint_unmet(&c, small), VCM_CONSTRAINT_GRANULE);
 	KUNIT_EXPECT_EQ(test, vcm_constraint_unmet(&c, NULL), VCM_CONSTRAINT_LIMIT);
@@ -231,10 +226,10 @@ static void vcm_test_constraint_alloc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_alloc_for(SZ_1G * 64UL, 0, &dma32)),
 			-E2BIG);
 
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(small), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(lowpm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(cont), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, small), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, lowpm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, cont), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 }
 
 /* Check a table from vcm_phys_to_sgt(); return its number of entries. */
@@ -292,21 +287,21 @@ static void vcm_test_phys_to_sgt(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_phys_to_sgt(pm, SZ_2K, ULONG_MAX, &sgt), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_phys_to_sgt(pm, SZ_64K, SZ_2K - 1, &sgt), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_phys_to_sgt(NULL, SZ_64K, ULONG_MAX, &sgt), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 }
 
 static void vcm_test_phys_copy(struct kunit *test)
 {
 	struct vcm_constraint dma32 = direct(DMA_BIT_MASK(32), SZ_64K);
 	struct vcm_physmem *src = new_phys(test, SZ_2M + SZ_64K, 0, 0);
-	struct vcm_physmem *dst = vcm_phys_alloc_for(SZ_2M + SZ_64K, 0, &dma32);
+	struct vcm_physmem *dst = own_phys(test, vcm_phys_alloc_for(SZ_2M + SZ_64K, 0,
+								   &dma32));
 	struct vcm_physmem *other = new_phys(test, SZ_64K, 0, 0);
 	struct vcm *k = new_kernel_vcm(test);
 	struct vcm_res *res;
 	size_t off;
 	u32 *p;
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dst);
 	vcm_fill_pattern(src, 0x2000);
 	KUNIT_EXPECT_EQ(test, vcm_phys_copy(dst, other), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_phys_copy(dst, dst), -EINVAL);
@@ -327,10 +322,10 @@ static void vcm_test_phys_copy(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, p[off / 4], vcm_pattern_at(src, 0x2000, off));
 	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(other), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(dst), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(src), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, other), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, dst), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, src), 0);
 }
 
 static struct kunit_case vcm_test_constraint_cases[] = {
@@ -345,7 +340,6 @@ static struct kunit_case vcm_test_constraint_cases[] = {
 static struct kunit_suite vcm_test_constraint_suite = {
 	.name = "vcm_constraint",
 	.init = vcm_test_init,
-	.exit = vcm_test_exit,
 	.test_cases = vcm_test_constraint_cases,
 };
 

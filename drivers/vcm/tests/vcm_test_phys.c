@@ -134,8 +134,8 @@ static void vcm_test_err_handles(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_get_num_res(vcm), 1);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_from_res(res)), -ENOENT);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
 }
 
 struct vcm_chunk_case {
@@ -183,7 +183,7 @@ static void vcm_test_phys_chunks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_get_physmem_sgt(pm)->orig_nents, cursor);
 	/* A fresh guest has free blocks of every order the cases ask for. */
 	KUNIT_EXPECT_EQ(test, largest, c->largest);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 }
 
 static void vcm_test_phys_contiguous(struct kunit *test)
@@ -207,21 +207,20 @@ static void vcm_test_phys_contiguous(struct kunit *test)
 	kunmap_local(p);
 
 	/* The same range wrapped as a carve-out. */
-	wrap = vcm_phys_from_range(phys, SZ_2M);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wrap);
+	wrap = own_phys(test, vcm_phys_from_range(phys, SZ_2M));
 	KUNIT_EXPECT_EQ(test, vcm_get_memtype_of_physalloc(wrap), VCM_MEMTYPE_FOREIGN);
 	cursor = 0;
 	KUNIT_ASSERT_EQ(test, vcm_test_next_chunk(wrap, &cursor, &p2, &l2), 0);
 	KUNIT_EXPECT_EQ(test, p2, phys);
 	KUNIT_EXPECT_EQ(test, l2, (size_t)SZ_2M);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(wrap), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, wrap), 0);
 
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_range(phys + 1, SZ_4K)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_range(phys, 0)), -EINVAL);
 	KUNIT_EXPECT_EQ(test,
 			PTR_ERR(vcm_phys_from_range(PHYS_ADDR_MAX & PAGE_MASK, SZ_64K)),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 }
 
 static void vcm_test_phys_from_sgt(struct kunit *test)
@@ -251,8 +250,7 @@ static void vcm_test_phys_from_sgt(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_sgt(&bad, 0)), -EINVAL);
 	sg_free_table(&bad);
 
-	pm = vcm_phys_from_sgt(&sgt, 0);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
+	pm = own_phys(test, vcm_phys_from_sgt(&sgt, 0));
 	KUNIT_EXPECT_EQ(test, vcm_get_physmem_len(pm), 3 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, vcm_get_memtype_of_physalloc(pm), VCM_MEMTYPE_FOREIGN);
 
@@ -264,10 +262,10 @@ static void vcm_test_phys_from_sgt(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, vaddr);
 	for (i = 0; i < 3; i++)
 		KUNIT_EXPECT_EQ(test, vaddr[i * PAGE_SIZE / 4], 0xf00d0000 + i);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), -EBUSY);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), -EBUSY);
 	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 
 	/* The pages are the owner's: still there. */
 	sg_free_table(&sgt);
@@ -275,7 +273,7 @@ static void vcm_test_phys_from_sgt(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, page_ref_count(pages[i]), 1);
 		__free_page(pages[i]);
 	}
-	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 }
 
 /* --- IOMMU page-size choice ------------------------------------------ */
@@ -418,7 +416,6 @@ static struct kunit_case vcm_test_phys_cases[] = {
 static struct kunit_suite vcm_test_phys_suite = {
 	.name = "vcm_phys",
 	.init = vcm_test_init,
-	.exit = vcm_test_exit,
 	.test_cases = vcm_test_phys_cases,
 };
 

@@ -131,10 +131,9 @@ static void vcm_test_create_errors(struct kunit *test)
 static void vcm_test_create_free(struct kunit *test)
 {
 	struct vcm *dev = new_dev_vcm(test), *k = new_kernel_vcm(test);
-	struct vcm *o = vcm_create_one_to_one(0, SZ_4G);
+	struct vcm *o = own_vcm(test, vcm_create_one_to_one(0, SZ_4G));
 	struct vcm_res *res;
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, o);
 	KUNIT_EXPECT_EQ(test, vcm_get_type(dev), VCM_DEVICE);
 	KUNIT_EXPECT_EQ(test, vcm_get_type(k), VCM_EXT_KERNEL);
 	KUNIT_EXPECT_EQ(test, vcm_get_type(o), VCM_ONE_TO_ONE);
@@ -145,12 +144,12 @@ static void vcm_test_create_free(struct kunit *test)
 
 	res = vcm_reserve(dev, SZ_64K, RW);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
-	KUNIT_EXPECT_EQ(test, vcm_free(dev), -EBUSY);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, dev), -EBUSY);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
 
-	KUNIT_EXPECT_EQ(test, vcm_free(dev), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(o), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, dev), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, o), 0);
 }
 
 /* --- reservations ---------------------------------------------------- */
@@ -196,7 +195,7 @@ static void vcm_test_reserve(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(a), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(c), 0);
 	KUNIT_EXPECT_EQ(test, vcm_get_num_res(vcm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
 }
 
 static const struct vcm_attr_case vcm_reserve_cases[] = {
@@ -227,16 +226,15 @@ static void vcm_test_reserve_errors(struct kunit *test)
 	if (!IS_ERR(res))
 		vcm_unreserve(res);
 	KUNIT_EXPECT_EQ(test, vcm_get_num_res(vcm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
 }
 
 static void vcm_test_reserve_exhaust(struct kunit *test)
 {
-	struct vcm *vcm = vcm_create(DEV_START, 4 * SZ_64K);
+	struct vcm *vcm = own_vcm(test, vcm_create(DEV_START, 4 * SZ_64K));
 	struct vcm_res *res[4];
 	int i;
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, vcm);
 	for (i = 0; i < 4; i++) {
 		res[i] = vcm_reserve(vcm, SZ_64K, RW);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res[i]);
@@ -249,7 +247,7 @@ static void vcm_test_reserve_exhaust(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(res[2]), (dma_addr_t)DEV_START + 2 * SZ_64K);
 	for (i = 0; i < 4; i++)
 		KUNIT_EXPECT_EQ(test, vcm_unreserve(res[i]), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
 }
 
 static void vcm_test_reserve_at(struct kunit *test)
@@ -284,8 +282,8 @@ static void vcm_test_reserve_at(struct kunit *test)
 
 	while ((res = vcm_get_next_res(vcm, NULL)))
 		KUNIT_ASSERT_EQ(test, vcm_unreserve(res), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 }
 
 static void vcm_test_res_attr(struct kunit *test)
@@ -312,8 +310,8 @@ static void vcm_test_res_attr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW_CACHED), 0);
 
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
 
 	/* A placed reservation keeps its address: only alignments it has. */
 	vcm = new_dev_vcm(test);
@@ -322,7 +320,7 @@ static void vcm_test_res_attr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW | VCM_ALIGN_64K), 0);
 	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW | VCM_ALIGN_1M), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
 }
 
 /* --- bounds ---------------------------------------------------------- */
@@ -364,19 +362,19 @@ static void vcm_test_bound(struct kunit *test)
 	KUNIT_EXPECT_NE(test, vcm_get_dev_addr(out), start);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_at(vcm, start, SZ_4K, RW)), -EBUSY);
 
-	KUNIT_EXPECT_EQ(test, vcm_free(vcm), -EBUSY);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), -EBUSY);
 	KUNIT_EXPECT_EQ(test, vcm_free_bound(bound), -EBUSY);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(in[0]), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(in[1]), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(out), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(vcm), -EBUSY);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), -EBUSY);
 	KUNIT_EXPECT_EQ(test, vcm_free_bound(bound), 0);
 
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_bound(k, SZ_1M)), -EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_bound(vcm, 0)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_bound(vcm, DEV_LEN * 2)), -ENOSPC);
-	KUNIT_EXPECT_EQ(test, vcm_free(vcm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 }
 
 static struct kunit_case vcm_test_space_cases[] = {
@@ -396,7 +394,6 @@ static struct kunit_case vcm_test_space_cases[] = {
 static struct kunit_suite vcm_test_space_suite = {
 	.name = "vcm_space",
 	.init = vcm_test_init,
-	.exit = vcm_test_exit,
 	.test_cases = vcm_test_space_cases,
 };
 

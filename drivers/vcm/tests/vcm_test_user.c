@@ -188,14 +188,14 @@ static void vcm_test_concurrent_unreserve(struct kunit *test)
 	 */
 	do {
 		done = vcm_race_done(w);
-		ret = vcm_phys_free(race->pm);
+		ret = free_phys(test, race->pm);
 		if (ret == -EBUSY && !done)
 			cond_resched();
 	} while (ret == -EBUSY && !done);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	do {
 		done = vcm_race_done(w);
-		ret = vcm_free(race->vcm);
+		ret = free_vcm(test, race->vcm);
 		if (ret == -EBUSY && !done)
 			cond_resched();
 	} while (ret == -EBUSY && !done);
@@ -286,8 +286,7 @@ static void vcm_test_user(struct kunit *test)
 	/* An anonymous mapping gives the KUnit thread an address space. */
 	anon = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ, MAP_PRIVATE, 0);
 	KUNIT_ASSERT_NE(test, anon, 0);
-	ctx->vcm = vcm_create_from_prebuilt(VCM_PREBUILT_USER);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->vcm);
+	ctx->vcm = own_vcm(test, vcm_create_from_prebuilt(VCM_PREBUILT_USER));
 	KUNIT_EXPECT_EQ(test, vcm_get_type(ctx->vcm), VCM_EXT_USER);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve(ctx->vcm, SZ_4K, RW_CACHED)),
 			-EOPNOTSUPP);
@@ -314,7 +313,7 @@ static void vcm_test_user(struct kunit *test)
 	word = 0xabcdef;
 	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)(addr + SZ_2M + 16), &word,
 					   4), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), -EBUSY);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), -EBUSY);
 
 	KUNIT_EXPECT_EQ(test, vm_munmap(addr, SZ_2M + SZ_128K), 0);
 	KUNIT_EXPECT_EQ(test, ctx->closed, 1);
@@ -354,7 +353,7 @@ static void vcm_test_user(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vm_munmap(addr, SZ_64K), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unback(rk), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(rk), 0);
-	KUNIT_EXPECT_EQ(test, vcm_free(k), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 
 	/* A write-combined mapping refuses a write-only attribute mismatch. */
 	ctx->attr = VCM_READ | VCM_WC;
@@ -363,8 +362,8 @@ static void vcm_test_user(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (long)addr, -EACCES);
 
 	fput(file);
-	KUNIT_EXPECT_EQ(test, vcm_free(ctx->vcm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, ctx->vcm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 }
 
 static struct kunit_case vcm_test_user_cases[] = {
@@ -376,7 +375,6 @@ static struct kunit_case vcm_test_user_cases[] = {
 static struct kunit_suite vcm_test_user_suite = {
 	.name = "vcm_user",
 	.init = vcm_test_init,
-	.exit = vcm_test_exit,
 	.test_cases = vcm_test_user_cases,
 };
 

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Helpers shared by the VCM KUnit suites: the gauges checked after every
- * case, VCMs and physmems that must be made, and a pattern that differs in every
- * word of every physical page, written through the linear map and
- * predicted for any byte offset of a physmem.
+ * case, VCMs and physmems that must be made and are released when the
+ * case ends, and a pattern that differs in every word of every physical
+ * page, written through the linear map and predicted for any byte offset
+ * of a physmem.
  */
 #ifndef _VCM_TEST_UTIL_H
 #define _VCM_TEST_UTIL_H
 
+#include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/highmem.h>
 #include <linux/sizes.h>
@@ -23,47 +25,165 @@
 #define DEV_START	SZ_1G
 #define DEV_LEN		SZ_256M
 
-struct vcm_test_ctx {
-	long gauges[VCM_STAT_FIRST_EVENT];
+/*
+ * Everything a case makes through own_vcm() and own_phys() (and the new_*()
+ * helpers, which use them) is released by a deferred action when the case
+ * ends, also when an assertion stops it half-way.  A case that frees such
+ * an object itself does so with free_vcm() or free_phys(), which cancel
+ * the action once the object is gone, never with vcm_free() or
+ * vcm_phys_free().
+ *
+ * The actions run in the reverse order of the helpers' calls, but VCM's
+ * objects hold one another whatever that order: a VCM is busy while it
+ * has reservations, bounds or associations, a physmem while it backs a
+ * reservation.  So the action of a physmem first unbacks the reservations
+ * it backs, and that of a VCM first releases what is left in it: a case
+ * owns every reservation, bound and association of its VCMs.  What they
+ * cannot release is a leak, which the gauges show.
+ */
+static inline void vcm_test_release_phys(void *data)
+{
+	struct vcm_physmem *pm = data;
+	struct vcm_res *res;
+
+	for (;;) {
+		mutex_lock(&pm->lock);
+		res = list_first_entry_or_null(&pm->res_list, struct vcm_res,
+					       phys_node);
+		mutex_unlock(&pm->lock);
+		if (!res || vcm_unback(res))
+			break;
+	}
+	vcm_phys_free(pm);
+}
+
+static inline void vcm_test_release_vcm(void *data)
+{
+	struct vcm *vcm = data;
+	struct vcm_bound *bound;
+	struct vcm_avcm *avcm;
+	struct vcm_res *res;
+
+	while ((res = vcm_get_next_res(vcm, NULL))) {
+		vcm_unback(res);
+		if (vcm_unreserve(res))
+			break;
+	}
+	for (;;) {
+		mutex_lock(&vcm->lock);
+		bound = list_first_entry_or_null(&vcm->bound_list,
+						 struct vcm_bound, node);
+		mutex_unlock(&vcm->lock);
+		if (!bound || vcm_free_bound(bound))
+			break;
+	}
+	for (;;) {
+		mutex_lock(&vcm->lock);
+		avcm = list_first_entry_or_null(&vcm->assoc_list,
+						struct vcm_avcm, node);
+		mutex_unlock(&vcm->lock);
+		if (!avcm)
+			break;
+		if (vcm_is_active(avcm))
+			vcm_deactivate(avcm);
+		if (vcm_deassoc(avcm))
+			break;
+	}
+	vcm_free(vcm);
+}
+
+/* Assert @vcm was made, and release it when the case ends. */
+static inline struct vcm *own_vcm(struct kunit *test, struct vcm *vcm)
+{
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, vcm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vcm_test_release_vcm,
+							vcm), 0);
+	return vcm;
+}
+
+/* Assert @pm was made, and release it when the case ends. */
+static inline struct vcm_physmem *own_phys(struct kunit *test,
+					   struct vcm_physmem *pm)
+{
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vcm_test_release_phys,
+							pm), 0);
+	return pm;
+}
+
+/* vcm_free() of a VCM of own_vcm(): once it is freed, nothing is left to do. */
+static inline int free_vcm(struct kunit *test, struct vcm *vcm)
+{
+	int ret = vcm_free(vcm);
+
+	if (!ret)
+		kunit_remove_action(test, vcm_test_release_vcm, vcm);
+	return ret;
+}
+
+/* vcm_phys_free() of a physmem of own_phys(), as free_vcm(). */
+static inline int free_phys(struct kunit *test, struct vcm_physmem *pm)
+{
+	int ret = vcm_phys_free(pm);
+
+	if (!ret)
+		kunit_remove_action(test, vcm_test_release_phys, pm);
+	return ret;
+}
+
+/**
+ * struct vcm_test_gauges - the gauges when a case started
+ * @test: the case
+ * @val: the value of each gauge
+ */
+struct vcm_test_gauges {
+	struct kunit *test;
+	long val[VCM_STAT_FIRST_EVENT];
 };
+
+static inline void vcm_test_check_gauges(void *data)
+{
+	struct vcm_test_gauges *g = data;
+	int i;
+
+	for (i = 0; i < VCM_STAT_FIRST_EVENT; i++)
+		KUNIT_EXPECT_EQ_MSG(g->test, vcm_stat_read(i), g->val[i],
+				    "counter %s", vcm_stat_names[i]);
+}
+
+/*
+ * Check that every gauge is back where it is now when the case ends,
+ * after every object of own_vcm() and own_phys() is released: the check
+ * is deferred first, so that it runs last.
+ */
+static inline void vcm_test_watch_gauges(struct kunit *test)
+{
+	struct vcm_test_gauges *g;
+	int i;
+
+	g = kunit_kzalloc(test, sizeof(*g), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	g->test = test;
+	for (i = 0; i < VCM_STAT_FIRST_EVENT; i++)
+		g->val[i] = vcm_stat_read(i);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vcm_test_check_gauges,
+							g), 0);
+}
 
 static inline int vcm_test_init(struct kunit *test)
 {
-	struct vcm_test_ctx *ctx;
-	int i;
-
-	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	for (i = 0; i < VCM_STAT_FIRST_EVENT; i++)
-		ctx->gauges[i] = vcm_stat_read(i);
-	test->priv = ctx;
+	vcm_test_watch_gauges(test);
 	return 0;
-}
-
-static inline void vcm_test_exit(struct kunit *test)
-{
-	struct vcm_test_ctx *ctx = test->priv;
-	int i;
-
-	for (i = 0; i < VCM_STAT_FIRST_EVENT; i++)
-		KUNIT_EXPECT_EQ_MSG(test, vcm_stat_read(i), ctx->gauges[i],
-				    "counter %s", vcm_stat_names[i]);
 }
 
 static inline struct vcm *new_dev_vcm(struct kunit *test)
 {
-	struct vcm *vcm = vcm_create(DEV_START, DEV_LEN);
-
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, vcm);
-	return vcm;
+	return own_vcm(test, vcm_create(DEV_START, DEV_LEN));
 }
 
 static inline struct vcm *new_kernel_vcm(struct kunit *test)
 {
-	struct vcm *vcm = vcm_create_from_prebuilt(VCM_PREBUILT_KERNEL);
-
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, vcm);
-	return vcm;
+	return own_vcm(test, vcm_create_from_prebuilt(VCM_PREBUILT_KERNEL));
 }
 
 /*
@@ -93,11 +213,8 @@ static inline int vcm_test_next_chunk(struct vcm_physmem *pm,
 static inline struct vcm_physmem *new_phys(struct kunit *test, size_t len,
 					   u32 attr, unsigned long pgsizes)
 {
-	struct vcm_physmem *pm = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, len, attr,
-						pgsizes);
-
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
-	return pm;
+	return own_phys(test, vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, len, attr,
+					     pgsizes));
 }
 
 /* A length and attributes, and the errno they must get. */
