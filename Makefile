@@ -65,10 +65,17 @@ run: guest
 shell: guest
 	@bash qemu/boot.sh shell
 
-# Every KUnit suite and igt test in the guest; ends with 'N passed, N failed, N skipped'.
+# Every KUnit suite and igt test in the guest; then the guest again with
+# identity IOMMU domains (iommu.passthrough=1), where the DMA API is
+# dma-direct, for the sharing paths (gembuf_passthrough); ends with
+# 'N passed, N failed, N skipped' over both.
+PASSTHROUGH_CMDLINE = iommu.passthrough=1 gembuf_only=gembuf_passthrough
 test: guest
-	@rm -rf $(OUT) && mkdir -p $(OUT)
+	@rm -rf $(OUT) && mkdir -p $(OUT)/passthrough
 	@GEMBUF_QUIET=1 bash qemu/boot.sh test || true
+	@GEMBUF_QUIET=1 GEMBUF_OUT=$(OUT)/passthrough \
+		GEMBUF_CMDLINE="$${GEMBUF_CMDLINE:-} $(PASSTHROUGH_CMDLINE)" \
+		bash qemu/boot.sh test || true
 	@python3 qemu/report.py $(OUT) igt-tests/expectations.txt
 
 # Benchmarks in one guest boot; each prints its ratios (out/bench/*.txt).

@@ -6,8 +6,11 @@ Counts every igt subtest (each dynamic subtest on its own), every KUnit
 case and every libdrm tool run; compares non-passing results with
 igt-tests/expectations.txt; adds one failure per kernel splat found in the
 guest's log (BUG, WARNING, Oops, KASAN, lockdep, kmemleak) and one for a
-guest that did not finish.  Prints the failures, then the closing line
-'N passed, N failed, N skipped'; exits 1 if anything failed.
+guest that did not finish.  A second configuration's run, in a folder of
+OUT named after it (passthrough: the guest with iommu.passthrough=1), is
+judged the same way, its results named "<configuration>:<name>".  Prints
+the failures, then the closing line 'N passed, N failed, N skipped';
+exits 1 if anything failed.
 """
 import fnmatch
 import os
@@ -130,12 +133,24 @@ def splats(out_dir):
     return found
 
 
+# The other configurations make test boots the guest in, by folder of OUT.
+CONFIGS = ("passthrough",)
+
+
+def run_results(out_dir):
+    return list(parse_kunit(out_dir)) + list(parse_igt(out_dir)) + list(parse_tools(out_dir))
+
+
 def main():
     out_dir = sys.argv[1]
     exp = load_expectations(sys.argv[2])
     counts = {"passed": 0, "failed": 0, "skipped": 0}
     failures = []
-    results = list(parse_kunit(out_dir)) + list(parse_igt(out_dir)) + list(parse_tools(out_dir))
+    runs = [("", out_dir)] + [(c + ":", os.path.join(out_dir, c)) for c in CONFIGS
+                              if os.path.isdir(os.path.join(out_dir, c))]
+    results = []
+    for prefix, d in runs:
+        results += [(prefix + n, r, note) for n, r, note in run_results(d)]
     with open(os.path.join(out_dir, "results.txt"), "w") as f:
         for name, res, note in results:
             f.write(f"{name} {res}\n")
@@ -147,12 +162,13 @@ def main():
             else:
                 counts["failed"] += 1
                 failures.append(f"{name}: {res} (expected {want}){' ' + note if note else ''}")
-    for s in splats(out_dir):
-        counts["failed"] += 1
-        failures.append(f"kernel splat: {s}")
-    if not os.path.exists(os.path.join(out_dir, "done")):
-        counts["failed"] += 1
-        failures.append("guest did not finish the run (hang, panic or timeout)")
+    for prefix, d in runs:
+        for s in splats(d):
+            counts["failed"] += 1
+            failures.append(f"{prefix}kernel splat: {s}")
+        if not os.path.exists(os.path.join(d, "done")):
+            counts["failed"] += 1
+            failures.append(f"{prefix}guest did not finish the run (hang, panic or timeout)")
     if not results:
         counts["failed"] += 1
         failures.append("no test results at all")

@@ -112,11 +112,12 @@ int __vcm_back(struct vcm_res *res, struct vcm_physmem *pm)
 
 	mutex_lock(&pm->lock);
 	/*
-	 * A DMA API mapping is no CPU mapping: the DMA API picks the
-	 * device's memory type and does the maintenance it needs.
+	 * The DMA API's streaming mappings assume the CPU maps the memory
+	 * cacheable (a snooping device could otherwise read stale lines of
+	 * the linear alias): a DMA backing counts as a cached mapping.
 	 */
 	if (res->vcm->type == VCM_DMA)
-		cclass = pm->cclass;
+		cclass = VCM_CC_CACHED;
 	if ((pm->cclass != VCM_CC_NONE && pm->cclass != cclass) ||
 	    ((pm->attr & VCM_COHERENT) && cclass == VCM_CC_CACHED)) {
 		pr_debug("vcm: physmem %u is mapped with cache class %d, not %d\n",
@@ -127,7 +128,7 @@ int __vcm_back(struct vcm_res *res, struct vcm_physmem *pm)
 	}
 
 	res->physmem = pm;
-	if (cclass != VCM_CC_CACHED && cclass != VCM_CC_NONE && !pm->nc_clean) {
+	if (cclass != VCM_CC_CACHED && !pm->nc_clean) {
 		pm->cclass = cclass;
 		vcm_phys_clean(pm, 0, pm->len);
 		pm->nc_clean = true;

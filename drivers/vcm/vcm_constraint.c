@@ -106,8 +106,9 @@ EXPORT_SYMBOL_GPL(vcm_constraint_of_dev);
  * An IOMMU VCM needs chunks its domain maps (its own address limits are
  * the VCM's range, not the memory's); a one-to-one VCM is a device that
  * sees physical addresses: contiguous memory inside the VCM's range; a
- * DMA VCM needs what its device needs (vcm_constraint_of_dev()); the
- * kernel and user kinds take any memory.
+ * DMA VCM needs what its device needs (vcm_constraint_of_dev()) but one
+ * range, which the DMA API does without; the kernel and user kinds take
+ * any memory.
  *
  * Context: Process context; takes the VCM's lock.
  * Return: 0, or -EINVAL for a NULL or ERR_PTR() @vcm.
@@ -122,11 +123,20 @@ int vcm_constraint_of_vcm(struct vcm *vcm, struct vcm_constraint *c)
 		vcm_constraint_translated(c, vcm_get_pgsize_bitmap(vcm));
 		break;
 	case VCM_DMA:
-		/* The DMA API maps for its one device: what that device needs. */
+		/*
+		 * The DMA API maps for its one device: what that device
+		 * needs, except one range: the DMA API maps scattered
+		 * memory for a device that sees physical addresses too,
+		 * segment by segment.  The limit stays: memory above it
+		 * would have to bounce.
+		 */
 		mutex_lock(&vcm->lock);
 		if (!vcm->dma_dev || vcm_constraint_of_dev(vcm->dma_dev, c))
 			vcm_constraint_init(c);
 		mutex_unlock(&vcm->lock);
+		c->flags &= ~VCM_CONSTRAINT_CONTIGUOUS;
+		c->max_seg = UINT_MAX;
+		c->seg_boundary = ULONG_MAX;
 		break;
 	case VCM_ONE_TO_ONE:
 		vcm_constraint_init(c);

@@ -10,18 +10,23 @@
  * cache maintenance for a device that does not snoop.
  *
  * A reservation of a DMA VCM has no address until it is backed.  Backing
- * maps the physmem's chunks with dma_map_sgtable(); the reservation's
- * address is the start of the range the DMA API gives.  iommu-dma
- * allocates IOVAs aligned to the size of the mapping and maps a table with
- * one iommu_map_sg() call, so chunks sized for the IOMMU's page sizes
- * still map with its largest entries.  A physmem of the device's own DMA
- * addresses, made by vcm_phys_from_dma() from a dma-buf attachment of the
- * device, backs a reservation as it is: it was mapped by its exporter.
+ * maps the physmem's chunks with dma_map_sgtable(); the DMA API gives
+ * back segments of device addresses, which the owner uses as they are
+ * (vcm_get_dma_sgt()): nothing promises that they are adjacent.
+ * vcm_get_dev_addr() gives the first one.  iommu-dma allocates IOVAs
+ * aligned to the size of the mapping and maps a table with one
+ * iommu_map_sg() call, so chunks sized for the IOMMU's page sizes map with
+ * its largest entries.  A physmem of the device's own DMA addresses, made
+ * by vcm_phys_from_dma() from a dma-buf attachment of the device, backs a
+ * reservation as it is: it was mapped by its exporter, for the activation
+ * of the association it was made in.
  *
- * Mappings are made with %DMA_ATTR_SKIP_CPU_SYNC, as the exporters of
- * shared memory map it (drm_gem_map_dma_buf()): one page may be mapped for
- * several devices at once, and the owner syncs around each use instead
- * (vcm_sync_for_device(), vcm_sync_for_cpu()).
+ * The DMA API works on memory the CPU maps cacheable: a DMA reservation
+ * takes the write-back policy only, and a physmem mapped write-combined
+ * anywhere cannot back one.  Mappings skip the CPU sync, as exporters of
+ * shared memory map it (one page may be mapped for several devices at
+ * once); the owner syncs around each use instead (vcm_sync_for_device(),
+ * vcm_sync_for_cpu()), serialised against vcm_deactivate().
  */
 
 #include <linux/dma-mapping.h>
@@ -35,11 +40,14 @@
  * @vcm: a %VCM_DMA VCM, locked
  * @dev: the device
  *
- * Return: 0, or -EBUSY if the VCM has another device already: the DMA
- * addresses of one device mean nothing to another.
+ * Return: 0, -EINVAL for a device without DMA, or -EBUSY if the VCM has
+ * another device already: the DMA addresses of one device mean nothing to
+ * another.
  */
 int vcm_dma_assoc(struct vcm *vcm, struct device *dev)
 {
+	if (!dev->dma_mask)
+		return -EINVAL;
 	if (vcm->dma_dev)
 		return -EBUSY;
 	vcm->dma_dev = dev;
@@ -67,7 +75,8 @@ int vcm_dma_activate(struct vcm *vcm)
 	int ret;
 
 	list_for_each_entry(res, &vcm->res_list, vcm_node) {
-		if (!res->physmem || res->mapped)
+		/* DMA addresses of an earlier activation stay unmapped. */
+		if (!res->physmem || res->mapped || res->physmem->dev_vcm)
 			continue;
 		ret = vcm_dma_map(res);
 		if (ret)
@@ -101,48 +110,52 @@ void vcm_dma_deactivate(struct vcm *vcm)
 	vcm->dma_active = false;
 }
 
-/* The device addresses of @sgt form one range of @len bytes. */
-static bool vcm_dma_contiguous(struct sg_table *sgt, size_t len)
+/* The device addresses of @sgt form one range. */
+static bool vcm_dma_contiguous(struct sg_table *sgt)
 {
 	struct scatterlist *sg;
 	dma_addr_t next = 0;
-	size_t run = 0;
 	unsigned int i;
 
 	for_each_sgtable_dma_sg(sgt, sg, i) {
-		if (run && sg_dma_address(sg) != next)
+		if (i && sg_dma_address(sg) != next)
 			return false;
-		if (!run)
-			next = sg_dma_address(sg);
-		next += sg_dma_len(sg);
-		run += sg_dma_len(sg);
+		next = sg_dma_address(sg) + sg_dma_len(sg);
 	}
-	return run == len;
+	return true;
 }
 
 /*
- * The leaf entries iommu-dma writes for the table: it maps the whole
- * table with one iommu_map_sg() call at the range's start, which takes
- * the largest page size that the IOVA and each run of physically
- * contiguous chunks allow.  Only known for the device's own DMA domain.
+ * The leaf entries iommu-dma writes for the table, when it mapped it at
+ * one IOVA range: it maps the whole table with one iommu_map_sg() call at
+ * the range's start, which takes the largest page size that the IOVA and
+ * each run of physically contiguous chunks allow.  Known only for the
+ * device's own DMA domain, and for VCM's own chunks.
  */
-static size_t vcm_dma_count_ptes(struct device *dev, dma_addr_t iova,
-				 struct sg_table *sgt)
+static size_t vcm_dma_count_ptes(struct device *dev, struct sg_table *sgt)
 {
 	struct iommu_domain *domain = iommu_get_domain_for_dev(dev);
 
-	if (!domain || !iommu_is_dma_domain(domain))
+	if (!domain || !iommu_is_dma_domain(domain) || !vcm_dma_contiguous(sgt))
 		return 0;
-	return vcm_iommu_count_sgt_ptes(domain->pgsize_bitmap, iova, sgt);
+	return vcm_iommu_count_sgt_ptes(domain->pgsize_bitmap,
+					sg_dma_address(sgt->sgl), sgt);
+}
+
+/* What the device may do with a reservation, from its attributes. */
+static enum dma_data_direction vcm_dma_dir(u32 attr)
+{
+	if ((attr & VCM_READ) && (attr & VCM_WRITE))
+		return DMA_BIDIRECTIONAL;
+	return attr & VCM_WRITE ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
 }
 
 /**
  * vcm_dma_map() - map a backed reservation for the VCM's device
- * @res: the reservation, its VCM locked, @res->physmem set
+ * @res: the reservation, its VCM locked and active, @res->physmem set
  *
- * Return: 0; -ENODEV if the VCM has no device; -ENOSPC if the DMA API
- * did not give one range of device addresses (a device without an IOMMU
- * and scattered memory); or the error of the DMA mapping.
+ * Return: 0; -EINVAL for a physmem of DMA addresses of an earlier
+ * activation; or the error of the DMA mapping.
  */
 int vcm_dma_map(struct vcm_res *res)
 {
@@ -152,13 +165,10 @@ int vcm_dma_map(struct vcm_res *res)
 	size_t max_seg;
 	int ret;
 
-	if (!dev)
-		return -ENODEV;
-
 	if (pm->dev_vcm) {
 		/* The device's own addresses, mapped by their exporter. */
-		if (!vcm_dma_contiguous(&pm->sgt, res->len))
-			return -ENOSPC;
+		if (pm->dev_gen != res->vcm->dma_gen)
+			return -EINVAL;
 		res->dev_addr = sg_dma_address(pm->sgt.sgl);
 		res->placed = true;
 		res->mapped = true;
@@ -173,32 +183,23 @@ int vcm_dma_map(struct vcm_res *res)
 	ret = vcm_phys_to_sgt(pm, max_seg, dma_get_seg_boundary(dev), sgt);
 	if (ret)
 		goto err_free;
-	ret = dma_map_sgtable(dev, sgt, DMA_BIDIRECTIONAL,
-			      DMA_ATTR_SKIP_CPU_SYNC);
+	/* The owner syncs for the device before each use. */
+	res->dma_dir = vcm_dma_dir(res->attr);
+	ret = dma_map_sgtable(dev, sgt, res->dma_dir, DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret)
 		goto err_table;
-	if (!vcm_dma_contiguous(sgt, res->len)) {
-		dev_dbg(dev, "vcm: no single DMA range for %zu bytes in VCM %u\n",
-			res->len, res->vcm->id);
-		ret = -ENOSPC;
-		goto err_unmap;
-	}
-	/* Whatever the CPU wrote so far, before the device sees it. */
-	dma_sync_sgtable_for_device(dev, sgt, DMA_BIDIRECTIONAL);
 
 	res->dma_sgt = sgt;
 	res->dev_addr = sg_dma_address(sgt->sgl);
 	res->placed = true;
 	res->mapped = true;
-	res->num_ptes = vcm_dma_count_ptes(dev, res->dev_addr, sgt);
+	res->num_ptes = vcm_dma_count_ptes(dev, sgt);
 	if (res->num_ptes) {
 		vcm_stat_add(VCM_STAT_IOMMU_BYTES, res->len);
 		vcm_stat_add(VCM_STAT_IOMMU_PTES, res->num_ptes);
 	}
 	return 0;
 
-err_unmap:
-	dma_unmap_sgtable(dev, sgt, DMA_BIDIRECTIONAL, DMA_ATTR_SKIP_CPU_SYNC);
 err_table:
 	sg_free_table(sgt);
 err_free:
@@ -215,7 +216,7 @@ void vcm_dma_unmap(struct vcm_res *res)
 	struct sg_table *sgt = res->dma_sgt;
 
 	if (sgt) {
-		dma_unmap_sgtable(res->vcm->dma_dev, sgt, DMA_BIDIRECTIONAL,
+		dma_unmap_sgtable(res->vcm->dma_dev, sgt, res->dma_dir,
 				  DMA_ATTR_SKIP_CPU_SYNC);
 		sg_free_table(sgt);
 		kfree(sgt);
@@ -239,11 +240,9 @@ static void vcm_dma_sync(struct vcm_res *res, bool for_cpu)
 	if (!sgt)
 		return;
 	if (for_cpu)
-		dma_sync_sgtable_for_cpu(res->vcm->dma_dev, sgt,
-					 DMA_BIDIRECTIONAL);
+		dma_sync_sgtable_for_cpu(res->vcm->dma_dev, sgt, res->dma_dir);
 	else
-		dma_sync_sgtable_for_device(res->vcm->dma_dev, sgt,
-					    DMA_BIDIRECTIONAL);
+		dma_sync_sgtable_for_device(res->vcm->dma_dev, sgt, res->dma_dir);
 }
 
 /**
@@ -280,3 +279,25 @@ void vcm_sync_for_cpu(struct vcm_res *res)
 		vcm_dma_sync(res, true);
 }
 EXPORT_SYMBOL_GPL(vcm_sync_for_cpu);
+
+/**
+ * vcm_get_dma_sgt() - the device addresses of a DMA reservation
+ * @res: a backed reservation of a %VCM_DMA VCM, the caller's
+ *
+ * The segments the DMA API mapped the backing at, or those of the
+ * device's attachment for a physmem of vcm_phys_from_dma(): walk them
+ * with for_each_sgtable_dma_sg() and use sg_dma_address() and
+ * sg_dma_len() only.  Nothing promises that they are adjacent.  The table
+ * stays until the reservation is unbacked or its association deactivated.
+ *
+ * gembuf's engine programs its transfers from it.
+ *
+ * Return: the table, or NULL while @res is not mapped for the device.
+ */
+struct sg_table *vcm_get_dma_sgt(struct vcm_res *res)
+{
+	if (res->vcm->type != VCM_DMA || !res->mapped)
+		return NULL;
+	return res->dma_sgt ?: &res->physmem->sgt;
+}
+EXPORT_SYMBOL_GPL(vcm_get_dma_sgt);

@@ -98,17 +98,23 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_phys_from_sgt);
  * physmem as for vcm_phys_alloc().
  *
  * Context: Process context.
+ * The physmem is good for the current activation of @avcm only: a device
+ * whose driver goes takes its attachments with it, so after
+ * vcm_deactivate() the physmem backs no reservation any more.
+ *
  * Return: the physmem, ERR_PTR(-EOPNOTSUPP) for a %VCM_DEVICE VCM,
  * ERR_PTR(-EINVAL) for a NULL or ERR_PTR() argument, a VCM of another
- * kind, or a misaligned or empty table, ERR_PTR(-ENOMEM).
+ * kind, an inactive association, or a misaligned or empty table,
+ * ERR_PTR(-ENOMEM).
  */
 struct vcm_physmem *vcm_phys_from_dma(struct vcm_avcm *avcm,
 				      struct sg_table *sgt)
 {
 	struct scatterlist *sg, *o;
+	unsigned int i, n = 0, gen;
 	struct vcm_physmem *pm;
-	unsigned int i, n = 0;
 	size_t len = 0;
+	bool active;
 
 	if (IS_ERR_OR_NULL(avcm) || IS_ERR_OR_NULL(sgt) || !sgt->sgl ||
 	    !sgt->nents)
@@ -116,6 +122,12 @@ struct vcm_physmem *vcm_phys_from_dma(struct vcm_avcm *avcm,
 	if (avcm->vcm->type == VCM_DEVICE)
 		return ERR_PTR(-EOPNOTSUPP);
 	if (avcm->vcm->type != VCM_DMA)
+		return ERR_PTR(-EINVAL);
+	mutex_lock(&avcm->vcm->lock);
+	active = avcm->active;
+	gen = avcm->vcm->dma_gen;
+	mutex_unlock(&avcm->vcm->lock);
+	if (!active)
 		return ERR_PTR(-EINVAL);
 	for_each_sgtable_dma_sg(sgt, sg, i) {
 		if (!sg_dma_len(sg) || !PAGE_ALIGNED(sg_dma_address(sg)) ||
@@ -141,6 +153,7 @@ struct vcm_physmem *vcm_phys_from_dma(struct vcm_avcm *avcm,
 		o = sg_next(o);
 	}
 	pm->dev_vcm = avcm->vcm;
+	pm->dev_gen = gen;
 	vcm_get(pm->dev_vcm);
 	vcm_physmem_publish(pm);
 	return pm;

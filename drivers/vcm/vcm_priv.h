@@ -34,6 +34,7 @@
 #ifndef _VCM_PRIV_H
 #define _VCM_PRIV_H
 
+#include <linux/dma-direction.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/maple_tree.h>
@@ -103,6 +104,7 @@ struct vcm_space {
  * @dma_dev: the one device of a %VCM_DMA VCM, set by its association
  * @dma_active: that association is active: reservations are mapped for
  *	the device when backed
+ * @dma_gen: counts the deactivations of a %VCM_DMA VCM
  * @mm: the address space of a %VCM_EXT_USER VCM
  * @node: link in the list of all VCMs, until vcm_free()
  */
@@ -122,6 +124,7 @@ struct vcm {
 	bool dma_coherent;
 	struct device *dma_dev;
 	bool dma_active;
+	unsigned int dma_gen;
 	struct mm_struct *mm;
 	struct list_head node;
 };
@@ -145,6 +148,7 @@ struct vcm {
  *	DMA kind behind a translating IOMMU)
  * @dma_sgt: the DMA API mapping of the backing (DMA kind), or NULL when
  *	the backing is a physmem of the device's own DMA addresses
+ * @dma_dir: the direction of that mapping, from the attributes
  * @vaddr: kernel virtual address (kernel kind)
  * @vma: the user mapping (user kind)
  * @pgoff: first page of the physmem the user mapping shows, the VMA's
@@ -165,6 +169,7 @@ struct vcm_res {
 	bool mapped;
 	size_t num_ptes;
 	struct sg_table *dma_sgt;
+	enum dma_data_direction dma_dir;
 	void *vaddr;
 	struct vm_area_struct *vma;
 	pgoff_t pgoff;
@@ -238,6 +243,8 @@ enum vcm_cache_class {
  * @dev_vcm: for memory known by a device's DMA addresses only
  *	(vcm_phys_from_dma()), the one %VCM_DMA VCM it may back reservations
  *	in
+ * @dev_gen: the activation of @dev_vcm's association (&vcm.dma_gen) the
+ *	addresses belong to
  * @lock: serialises backings of the physmem; protects the members below
  * @res_list: reservations backed by this physmem
  * @num_res: number of them
@@ -257,6 +264,7 @@ struct vcm_physmem {
 	struct scatterlist sg_inline;
 	struct sg_table *foreign_sgt;
 	struct vcm *dev_vcm;
+	unsigned int dev_gen;
 	struct mutex lock;	/* see the kernel-doc above */
 	struct list_head res_list;
 	unsigned int num_res;

@@ -57,13 +57,15 @@ int vcm_res_check_attr(const struct vcm *vcm, u32 attr)
 	case VCM_WC:
 		break;
 	case VCM_NOTCACHED:
-		if (vcm->type == VCM_DEVICE || vcm->type == VCM_ONE_TO_ONE ||
-		    vcm->type == VCM_DMA)
+		if (vcm->type == VCM_DEVICE || vcm->type == VCM_ONE_TO_ONE)
 			break;
 		return -EINVAL;
 	default:
 		return -EINVAL;
 	}
+	/* The DMA API works on memory the CPU maps cacheable. */
+	if (vcm->type == VCM_DMA && (attr & VCM_CACHE_POLICY) != VCM_WB_WA)
+		return -EINVAL;
 	if (order && (order < PAGE_SHIFT || order > VCM_ALIGN_ORDER_MAX))
 		return -EINVAL;
 	if (!(attr & (VCM_READ | VCM_WRITE)))

@@ -259,6 +259,7 @@ bool __vcm_next_phys_chunk(struct vcm_phys_iter *it, unsigned int *cursor,
 			   phys_addr_t *phys, size_t *len);
 int vcm_back(struct vcm_res *res, struct vcm_physmem *physmem);
 int vcm_unback(struct vcm_res *res);
+struct sg_table *vcm_get_dma_sgt(struct vcm_res *res);
 void vcm_sync_for_device(struct vcm_res *res);
 void vcm_sync_for_cpu(struct vcm_res *res);
 

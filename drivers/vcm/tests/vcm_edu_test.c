@@ -281,6 +281,13 @@ static void vcm_edu_test_from_dma(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p[(SZ_1K + EDU_XFER) / 4],
 			0xd0a20000 + (SZ_1K + EDU_XFER) / 4);
 	kunmap_local(p);
+	KUNIT_EXPECT_PTR_NE(test, vcm_get_dma_sgt(res), NULL);
+
+	/* The addresses were this activation's: not mapped after it. */
+	KUNIT_EXPECT_EQ(test, vcm_deactivate(davcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_activate(davcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(res), DMA_MAPPING_ERROR);
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_dma_sgt(res), NULL);
 
 	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
@@ -321,6 +328,9 @@ static void vcm_edu_test_dma_kind(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, vcm_constraint_of_vcm(dvcm, &c), 0);
 	KUNIT_EXPECT_TRUE(test, c.pgsizes & SZ_2M);
 
+	/* The DMA API works on memory the CPU maps cacheable. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve(dvcm, SZ_4M, RW_WC)), -EINVAL);
+
 	pm = own_phys(test, vcm_phys_alloc_for(SZ_4M, 0, &c));
 	rk = vcm_reserve(k, SZ_4M, RW_CACHED);
 	rd = vcm_reserve(dvcm, SZ_4M, RW_CACHED);
@@ -335,6 +345,7 @@ static void vcm_edu_test_dma_kind(struct kunit *test)
 	KUNIT_EXPECT_NE(test, iova, DMA_MAPPING_ERROR);
 	KUNIT_EXPECT_TRUE(test, IS_ALIGNED(iova, SZ_4M));
 	KUNIT_EXPECT_EQ(test, vcm_get_res_num_ptes(rd), 2);
+	KUNIT_EXPECT_PTR_NE(test, vcm_get_dma_sgt(rd), NULL);
 
 	vcm_sync_for_device(rd);
 	edu_copy(test, iova, iova + SZ_2M + SZ_4K, EDU_XFER);

@@ -93,6 +93,7 @@ struct gembuf_device {
  * @sgt: the DMA API mapping of a dma-buf importer, the exporter's own
  *	table: begin/end_cpu_access sync it and the unmap uses it, as the
  *	importer gets a copy
+ * @dir: the direction of @sgt's mapping, which every sync of it uses
  * @kind: GEMBUF_MAPPING_* of the uapi
  * @users: holders of the mapping
  */
@@ -105,6 +106,7 @@ struct gembuf_mapping {
 	struct vm_area_struct *vma;
 	void *vaddr;
 	struct sg_table *sgt;
+	enum dma_data_direction dir;
 	u32 kind;
 	unsigned int users;
 };

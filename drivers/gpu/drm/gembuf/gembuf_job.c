@@ -43,8 +43,8 @@
  * @src: the object read for a copy, or NULL for a fill
  * @dst_map: the engine's mapping of @dst
  * @src_map: the engine's mapping of @src
- * @dst_addr: first device address written
- * @src_addr: first device address read
+ * @dst_off: first byte of @dst written
+ * @src_off: first byte of @src read
  * @size: bytes
  * @value: fill word
  * @out_syncobj: the syncobj that gets the job's fence, or NULL
@@ -59,7 +59,7 @@ struct gembuf_job {
 	struct gembuf_engine *engine;
 	struct gembuf_object *dst, *src;
 	struct gembuf_mapping *dst_map, *src_map;
-	dma_addr_t dst_addr, src_addr;
+	u64 dst_off, src_off;
 	u64 size;
 	u32 value;
 	struct drm_syncobj *out_syncobj;
@@ -128,9 +128,56 @@ static int gembuf_job_hang(struct gembuf_engine *engine)
 	return -ETIMEDOUT;
 }
 
+/*
+ * A position in the DMA segments of an engine mapping: the DMA API gives
+ * segments that nothing promises to be adjacent, and edu moves a few KiB
+ * at a time, so a transfer never crosses one.
+ */
+struct gembuf_dma_cursor {
+	struct scatterlist *sg;
+	u64 off;
+};
+
+/* Start at byte @off of @map's segments. */
+static int gembuf_dma_cursor_init(struct gembuf_dma_cursor *cur,
+				  struct gembuf_mapping *map, u64 off)
+{
+	struct sg_table *sgt = vcm_get_dma_sgt(map->res);
+	unsigned int i;
+
+	if (!sgt)
+		return -ENODEV;
+	for_each_sgtable_dma_sg(sgt, cur->sg, i) {
+		if (off < sg_dma_len(cur->sg)) {
+			cur->off = off;
+			return 0;
+		}
+		off -= sg_dma_len(cur->sg);
+	}
+	return -EFAULT;
+}
+
+/* The device address there, and the bytes left in its segment. */
+static dma_addr_t gembuf_dma_cursor_addr(const struct gembuf_dma_cursor *cur,
+					 u64 *left)
+{
+	*left = sg_dma_len(cur->sg) - cur->off;
+	return sg_dma_address(cur->sg) + cur->off;
+}
+
+static void gembuf_dma_cursor_advance(struct gembuf_dma_cursor *cur, u32 n)
+{
+	cur->off += n;
+	if (cur->off == sg_dma_len(cur->sg)) {
+		cur->sg = sg_next(cur->sg);
+		cur->off = 0;
+	}
+}
+
 static int gembuf_job_run(struct gembuf_job *job)
 {
 	struct gembuf_engine *engine = job->engine;
+	struct gembuf_dma_cursor dst, src;
 	u64 done = 0;
 	int ret = 0;
 
@@ -138,6 +185,11 @@ static int gembuf_job_run(struct gembuf_job *job)
 		return -EIO;
 	if (should_fail(&gembuf_hang_job, job->size))
 		return gembuf_job_hang(engine);
+	ret = gembuf_dma_cursor_init(&dst, job->dst_map, job->dst_off);
+	if (!ret && job->src)
+		ret = gembuf_dma_cursor_init(&src, job->src_map, job->src_off);
+	if (ret)
+		return ret;
 	/* What the CPU wrote, for edu; and back for the CPU at the end. */
 	if (job->src)
 		vcm_sync_for_device(job->src_map->res);
@@ -153,7 +205,15 @@ static int gembuf_job_run(struct gembuf_job *job)
 				     0, GEMBUF_EDU_XFER, false);
 	}
 	while (!ret && done < job->size) {
-		u32 n = min_t(u64, job->size - done, GEMBUF_EDU_XFER);
+		u64 dst_left, src_left = U64_MAX;
+		dma_addr_t dst_addr, src_addr = 0;
+		u32 n;
+
+		dst_addr = gembuf_dma_cursor_addr(&dst, &dst_left);
+		if (job->src)
+			src_addr = gembuf_dma_cursor_addr(&src, &src_left);
+		n = min3(job->size - done, (u64)GEMBUF_EDU_XFER,
+			 min(dst_left, src_left));
 
 		/* Reset or removal stop a job between transfers. */
 		if (READ_ONCE(engine->reset))
@@ -163,12 +223,13 @@ static int gembuf_job_run(struct gembuf_job *job)
 		if (ret)
 			break;
 		if (job->src)
-			ret = gembuf_edu_dma(engine->regs, job->src_addr + done, 0, n,
-					     false);
+			ret = gembuf_edu_dma(engine->regs, src_addr, 0, n, false);
 		if (!ret)
-			ret = gembuf_edu_dma(engine->regs, job->dst_addr + done, 0, n,
-					     true);
+			ret = gembuf_edu_dma(engine->regs, dst_addr, 0, n, true);
 		done += n;
+		gembuf_dma_cursor_advance(&dst, n);
+		if (job->src)
+			gembuf_dma_cursor_advance(&src, n);
 	}
 	vcm_sync_for_cpu(job->dst_map->res);
 	if (job->src)
@@ -408,14 +469,12 @@ static int gembuf_job_map_objects(struct gembuf_job *job)
 	if (IS_ERR(map))
 		return PTR_ERR(map);
 	job->dst_map = map;
-	job->dst_addr += vcm_get_dev_addr(map->res);
 	if (!job->src)
 		return 0;
 	map = gembuf_job_map(job, job->src);
 	if (IS_ERR(map))
 		return PTR_ERR(map);
 	job->src_map = map;
-	job->src_addr += vcm_get_dev_addr(map->res);
 	return 0;
 }
 
@@ -530,7 +589,7 @@ static int gembuf_dma_fill(struct drm_device *dev,
 		ret = gembuf_job_syncs(job, file, args->in_syncs,
 				       args->in_sync_count, &args->out_sync);
 	if (!ret) {
-		job->dst_addr = args->offset;
+		job->dst_off = args->offset;
 		job->size = args->size;
 		job->value = args->value;
 		ret = gembuf_job_map_objects(job);
@@ -565,8 +624,8 @@ static int gembuf_dma_copy(struct drm_device *dev,
 		ret = gembuf_job_syncs(job, file, args->in_syncs,
 				       args->in_sync_count, &args->out_sync);
 	if (!ret) {
-		job->dst_addr = args->dst_offset;
-		job->src_addr = args->src_offset;
+		job->dst_off = args->dst_offset;
+		job->src_off = args->src_offset;
 		job->size = args->size;
 		ret = gembuf_job_map_objects(job);
 	}

@@ -135,8 +135,8 @@ static void gembuf_mapping_release(struct gembuf_object *obj,
 
 /*
  * The kind of mapping a gembuf device's VCM makes.  The engine's DMA
- * addresses are IOVAs when an IOMMU translates for it, and bus (that is,
- * physical) addresses when none does.
+ * addresses are IOVAs when an IOMMU translates for it in its DMA domain,
+ * and bus addresses, which may be physical ones, when none does.
  */
 static u32 gembuf_mapping_kind(struct gembuf_device *gdev)
 {
@@ -147,7 +147,7 @@ static u32 gembuf_mapping_kind(struct gembuf_device *gdev)
 		return GEMBUF_MAPPING_IOMMU;
 	case VCM_DMA:
 		domain = iommu_get_domain_for_dev(gdev->drm.dev);
-		if (domain && (domain->type & __IOMMU_DOMAIN_PAGING))
+		if (domain && iommu_is_dma_domain(domain))
 			return GEMBUF_MAPPING_IOMMU;
 		return GEMBUF_MAPPING_DMA_API;
 	case VCM_ONE_TO_ONE:

@@ -113,6 +113,7 @@ static struct sg_table *gembuf_map_dma_buf(struct dma_buf_attachment *attach,
 
 	map->dev = attach->dev;
 	map->sgt = sgt;
+	map->dir = dir;
 	map->kind = GEMBUF_MAPPING_DMA_API;
 	map->users = 1;
 	gembuf_mapping_add(obj, map);
@@ -142,7 +143,8 @@ static void gembuf_unmap_dma_buf(struct dma_buf_attachment *attach,
 
 	attach->priv = NULL;
 	mutex_lock(&obj->lock);
-	dma_unmap_sgtable(attach->dev, map->sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
+	/* What the importer's device wrote, for the CPU (and out of bounce). */
+	dma_unmap_sgtable(attach->dev, map->sgt, dir, 0);
 	gembuf_sgt_free(map->sgt);
 	gembuf_mapping_del(obj, map);
 	mutex_unlock(&obj->lock);
@@ -176,8 +178,7 @@ static int gembuf_dmabuf_attach(struct dma_buf *dmabuf,
  * object's cache class and need nothing; the engine syncs its own
  * around each job.
  */
-static void gembuf_sync_dma_api(struct dma_buf *dmabuf,
-				enum dma_data_direction dir, bool for_cpu)
+static void gembuf_sync_dma_api(struct dma_buf *dmabuf, bool for_cpu)
 {
 	struct gembuf_object *obj = to_gembuf_object(dmabuf->priv)->real;
 	struct gembuf_mapping *map;
@@ -186,10 +187,11 @@ static void gembuf_sync_dma_api(struct dma_buf *dmabuf,
 	list_for_each_entry(map, &obj->mappings, node) {
 		if (map->kind != GEMBUF_MAPPING_DMA_API || !map->sgt)
 			continue;
+		/* In the mapping's direction, whatever the CPU's access. */
 		if (for_cpu)
-			dma_sync_sgtable_for_cpu(map->dev, map->sgt, dir);
+			dma_sync_sgtable_for_cpu(map->dev, map->sgt, map->dir);
 		else
-			dma_sync_sgtable_for_device(map->dev, map->sgt, dir);
+			dma_sync_sgtable_for_device(map->dev, map->sgt, map->dir);
 	}
 	mutex_unlock(&obj->lock);
 }
@@ -197,14 +199,14 @@ static void gembuf_sync_dma_api(struct dma_buf *dmabuf,
 static int gembuf_begin_cpu_access(struct dma_buf *dmabuf,
 				   enum dma_data_direction dir)
 {
-	gembuf_sync_dma_api(dmabuf, dir, true);
+	gembuf_sync_dma_api(dmabuf, true);
 	return 0;
 }
 
 static int gembuf_end_cpu_access(struct dma_buf *dmabuf,
 				 enum dma_data_direction dir)
 {
-	gembuf_sync_dma_api(dmabuf, dir, false);
+	gembuf_sync_dma_api(dmabuf, false);
 	return 0;
 }
 
