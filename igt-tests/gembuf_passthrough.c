@@ -75,8 +75,8 @@ static char engine_bdf[64], engine_iommu[32];
 
 /*
  * The errnos that tell a client clearly that the engine cannot use some
- * memory: none it can reach (ENOMEM, ERANGE), no single range of DMA
- * addresses (ENOSPC), or memory of a kind it cannot take (EINVAL).
+ * memory: none it can reach (ENOMEM, ERANGE), no room for a mapping
+ * (ENOSPC), or memory of a kind it cannot take (EINVAL).
  */
 static const struct {
 	int err;

@@ -208,8 +208,9 @@ void __vcm_unback(struct vcm_res *res)
  * %VCM_COHERENT, or scattered memory for a one-to-one VCM; -EBUSY if @res
  * is already backed or (one-to-one) the physical range is reserved;
  * -ERANGE if the memory lies outside a one-to-one VCM; for a DMA VCM,
- * -ENODEV while its association is not active, -ENOSPC if the DMA API
- * gave no single range, or the error of the DMA mapping; -ENOMEM.
+ * -ENODEV while its association is not active, -EINVAL for DMA
+ * addresses of an earlier activation, or the error of the DMA mapping;
+ * -ENOMEM.
  */
 int vcm_back(struct vcm_res *res, struct vcm_physmem *physmem)
 {

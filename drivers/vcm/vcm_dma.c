@@ -99,6 +99,9 @@ unwind:
  * The device's driver is going, or stops using the VCM: no DMA API
  * mapping of the device may outlive its driver.  The reservations stay
  * backed, without device addresses, until unbacked or activated again.
+ * Physmems of the device's DMA addresses (vcm_phys_from_dma()) belong to
+ * this activation: their owner's attachments may go with the driver, so
+ * they are never mapped again.
  */
 void vcm_dma_deactivate(struct vcm *vcm)
 {
@@ -108,6 +111,7 @@ void vcm_dma_deactivate(struct vcm *vcm)
 		if (res->mapped)
 			vcm_dma_unmap(res);
 	vcm->dma_active = false;
+	vcm->dma_gen++;
 }
 
 /* The device addresses of @sgt form one range. */

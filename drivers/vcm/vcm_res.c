@@ -47,7 +47,8 @@ int vcm_res_check_attr(const struct vcm *vcm, u32 attr)
 	 * VCM memory is RAM.  The CPU does not map it as device memory
 	 * (VCM_NOTCACHED): unaligned accesses fault and the attributes
 	 * conflict with the linear map (msm gave that up).  A device maps
-	 * it not cached as it maps VCM_WC, without snooping.  The kernel
+	 * it not cached as it maps VCM_WC, without snooping; a DMA VCM's
+	 * device takes cacheable memory only, as the DMA API does.  The kernel
 	 * has no write-through or no-write-allocate type to map VCM_WT or
 	 * VCM_WB_NWA with.  What cannot be honoured is refused, not mapped
 	 * as something else: "uncached" normal memory is VCM_WC.

@@ -150,8 +150,9 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_get_res);
  * vcm_get_dev_addr() - the device address of a reservation
  * @res: a live reservation
  *
- * This is an IOVA for IOMMU VCMs, the DMA address the DMA API mapped the
- * backing at for DMA VCMs, a physical address for one-to-one VCMs, a
+ * This is an IOVA for IOMMU VCMs, the DMA address of the first segment
+ * the DMA API mapped the backing at for DMA VCMs (vcm_get_dma_sgt() gives
+ * them all), a physical address for one-to-one VCMs, a
  * kernel virtual address for the kernel VCM and a user address for user
  * VCMs.
  *

@@ -49,9 +49,10 @@ struct vcm_physmem;
 /*
  * Of the RFC's policies, VCM_WB_WA and VCM_WC are the ones the kernel can
  * map RAM with; the others are refused with -EINVAL, except VCM_NOTCACHED
- * in a device's VCM, where "not cached" is a mapping the device does not
- * snoop through, the memory type of VCM_WC (see the cache policy in
- * docs/vcm.rst).
+ * in an IOMMU or one-to-one VCM, where "not cached" is a mapping the
+ * device does not snoop through, the memory type of VCM_WC.  A DMA VCM
+ * takes VCM_WB_WA only: the DMA API works on memory the CPU maps
+ * cacheable (see the cache policy in docs/vcm.rst).
  */
 #define VCM_NOTCACHED		0x0	/* not cached: devices only */
 #define VCM_WB_WA		0x1	/* write-back, write-allocate */

@@ -47,6 +47,9 @@ extern "C" {
  * the only uncached type RAM may take (device memory for RAM faults on
  * unaligned accesses and conflicts with the kernel's linear map), so
  * GEMBUF_CACHE_UNCACHED, which asked for device memory, is refused with
+ * -EINVAL.  The DMA engine maps objects with the DMA API's streaming
+ * mappings, which assume the CPU maps the memory cacheable: it cannot map
+ * a GEMBUF_CACHE_WC object, and DMA_FILL and DMA_COPY on one fail with
  * -EINVAL.
  */
 #define GEMBUF_CACHE_WB			0	/* write-back (cached) */
@@ -109,7 +112,10 @@ struct drm_gembuf_gem_mmap_offset {
 #define GEMBUF_MAPPING_KERNEL		1
 #define GEMBUF_MAPPING_USER		2
 #define GEMBUF_MAPPING_ONE_TO_ONE	3
-/* A DMA API mapping: a dma-buf importer's, or the engine's without an IOMMU */
+/*
+ * A DMA API mapping: a dma-buf importer's, or the engine's where no IOMMU
+ * translates for it (no IOMMU, or an identity domain)
+ */
 #define GEMBUF_MAPPING_DMA_API		4
 
 /**
@@ -251,8 +257,13 @@ struct drm_gembuf_sync {
  * @out_sync: the syncobj that gets the job's fence; handle 0 for none
  *
  * Only on the DMA engine's render node.  The engine writes through its
- * IOMMU mapping of the object; the job's fence is added to the object's
- * reservation object as a write fence.
+ * DMA API mapping of the object, segment by segment; the job's fence is
+ * added to the object's reservation object as a write fence.
+ *
+ * The object is mapped for the engine here, if it is not yet: an object
+ * of %GEMBUF_CACHE_WC fails with -EINVAL, as the engine's streaming DMA
+ * mappings need cacheable CPU mappings, and memory that cannot be
+ * allocated or mapped for the engine with the error of doing so.
  */
 struct drm_gembuf_dma_fill {
 	__u32 handle;
@@ -280,6 +291,10 @@ struct drm_gembuf_dma_fill {
  * @in_sync_count: as &drm_gembuf_dma_fill.in_sync_count
  * @pad2: must be zero
  * @out_sync: as &drm_gembuf_dma_fill.out_sync
+ *
+ * Only on the DMA engine's render node.  Both objects are mapped for the
+ * engine as for &drm_gembuf_dma_fill, with its errors: -EINVAL if either
+ * is of %GEMBUF_CACHE_WC.
  */
 struct drm_gembuf_dma_copy {
 	__u32 dst_handle;

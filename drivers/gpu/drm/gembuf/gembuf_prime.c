@@ -84,6 +84,15 @@ static struct sg_table *gembuf_map_dma_buf(struct dma_buf_attachment *attach,
 	struct gembuf_mapping *map;
 	int ret;
 
+	/*
+	 * The DMA API's streaming mappings assume the CPU maps the memory
+	 * cacheable (a snooping device would read stale lines of the linear
+	 * alias of write-combined memory): such an object is for the CPU
+	 * and for gembuf's own devices.
+	 */
+	if (obj->cache != GEMBUF_CACHE_WB)
+		return ERR_PTR(-EINVAL);
+
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
 	map = kzalloc(sizeof(*map), GFP_KERNEL);
 	if (!sgt || !map) {
