@@ -172,6 +172,12 @@ static int vcm_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(EDU_DMA_BITS));
 	if (ret)
 		return ret;
+	/*
+	 * edu's commands take any address and length: no segment limit
+	 * (PCI's default is 64 KiB), so a DMA mapping is cut at VCM's
+	 * chunks, not at 64 KiB.
+	 */
+	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
 	pci_set_master(pdev);
 
 	/* The suite and the benchmark use one edu. */
