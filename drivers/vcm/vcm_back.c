@@ -20,7 +20,7 @@
 
 static int vcm_one_to_one_place(struct vcm_res *res, struct vcm_physmem *pm)
 {
-	phys_addr_t phys = vcm_chunk_addr(pm, pm->sgt.sgl);
+	phys_addr_t phys = sg_phys(pm->sgt.sgl);
 	int ret;
 
 	if (!pm->contiguous) {

@@ -107,7 +107,7 @@ bool __vcm_next_phys_chunk(struct vcm_phys_iter *it, unsigned int *cursor,
 	if (!sg)
 		return false;
 	it->sg = sg;
-	*phys = vcm_chunk_addr(physmem, sg);
+	*phys = sg_phys(sg);
 	*len = sg->length;
 	(*cursor)++;
 	return true;
@@ -122,7 +122,7 @@ static bool vcm_physmem_holds(const struct vcm_physmem *pm, phys_addr_t phys)
 	if (pm->dev_vcm)
 		return false;
 	for_each_sgtable_sg(&pm->sgt, sg, i) {
-		phys_addr_t addr = vcm_chunk_addr(pm, sg);
+		phys_addr_t addr = sg_phys(sg);
 
 		if (phys >= addr && phys - addr < sg->length)
 			return true;

@@ -415,17 +415,6 @@ static inline void vcm_phys_get(struct vcm_physmem *physmem)
 	kref_get(&physmem->ref);
 }
 
-/*
- * The physical address of a chunk.  A physmem of DMA addresses
- * (@dev_vcm) has none: its entries carry no pages, and nothing of VCM
- * but the DMA kind looks at them.
- */
-static inline phys_addr_t vcm_chunk_addr(const struct vcm_physmem *physmem,
-					 struct scatterlist *sg)
-{
-	return sg_phys(sg);
-}
-
 enum vcm_cache_class vcm_cache_class(u32 attr);
 void vcm_phys_clean(struct vcm_physmem *physmem, size_t offset, size_t len);
 
