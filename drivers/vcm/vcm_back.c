@@ -127,12 +127,15 @@ int __vcm_back(struct vcm_res *res, struct vcm_physmem *pm)
 		goto out;
 	}
 
-	res->physmem = pm;
 	if (cclass != VCM_CC_CACHED && !pm->nc_clean) {
-		pm->cclass = cclass;
-		vcm_phys_clean(pm, 0, pm->len);
+		ret = vcm_phys_clean(pm);
+		if (ret)
+			goto out;
 		pm->nc_clean = true;
 	}
+	res->physmem = pm;
+	if (cclass != VCM_CC_CACHED)
+		pm->cclass = cclass;
 	ret = vcm_kind_back(res, pm);
 	if (ret) {
 		res->physmem = NULL;
@@ -210,7 +213,8 @@ void __vcm_unback(struct vcm_res *res)
  * -ERANGE if the memory lies outside a one-to-one VCM; for a DMA VCM,
  * -ENODEV while its association is not active, -EINVAL for DMA
  * addresses of an earlier activation, or the error of the DMA mapping;
- * -ENOMEM.
+ * -EOPNOTSUPP for a non-cacheable mapping where the DMA API cannot write
+ * the CPU's caches back (vcm_phys_clean()); -ENOMEM.
  */
 int vcm_back(struct vcm_res *res, struct vcm_physmem *physmem)
 {

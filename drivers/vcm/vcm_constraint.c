@@ -7,15 +7,13 @@
  * its page tables: any pages do, and chunks of the IOMMU's block sizes map
  * with the fewest entries.  A device that sees physical addresses (no
  * IOMMU, or an identity domain) needs the memory in one physical range
- * below its DMA mask, and takes it in segments its DMA parameters bound.
- * The intersection of several devices' needs is what memory shared by
- * all of them must be; vcm_phys_alloc_for() allocates it.
+ * below its DMA mask, and takes it in segments its DMA parameters bound;
+ * such memory is allocated through its DMA API.  The intersection of
+ * several devices' needs is what memory shared by all of them must be;
+ * vcm_phys_alloc_for() allocates it.
  */
 
-#include <linux/cma.h>
 #include <linux/device.h>
-#include <linux/dma-direct.h>
-#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/iommu.h>
 #include <linux/memblock.h>
@@ -56,6 +54,12 @@ static void vcm_constraint_translated(struct vcm_constraint *c,
 	c->flags = VCM_CONSTRAINT_GRANULE;
 }
 
+/* The highest address both DMA masks of a device allow. */
+static u64 vcm_dev_limit(struct device *dev)
+{
+	return min(dma_get_mask(dev), dev->coherent_dma_mask);
+}
+
 /**
  * vcm_constraint_of_dev() - what a device needs of memory it maps
  * @dev: a device with its DMA set up (the IOMMU domain it is in, its
@@ -64,12 +68,13 @@ static void vcm_constraint_translated(struct vcm_constraint *c,
  *
  * A device in a paging IOMMU domain needs chunks its IOMMU can map; any
  * other device sees physical addresses and needs one contiguous range
- * below its DMA mask (and its bus's limit), cut into segments it takes.
- * Whether it snoops the CPU's caches is noted too.  Nothing here is
- * configured: it is what the DMA API knows of the device.
+ * below its DMA masks, cut into segments it takes, allocated through its
+ * DMA API.  Nothing here is configured: it is what the DMA API knows of
+ * the device.
  *
  * Context: Process context.
- * Return: 0, or -EINVAL for a NULL @dev or one without DMA.
+ * Return: 0, or -EINVAL for a NULL @dev or one without DMA (no streaming
+ * or, when it sees physical addresses, no coherent DMA mask).
  */
 int vcm_constraint_of_dev(struct device *dev, struct vcm_constraint *c)
 {
@@ -84,12 +89,17 @@ int vcm_constraint_of_dev(struct device *dev, struct vcm_constraint *c)
 	    domain->pgsize_bitmap) {
 		vcm_constraint_translated(c, domain->pgsize_bitmap);
 	} else {
+		/* dma_alloc_pages() allocates below the coherent mask. */
+		if (!dev->coherent_dma_mask)
+			return -EINVAL;
 		vcm_constraint_init(c);
-		mask = min_not_zero(dma_get_mask(dev), dev->bus_dma_limit);
+		mask = vcm_dev_limit(dev);
 		c->flags = VCM_CONSTRAINT_CONTIGUOUS;
-		c->dma_limit = dma_to_phys(dev, mask);
-		if (c->dma_limit != PHYS_ADDR_MAX)
+		c->dev = dev;
+		if (mask < PHYS_ADDR_MAX) {
 			c->flags |= VCM_CONSTRAINT_LIMIT;
+			c->dma_limit = mask;
+		}
 		c->max_seg = dma_get_max_seg_size(dev);
 		c->seg_boundary = dma_get_seg_boundary(dev);
 	}
@@ -105,16 +115,19 @@ EXPORT_SYMBOL_GPL(vcm_constraint_of_dev);
  *
  * An IOMMU VCM needs chunks its domain maps (its own address limits are
  * the VCM's range, not the memory's); a one-to-one VCM is a device that
- * sees physical addresses: contiguous memory inside the VCM's range; a
- * DMA VCM needs what its device needs (vcm_constraint_of_dev()) but one
- * range, which the DMA API does without; the kernel and user kinds take
- * any memory.
+ * sees physical addresses: contiguous memory inside the VCM's range,
+ * allocated through the device of its first association; a DMA VCM needs
+ * what its device needs (vcm_constraint_of_dev()) but one range, which
+ * the DMA API does without; the kernel and user kinds take any memory.
+ * The device the constraint names is borrowed from the VCM's association.
  *
  * Context: Process context; takes the VCM's lock.
  * Return: 0, or -EINVAL for a NULL or ERR_PTR() @vcm.
  */
 int vcm_constraint_of_vcm(struct vcm *vcm, struct vcm_constraint *c)
 {
+	struct vcm_avcm *avcm;
+
 	if (IS_ERR_OR_NULL(vcm))
 		return -EINVAL;
 
@@ -142,6 +155,11 @@ int vcm_constraint_of_vcm(struct vcm *vcm, struct vcm_constraint *c)
 		vcm_constraint_init(c);
 		c->flags = VCM_CONSTRAINT_CONTIGUOUS | VCM_CONSTRAINT_LIMIT;
 		c->dma_limit = vcm->start + vcm->len - 1;
+		mutex_lock(&vcm->lock);
+		avcm = list_first_entry_or_null(&vcm->assoc_list,
+						struct vcm_avcm, node);
+		c->dev = avcm ? avcm->dev : NULL;
+		mutex_unlock(&vcm->lock);
 		break;
 	default:
 		vcm_constraint_init(c);
@@ -160,7 +178,8 @@ EXPORT_SYMBOL_GPL(vcm_constraint_of_vcm);
  * The result is what memory every device of both must have: contiguous if
  * either needs it, below the lower limit, in chunks of the larger
  * granule, in segments the shorter maximum and the narrower boundary
- * allow.  Memory that satisfies the result satisfies both.
+ * allow, allocated through the device of the lower limit.  Memory that
+ * satisfies the result satisfies both.
  *
  * Context: Any context.
  * Return: 0, or -ERANGE if no memory of this system can meet the result
@@ -173,6 +192,8 @@ int vcm_constraint_merge(struct vcm_constraint *acc,
 
 	r.flags |= c->flags;
 	r.dma_limit = min(acc->dma_limit, c->dma_limit);
+	if (c->dev && (!acc->dev || c->dma_limit < acc->dma_limit))
+		r.dev = c->dev;
 	if (r.dma_limit < vcm_ram_start() + PAGE_SIZE - 1)
 		return -ERANGE;
 	r.granule = max(acc->granule, c->granule);
@@ -190,29 +211,41 @@ EXPORT_SYMBOL_GPL(vcm_constraint_merge);
  * @c: the constraint
  * @len: bytes
  *
- * Contiguous memory comes from the default CMA area: it must be large
- * enough and, with a limit, start below it.
- *
  * Context: Any context.
- * Return: 0, -E2BIG for contiguous memory larger than the CMA area (or
- * with no CMA area), -ERANGE for contiguous memory below a limit the CMA
- * area is above, -EINVAL for a length not a multiple of the granule.
+ * Return: 0, -E2BIG for contiguous memory larger than RAM, -EINVAL for a
+ * length not a multiple of the granule.
  */
 int vcm_constraint_check_len(const struct vcm_constraint *c, size_t len)
 {
-	struct cma *cma = dev_get_cma_area(NULL);
-
 	if (!IS_ALIGNED(len, c->granule))
 		return -EINVAL;
-	if (!(c->flags & VCM_CONSTRAINT_CONTIGUOUS))
-		return 0;
-	if (!cma || len > cma_get_size(cma))
+	if ((c->flags & VCM_CONSTRAINT_CONTIGUOUS) &&
+	    len >> PAGE_SHIFT > totalram_pages())
 		return -E2BIG;
-	if (cma_get_base(cma) + len - 1 > c->dma_limit)
-		return -ERANGE;
 	return 0;
 }
 EXPORT_SYMBOL_GPL(vcm_constraint_check_len);
+
+/**
+ * vcm_constraint_alloc_dev() - the device memory for a constraint comes from
+ * @c: the constraint
+ *
+ * A range for no device in particular (%VCM_CONSTRAINT_CONTIGUOUS without
+ * a device) comes from where the DMA API gives memory to a device of no
+ * DMA configuration of its own: VCM's (the default CMA area).
+ *
+ * Return: the device when the memory must be one range, or below a limit
+ * that not all of RAM is below; NULL for chunks of the page allocator.
+ */
+struct device *vcm_constraint_alloc_dev(const struct vcm_constraint *c)
+{
+	if (c->flags & VCM_CONSTRAINT_CONTIGUOUS)
+		return c->dev ?: vcm_cache_dev;
+	if ((c->flags & VCM_CONSTRAINT_LIMIT) && c->dev &&
+	    dma_addressing_limited(c->dev))
+		return c->dev;
+	return NULL;
+}
 
 /**
  * vcm_constraint_unmet() - what a physmem lacks to meet a constraint
@@ -230,11 +263,19 @@ u32 vcm_constraint_unmet(const struct vcm_constraint *c,
 {
 	unsigned int cursor;
 	phys_addr_t phys;
-	u32 unmet = 0;
+	u32 unmet = 0, unmet_mask = ~0;
 	size_t len;
 
 	if (IS_ERR_OR_NULL(physmem))
 		return VCM_CONSTRAINT_LIMIT;
+	/*
+	 * The DMA API gave the device memory it reaches, in one range: that
+	 * answers for a limit no lower than the device's own.
+	 */
+	if (c->dev && physmem->dma_dev == c->dev &&
+	    c->dma_limit >= vcm_dev_limit(c->dev))
+		unmet_mask = ~(u32)(VCM_CONSTRAINT_CONTIGUOUS |
+				    VCM_CONSTRAINT_LIMIT);
 	if ((c->flags & VCM_CONSTRAINT_CONTIGUOUS) && !physmem->contiguous)
 		unmet |= VCM_CONSTRAINT_CONTIGUOUS;
 	vcm_for_each_phys_chunk(physmem, cursor, phys, len) {
@@ -243,7 +284,7 @@ u32 vcm_constraint_unmet(const struct vcm_constraint *c,
 		if (!IS_ALIGNED(phys | len, c->granule))
 			unmet |= VCM_CONSTRAINT_GRANULE;
 	}
-	return unmet;
+	return unmet & unmet_mask;
 }
 EXPORT_SYMBOL_GPL(vcm_constraint_unmet);
 

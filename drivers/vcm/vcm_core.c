@@ -9,6 +9,7 @@
 #include <linux/iommu.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
+#include <linux/platform_device.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -485,8 +486,31 @@ unsigned long vcm_chunk_sizes(unsigned long pgsizes)
 }
 EXPORT_SYMBOL_IF_KUNIT(vcm_chunk_sizes);
 
+/*
+ * The device VCM writes the CPU's caches back through, for memory it maps
+ * non-cacheable (vcm_phys_clean()), and allocates ranges for no device in
+ * particular through.  It has no DMA configuration of its own: no IOMMU,
+ * no DMA offset, the architecture's default coherency.  Where that is
+ * coherent, the DMA API does no maintenance for it, and VCM maps nothing
+ * non-cacheable.
+ */
+struct device *vcm_cache_dev;
+
 static int __init vcm_init(void)
 {
+	struct platform_device *pdev;
+	int ret;
+
+	pdev = platform_device_register_simple("vcm", PLATFORM_DEVID_NONE,
+					       NULL, 0);
+	if (IS_ERR(pdev))
+		return PTR_ERR(pdev);
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret) {
+		platform_device_unregister(pdev);
+		return ret;
+	}
+	vcm_cache_dev = &pdev->dev;
 	vcm_debugfs_init();
 	return 0;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * VCM physical memory: allocations in chunk pools and contiguous
- * allocations from CMA, and how physmems are freed.  Wrappers of memory
+ * VCM physical memory: allocations in chunks and contiguous allocations
+ * through a device's DMA API, and how physmems are freed.  Wrappers of memory
  * owned by others are in vcm_phys_wrap.c, queries in vcm_phys_query.c.
  *
  * A chunked allocation is filled largest chunk first, like the dma-buf
@@ -11,8 +11,8 @@
  * maps it with one entry per chunk.
  */
 
-#include <linux/cma.h>
-#include <linux/dma-map-ops.h>
+#include <linux/device.h>
+#include <linux/dma-mapping.h>
 #include <linux/highmem.h>
 #include <linux/log2.h>
 #include <linux/memblock.h>
@@ -30,7 +30,7 @@ LIST_HEAD(vcm_phys_list);
 
 static unsigned int vcm_phys_next_id;
 
-#define VCM_PHYS_ATTR_ALL	(VCM_COHERENT | VCM_PHYS_CONT | VCM_ALIGN_MASK)
+#define VCM_PHYS_ATTR_ALL	(VCM_COHERENT | VCM_PHYS_CONT)
 /*
  * Memory for no device in particular is cut for the CPU's own page
  * tables: base pages and the block one PMD entry maps.
@@ -45,8 +45,6 @@ static unsigned int vcm_phys_next_id;
 #define VCM_HIGH_ORDER_GFP	((GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN | \
 				  __GFP_NORETRY) & ~__GFP_RECLAIM)
 #define VCM_LOW_ORDER_GFP	(GFP_HIGHUSER | __GFP_ZERO)
-/* With a zone modifier, which high memory does not combine with. */
-#define VCM_GFP_ZONED(gfp)	((gfp) & ~__GFP_HIGHMEM)
 
 /**
  * vcm_cache_class() - the memory type a cache policy maps with
@@ -67,48 +65,74 @@ enum vcm_cache_class vcm_cache_class(u32 attr)
 	}
 }
 
-/* Write back and invalidate the linear-map alias of a range. */
-static void vcm_phys_flush(struct vcm_physmem *physmem, size_t offset,
-			   size_t len)
+/*
+ * Write back and invalidate the CPU's caches over a physmem, through the
+ * DMA API: of the device a range was allocated for, or else of VCM's own
+ * device (vcm_cache_dev).  For the latter, a streaming mapping in both
+ * directions writes back the lines the cacheable linear map holds, its
+ * unmapping invalidates them.  That holds only where the DMA API does
+ * maintenance for that device (dma_need_sync(): it does not snoop) and
+ * maps the memory itself, not a bounce buffer (dma_max_mapping_size()
+ * has no swiotlb limit): elsewhere the memory cannot be mapped
+ * non-cacheable.
+ */
+static int vcm_phys_flush(struct vcm_physmem *pm)
 {
+	struct device *dev = vcm_cache_dev;
 	struct scatterlist *sg;
 	unsigned int i;
+	dma_addr_t dma;
+	bool synced;
 
-	for_each_sgtable_sg(&physmem->sgt, sg, i) {
-		size_t n;
-
-		if (offset >= sg->length) {
-			offset -= sg->length;
-			continue;
-		}
-		n = min_t(size_t, sg->length - offset, len);
-		arch_dma_prep_coherent(nth_page(sg_page(sg), offset >> PAGE_SHIFT),
-				       PAGE_ALIGN(offset_in_page(offset) + n));
+	/*
+	 * A range from dma_alloc_pages() is synced by its own DMA address,
+	 * as the DMA API asks of that memory; a second streaming mapping
+	 * would overlap it.
+	 */
+	if (pm->dma_dev) {
+		if (!dma_need_sync(pm->dma_dev, pm->dma_handle))
+			return -EOPNOTSUPP;
+		dma_sync_single_for_device(pm->dma_dev, pm->dma_handle, pm->len,
+					   DMA_BIDIRECTIONAL);
+		dma_sync_single_for_cpu(pm->dma_dev, pm->dma_handle, pm->len,
+					DMA_BIDIRECTIONAL);
 		vcm_stat_add(VCM_STAT_CACHE_MAINT, 1);
-		len -= n;
-		offset = 0;
-		if (!len)
-			break;
+		return 0;
 	}
+	if (!dev || dma_max_mapping_size(dev) != SIZE_MAX)
+		return -EOPNOTSUPP;
+	for_each_sgtable_sg(&pm->sgt, sg, i) {
+		dma = dma_map_page(dev, sg_page(sg), sg->offset, sg->length,
+				   DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(dev, dma))
+			return -ENOMEM;
+		synced = dma_need_sync(dev, dma);
+		dma_unmap_page(dev, dma, sg->length, DMA_BIDIRECTIONAL);
+		if (!synced)
+			return -EOPNOTSUPP;
+		vcm_stat_add(VCM_STAT_CACHE_MAINT, 1);
+	}
+	return 0;
 }
 
 /**
  * vcm_phys_clean() - write back and invalidate the linear-map alias
- * @physmem: the physmem
- * @offset: first byte
- * @len: bytes
+ * @physmem: the physmem, about to be mapped non-cacheable
  *
- * Does nothing for memory mapped cacheable.  For memory mapped
- * non-cacheable it makes what was written through the cacheable linear
- * map visible to the non-cacheable mappings, and drops lines that would
- * otherwise shadow them.
+ * Makes what was written through the cacheable linear map (the zeroing of
+ * new memory, a copy) visible to the non-cacheable mappings, and drops
+ * lines that would otherwise shadow them.  Memory known by a device's DMA
+ * addresses only is its owner's to maintain.
+ *
+ * Return: 0, or -EOPNOTSUPP where the DMA API does no maintenance that
+ * reaches the memory (DMA is coherent, or bounced, for VCM's device): the
+ * memory cannot be mapped non-cacheable then; -ENOMEM.
  */
-void vcm_phys_clean(struct vcm_physmem *physmem, size_t offset, size_t len)
+int vcm_phys_clean(struct vcm_physmem *physmem)
 {
-	/* Without pages, the owner's DMA mapping does the maintenance. */
-	if (physmem->cclass != VCM_CC_WC || physmem->dev_vcm)
-		return;
-	vcm_phys_flush(physmem, offset, len);
+	if (physmem->dev_vcm)
+		return 0;
+	return vcm_phys_flush(physmem);
 }
 
 struct vcm_physmem *vcm_physmem_new(enum vcm_memtype memtype, size_t len,
@@ -211,8 +235,7 @@ static void vcm_free_chunk_list(struct list_head *list)
 		__free_pages(page, vcm_chunk_take(page));
 }
 
-static int vcm_alloc_chunks(struct vcm_physmem *pm, unsigned long pgsizes,
-			    gfp_t zone)
+static int vcm_alloc_chunks(struct vcm_physmem *pm, unsigned long pgsizes)
 {
 	unsigned int orders[BITS_PER_LONG], norders, i = 0, n = 0;
 	struct page *page, *next;
@@ -235,8 +258,7 @@ static int vcm_alloc_chunks(struct vcm_physmem *pm, unsigned long pgsizes,
 			continue;
 		}
 		gfp = orders[i] ? VCM_HIGH_ORDER_GFP : VCM_LOW_ORDER_GFP;
-		page = alloc_pages(zone ? VCM_GFP_ZONED(gfp) | zone : gfp,
-				   orders[i]);
+		page = alloc_pages(gfp, orders[i]);
 		if (!page) {
 			if (i == norders - 1)
 				goto err;
@@ -283,46 +305,55 @@ int vcm_sgt_from_range(struct vcm_physmem *pm, struct page *page, size_t len)
 	return 0;
 }
 
-static int vcm_alloc_contiguous(struct vcm_physmem *pm)
+/*
+ * One range from where the DMA API gives @dev memory: its own CMA area
+ * (memory-region) if it has one, the default CMA area, pages below its
+ * DMA limit.  A per-device coherent pool is dma_alloc_attrs()'s only, and
+ * not used.  The allocation's DMA address is only kept to free it: the
+ * devices that use the memory map it with the DMA API (or their IOMMU
+ * VCM) as they map any memory.
+ */
+static int vcm_alloc_dma(struct vcm_physmem *pm, struct device *dev)
 {
-	struct cma *cma = dev_get_cma_area(NULL);
 	unsigned long count = pm->len >> PAGE_SHIFT, i;
-	unsigned int align = (pm->attr & VCM_ALIGN_MASK) >> VCM_ALIGN_SHIFT;
 	struct page *page;
 	int ret;
 
-	if (!cma)
-		return -ENOMEM;
-	align = align > PAGE_SHIFT ? align - PAGE_SHIFT : 0;
-	page = cma_alloc(cma, count, align, true);
+	page = dma_alloc_pages(dev, pm->len, &pm->dma_handle,
+			       DMA_BIDIRECTIONAL, GFP_KERNEL | __GFP_NOWARN);
 	if (!page)
 		return -ENOMEM;
 
-	/* Clearing a large area takes long: a killed caller stops it. */
+	/*
+	 * Not every way the DMA API allocates is documented to zero the
+	 * memory.  Clearing a large area takes long: a killed caller stops.
+	 */
 	for (i = 0; i < count; i++) {
 		clear_highpage(nth_page(page, i));
 		if (i % 256)
 			continue;
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
-			goto err_release;
+			goto err_free;
 		}
 		cond_resched();
 	}
 	ret = vcm_sgt_from_range(pm, page, pm->len);
 	if (ret)
-		goto err_release;
-	pm->cma_pages = page;
+		goto err_free;
+	pm->dma_dev = get_device(dev);
+	pm->dma_pages = page;
 	pm->contiguous = true;
 	return 0;
 
-err_release:
-	cma_release(cma, page, count);
+err_free:
+	dma_free_pages(dev, pm->len, page, pm->dma_handle, DMA_BIDIRECTIONAL);
 	return ret;
 }
 
 static struct vcm_physmem *__vcm_phys_alloc(size_t len, u32 attr,
-					    unsigned long pgsizes, gfp_t zone)
+					    unsigned long pgsizes,
+					    struct device *dev)
 {
 	struct vcm_physmem *pm;
 	int ret;
@@ -334,10 +365,10 @@ static struct vcm_physmem *__vcm_phys_alloc(size_t len, u32 attr,
 	if (!pm)
 		return ERR_PTR(-ENOMEM);
 
-	if (attr & VCM_PHYS_CONT)
-		ret = vcm_alloc_contiguous(pm);
+	if (dev)
+		ret = vcm_alloc_dma(pm, dev);
 	else
-		ret = vcm_alloc_chunks(pm, pgsizes ?: VCM_CPU_PGSIZES, zone);
+		ret = vcm_alloc_chunks(pm, pgsizes ?: VCM_CPU_PGSIZES);
 	if (ret) {
 		kfree(pm);
 		return ERR_PTR(ret);
@@ -354,9 +385,10 @@ static struct vcm_physmem *__vcm_phys_alloc(size_t len, u32 attr,
  * vcm_phys_alloc() - allocate physical memory
  * @memtype: %VCM_MEMTYPE_SYSTEM
  * @len: length, a non-zero multiple of vcm_get_min_page_size()
- * @attr: %VCM_PHYS_CONT for one contiguous range from the default CMA
- *	area (aligned as a VCM_ALIGN_* in @attr asks, up to the CMA
- *	alignment), %VCM_COHERENT for memory only ever mapped non-cacheable
+ * @attr: %VCM_PHYS_CONT for one contiguous range, from where the DMA API
+ *	gives memory to a device of no DMA configuration of its own (the
+ *	default CMA area); %VCM_COHERENT for memory only ever mapped
+ *	non-cacheable
  * @pgsizes: the chunk sizes to use, largest first: typically
  *	vcm_chunk_sizes() of the union of vcm_get_pgsize_bitmap() of the
  *	VCMs the memory is for; 0 for the
@@ -368,7 +400,7 @@ static struct vcm_physmem *__vcm_phys_alloc(size_t len, u32 attr,
  * backed with it.  The caller owns the physmem: it frees it with
  * vcm_phys_free() and does not use it afterwards.  It may lend it to
  * others to back their reservations (vcm_back()) for as long as it keeps
- * it.
+ * it.  Memory for particular devices comes from vcm_phys_alloc_for().
  *
  * Context: Process context; may sleep and reclaim.
  * Return: the physmem, ERR_PTR(-EINVAL) for an invalid memtype, length or
@@ -382,64 +414,46 @@ struct vcm_physmem *vcm_phys_alloc(enum vcm_memtype memtype, size_t len,
 		return ERR_PTR(-EINVAL);
 	if (!len || !PAGE_ALIGNED(len) || (attr & ~VCM_PHYS_ATTR_ALL))
 		return ERR_PTR(-EINVAL);
-	if ((attr & VCM_ALIGN_MASK) && !(attr & VCM_PHYS_CONT))
-		return ERR_PTR(-EINVAL);
-	return __vcm_phys_alloc(len, attr, pgsizes, 0);
+	return __vcm_phys_alloc(len, attr, pgsizes,
+				attr & VCM_PHYS_CONT ? vcm_cache_dev : NULL);
 }
 EXPORT_SYMBOL_IF_KUNIT(vcm_phys_alloc);
-
-/*
- * The zone of the page allocator whose pages are below a limit, the way
- * dma-direct picks one; what comes back is checked all the same.
- */
-static gfp_t vcm_limit_zone(phys_addr_t limit)
-{
-	if (limit >= PFN_PHYS(max_pfn) - 1)
-		return 0;
-	if (IS_ENABLED(CONFIG_ZONE_DMA32) && limit >= DMA_BIT_MASK(32))
-		return __GFP_DMA32;
-	return IS_ENABLED(CONFIG_ZONE_DMA) ? __GFP_DMA : __GFP_DMA32;
-}
 
 /**
  * vcm_phys_alloc_for() - allocate physical memory that meets a constraint
  * @len: length, a non-zero multiple of the constraint's granule
- * @attr: %VCM_COHERENT and, for contiguous memory, a VCM_ALIGN_*
+ * @attr: 0, or %VCM_COHERENT
  * @c: what the devices that will map the memory need (see
  *	&struct vcm_constraint)
  *
- * The cheapest memory that fits: chunks sized for the IOMMUs of @c
- * (vcm_chunk_sizes()) when no device needs a physical range, one range
- * from the default CMA area when one does; from the zones below @c's
- * DMA limit only when it has one.  Otherwise as vcm_phys_alloc().
+ * The cheapest memory that fits.  Chunks sized for the IOMMUs of @c
+ * (vcm_chunk_sizes()) when no device needs a physical range or memory
+ * below a limit; otherwise one range from where the DMA API gives memory
+ * to @c's device (dma_alloc_pages()), which honours that device's own
+ * CMA area and limits (see vcm_constraint_alloc_dev()).
+ * Otherwise as vcm_phys_alloc().
  *
  * Context: Process context; may sleep and reclaim.
- * Return: the physmem; ERR_PTR(-EINVAL) for a bad length or attribute,
- * the errors of vcm_constraint_check_len() for memory @c cannot have,
- * ERR_PTR(-ENOMEM) when none that meets @c is free, ERR_PTR(-EINTR) if a
- * fatal signal arrived.
+ * Return: the physmem; ERR_PTR(-EINVAL) for a bad length or attribute;
+ * the errors of vcm_constraint_check_len() for memory @c cannot have;
+ * ERR_PTR(-ENOMEM) when none that meets @c is free, ERR_PTR(-EINTR) if
+ * a fatal signal arrived.
  */
 struct vcm_physmem *vcm_phys_alloc_for(size_t len, u32 attr,
 				       const struct vcm_constraint *c)
 {
+	struct device *dev = vcm_constraint_alloc_dev(c);
 	struct vcm_physmem *pm;
 	int ret;
 
-	if (!len || !PAGE_ALIGNED(len) || (attr & ~VCM_PHYS_ATTR_ALL) ||
-	    (attr & VCM_PHYS_CONT))
-		return ERR_PTR(-EINVAL);
-	/* An alignment is for one contiguous range. */
-	if ((attr & VCM_ALIGN_MASK) && !(c->flags & VCM_CONSTRAINT_CONTIGUOUS))
+	if (!len || !PAGE_ALIGNED(len) || (attr & ~VCM_COHERENT))
 		return ERR_PTR(-EINVAL);
 	ret = vcm_constraint_check_len(c, len);
 	if (ret)
 		return ERR_PTR(ret);
-	if (c->flags & VCM_CONSTRAINT_CONTIGUOUS)
-		pm = __vcm_phys_alloc(len, attr | VCM_PHYS_CONT, 0, 0);
-	else
-		pm = __vcm_phys_alloc(len, attr,
-				      vcm_chunk_sizes(c->pgsizes ?: VCM_CPU_PGSIZES),
-				      vcm_limit_zone(c->dma_limit));
+	pm = __vcm_phys_alloc(len, attr, dev ? 0 :
+			      vcm_chunk_sizes(c->pgsizes ?: VCM_CPU_PGSIZES),
+			      dev);
 	if (IS_ERR(pm))
 		return pm;
 	if (vcm_constraint_unmet(c, pm)) {
@@ -536,7 +550,8 @@ static bool vcm_phys_idle(struct vcm_physmem *pm)
  *
  * Context: Process context; may sleep.
  * Return: 0, -EINVAL for lengths that differ or a physmem that is backing
- * a reservation or is not VCM's own memory, -EINTR if a fatal signal
+ * a reservation or is not VCM's own memory, the error of vcm_phys_clean()
+ * if the lines of @src's alias cannot be dropped, -EINTR if a fatal signal
  * arrived (@dst then holds part of @src).
  */
 int vcm_phys_copy(struct vcm_physmem *dst, struct vcm_physmem *src)
@@ -549,8 +564,12 @@ int vcm_phys_copy(struct vcm_physmem *dst, struct vcm_physmem *src)
 		return -EINVAL;
 
 	/* Last mapped non-cacheable: no line of the alias may be read. */
-	if (src->nc_clean)
-		vcm_phys_flush(src, 0, src->len);
+	if (src->nc_clean) {
+		int ret = vcm_phys_flush(src);
+
+		if (ret)
+			return ret;
+	}
 	__sg_page_iter_start(&d, dst->sgt.sgl, dst->sgt.orig_nents, 0);
 	__sg_page_iter_start(&s, src->sgt.sgl, src->sgt.orig_nents, 0);
 	while (__sg_page_iter_next(&d) && __sg_page_iter_next(&s)) {
@@ -571,11 +590,13 @@ static void vcm_phys_release(struct kref *ref)
 	struct vcm_physmem *pm = container_of(ref, struct vcm_physmem, ref);
 
 	if (pm->memtype == VCM_MEMTYPE_SYSTEM) {
-		if (pm->cma_pages)
-			cma_release(dev_get_cma_area(NULL), pm->cma_pages,
-				    pm->len >> PAGE_SHIFT);
-		else
+		if (pm->dma_dev) {
+			dma_free_pages(pm->dma_dev, pm->len, pm->dma_pages,
+				       pm->dma_handle, DMA_BIDIRECTIONAL);
+			put_device(pm->dma_dev);
+		} else {
 			vcm_free_chunks(&pm->sgt);
+		}
 		vcm_stat_add(VCM_STAT_PHYS_BYTES, -(long)pm->len);
 	}
 	if (!pm->foreign_sgt)
@@ -605,7 +626,7 @@ void vcm_phys_put(struct vcm_physmem *physmem)
  * @physmem: a live physmem the caller created
  *
  * Memory allocated by vcm_phys_alloc() goes back to the page allocator or
- * CMA; foreign memory is only forgotten.
+ * to the DMA API it came from; foreign memory is only forgotten.
  *
  * The caller serialises vcm_phys_free() against every other use of
  * @physmem, its own and that of anyone it lent @physmem to, and does not

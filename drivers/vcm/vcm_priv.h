@@ -233,7 +233,10 @@ enum vcm_cache_class {
  * @len: length in bytes
  * @attr: physical allocation attributes
  * @contiguous: one physically contiguous range
- * @cma_pages: first page of a CMA allocation, or NULL
+ * @dma_dev: for memory allocated through a device's DMA API
+ *	(dma_alloc_pages()), that device, referenced; NULL otherwise
+ * @dma_pages: the first page of that allocation
+ * @dma_handle: the DMA address dma_alloc_pages() gave it, kept to free it
  * @sgt: the chunks, one scatterlist entry each; for a physmem of @dev_vcm,
  *	entries without pages, each a segment of the device's DMA addresses
  *	(sg_dma_address() and sg_dma_len()), as its owner's DMA mapping gave
@@ -259,7 +262,9 @@ struct vcm_physmem {
 	size_t len;
 	u32 attr;
 	bool contiguous;
-	struct page *cma_pages;
+	struct device *dma_dev;
+	struct page *dma_pages;
+	dma_addr_t dma_handle;
 	struct sg_table sgt;
 	struct scatterlist sg_inline;
 	struct sg_table *foreign_sgt;
@@ -320,6 +325,7 @@ long vcm_stat_read(enum vcm_stat stat);
 
 extern struct mutex vcm_list_lock;
 extern struct list_head vcm_list;
+extern struct device *vcm_cache_dev;
 extern struct mutex vcm_phys_lock;
 extern struct list_head vcm_phys_list;
 
@@ -416,7 +422,8 @@ static inline void vcm_phys_get(struct vcm_physmem *physmem)
 }
 
 enum vcm_cache_class vcm_cache_class(u32 attr);
-void vcm_phys_clean(struct vcm_physmem *physmem, size_t offset, size_t len);
+int vcm_phys_clean(struct vcm_physmem *physmem);
+struct device *vcm_constraint_alloc_dev(const struct vcm_constraint *c);
 
 /* vcm_iommu.c */
 int vcm_iommu_assoc(struct vcm *vcm, struct device *dev);

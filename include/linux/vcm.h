@@ -168,9 +168,18 @@ enum vcm_memtype {
  *	that sees physical addresses (no IOMMU translates for it).  Whether
  *	a device snoops the CPU's caches is no constraint: its DMA API
  *	mapping does the maintenance it needs
- * @dma_limit: the highest physical address the memory may use, for a
- *	device that sees physical addresses: its DMA mask (and the bus's
- *	limit) as a physical address; %PHYS_ADDR_MAX for none
+ * @dma_limit: the highest address the memory may use, for a device that
+ *	sees physical addresses: its DMA mask (and the bus's limit);
+ *	%PHYS_ADDR_MAX for none.  Memory allocated through @dev meets the
+ *	limit of @dev's own masks by the DMA API's rules; other memory, and
+ *	a lower limit, are held to it by physical address, which moves
+ *	memory a bus's DMA offset would have let a device keep
+ * @dev: of the devices that see physical addresses, the one with the
+ *	lowest @dma_limit: memory that must be one range, or below a limit
+ *	that not all RAM is below, is allocated through its DMA API
+ *	(dma_alloc_pages()), from its own CMA area if it has one.  NULL
+ *	when no device needs that.  Borrowed: whoever keeps a constraint
+ *	past the device's lifetime holds a reference to it
  * @pgsizes: the union of the page sizes of the IOMMUs that translate for
  *	the devices, at or above @granule; 0 when none does
  * @granule: the smallest chunk every such IOMMU maps, at least PAGE_SIZE
@@ -180,6 +189,12 @@ enum vcm_memtype {
  * @seg_boundary: the boundary mask no such segment may cross
  *	(dma_get_seg_boundary())
  * @devices: how many devices were folded in
+ *
+ * Several devices that see physical addresses share memory allocated
+ * through one of them, the one with the lowest limit: the memory is
+ * where that device's DMA API puts it, and the others reach it if it is
+ * below their limits too.  A device's own reserved region or restricted
+ * pool is honoured for that device only.
  *
  * A constraint is derived from a device (vcm_constraint_of_dev()) or from
  * the VCM it maps memory in (vcm_constraint_of_vcm()), combined with
@@ -195,6 +210,7 @@ struct vcm_constraint {
 	unsigned int max_seg;
 	unsigned long seg_boundary;
 	unsigned int devices;
+	struct device *dev;
 };
 
 /**

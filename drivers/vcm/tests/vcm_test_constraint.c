@@ -41,13 +41,33 @@ static struct vcm_constraint translated(unsigned long pgsizes)
 	return c;
 }
 
-static struct vcm_constraint direct(phys_addr_t limit, unsigned int max_seg)
+/*
+ * A device without an IOMMU whose DMA masks are @limit (left unset for a
+ * mask the DMA API refuses): memory for it is allocated through it.
+ */
+static struct device *direct_dev(struct kunit *test, u64 limit)
+{
+	static atomic_t n = ATOMIC_INIT(0);
+	struct device *dev;
+	char name[32];
+
+	snprintf(name, sizeof(name), "vcm-direct-%d", atomic_inc_return(&n));
+	dev = kunit_device_register(test, name);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	dev->dma_mask = &dev->coherent_dma_mask;
+	dma_set_mask_and_coherent(dev, limit);
+	return dev;
+}
+
+static struct vcm_constraint direct(struct kunit *test, phys_addr_t limit,
+				    unsigned int max_seg)
 {
 	struct vcm_constraint c;
 
 	vcm_constraint_init(&c);
 	c.flags = VCM_CONSTRAINT_CONTIGUOUS | VCM_CONSTRAINT_LIMIT;
 	c.dma_limit = limit;
+	c.dev = direct_dev(test, limit);
 	c.max_seg = max_seg;
 	c.seg_boundary = DMA_BIT_MASK(32);
 	c.devices = 1;
@@ -64,13 +84,14 @@ static void expect_same(struct kunit *test, const struct vcm_constraint *a,
 	KUNIT_EXPECT_EQ(test, a->max_seg, b->max_seg);
 	KUNIT_EXPECT_EQ(test, a->seg_boundary, b->seg_boundary);
 	KUNIT_EXPECT_EQ(test, a->devices, b->devices);
+	KUNIT_EXPECT_PTR_EQ(test, a->dev, b->dev);
 }
 
 static void vcm_test_constraint_merge(struct kunit *test)
 {
 	struct vcm_constraint any, smmu = translated(SZ_4K | SZ_2M | SZ_1G);
 	struct vcm_constraint big = translated(SZ_64K | SZ_512M);
-	struct vcm_constraint dma32 = direct(DMA_BIT_MASK(32), SZ_64K);
+	struct vcm_constraint dma32 = direct(test, DMA_BIT_MASK(32), SZ_64K);
 	struct vcm_constraint acc, other, saved;
 
 	/* Any memory meets the empty constraint: it is the identity. */
@@ -105,15 +126,17 @@ static void vcm_test_constraint_merge(struct kunit *test)
 	expect_same(test, &acc, &other);
 
 	/* The lower of two limits, the shorter segments, the narrower boundary. */
-	other = direct(DMA_BIT_MASK(36), SZ_1M);
+	other = direct(test, DMA_BIT_MASK(36), SZ_1M);
 	other.seg_boundary = SZ_1M - 1;
 	KUNIT_ASSERT_EQ(test, vcm_constraint_merge(&other, &dma32), 0);
 	KUNIT_EXPECT_EQ(test, other.dma_limit, (phys_addr_t)DMA_BIT_MASK(32));
+	/* Memory is allocated through the device of the lower limit. */
+	KUNIT_EXPECT_PTR_EQ(test, other.dev, dma32.dev);
 	KUNIT_EXPECT_EQ(test, other.max_seg, SZ_64K);
 	KUNIT_EXPECT_EQ(test, other.seg_boundary, (unsigned long)(SZ_1M - 1));
 
 	/* A limit no page of RAM fits below is refused, and changes nothing. */
-	other = direct(PAGE_SIZE - 2, SZ_64K);
+	other = direct(test, PAGE_SIZE - 2, SZ_64K);
 	saved = acc;
 	KUNIT_EXPECT_EQ(test, vcm_constraint_merge(&acc, &other), -ERANGE);
 	expect_same(test, &acc, &saved);
@@ -173,7 +196,7 @@ static phys_addr_t phys_top(const struct vcm_physmem *pm)
 static void vcm_test_constraint_alloc(struct kunit *test)
 {
 	struct vcm_constraint smmu = translated(SZ_4K | SZ_2M | SZ_1G);
-	struct vcm_constraint dma32 = direct(DMA_BIT_MASK(32), SZ_64K);
+	struct vcm_constraint dma32 = direct(test, DMA_BIT_MASK(32), SZ_64K);
 	struct vcm_constraint low = dma32, c;
 	struct vcm_physmem *pm, *cont, *lowpm, *small;
 	unsigned int cursor, n = 0;
@@ -201,8 +224,29 @@ static void vcm_test_constraint_alloc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_constraint_unmet(&dma32, cont), 0);
 	KUNIT_EXPECT_EQ(test, vcm_constraint_unmet(&smmu, cont), 0);
 	KUNIT_EXPECT_LE(test, phys_top(cont), (phys_addr_t)DMA_BIT_MASK(32));
+	KUNIT_EXPECT_TRUE(test, cont->contiguous);
+	KUNIT_EXPECT_PTR_EQ(test, cont->dma_dev, dma32.dev);
 
-	/* Below 4 GiB but in chunks: from the low zones only. */
+	/*
+	 * The DMA API answers for the limit of the device it allocated for,
+	 * not for a lower one another device (or a one-to-one VCM) adds:
+	 * that is held to physical addresses.
+	 */
+	vcm_for_each_phys_chunk(cont, cursor, phys, len)
+		first = phys;
+	c = dma32;
+	c.dma_limit = first;
+	KUNIT_EXPECT_EQ(test, vcm_constraint_unmet(&c, cont), VCM_CONSTRAINT_LIMIT);
+	c = dma32;
+	c.dev = direct_dev(test, DMA_BIT_MASK(32));
+	KUNIT_EXPECT_EQ(test, vcm_constraint_unmet(&c, cont), 0);
+	c.dma_limit = first;
+	KUNIT_EXPECT_EQ(test, vcm_constraint_unmet(&c, cont), VCM_CONSTRAINT_LIMIT);
+
+	/*
+	 * Below 4 GiB but in chunks: through the device where it cannot
+	 * reach all of RAM, from the page allocator where it can.
+	 */
 	low.flags = VCM_CONSTRAINT_LIMIT;
 	lowpm = own_phys(test, vcm_phys_alloc_for(SZ_8M, 0, &low));
 	KUNIT_EXPECT_LE(test, phys_top(lowpm), (phys_addr_t)DMA_BIT_MASK(32));
@@ -259,7 +303,7 @@ static unsigned int check_sgt(struct kunit *test, struct sg_table *sgt,
 static void vcm_test_phys_to_sgt(struct kunit *test)
 {
 	size_t len = SZ_2M + SZ_8K;
-	struct vcm_physmem *pm = new_phys(test, len, VCM_PHYS_CONT | VCM_ALIGN_1M, 0);
+	struct vcm_physmem *pm = new_phys(test, len, VCM_PHYS_CONT, 0);
 	struct sg_table sgt;
 	unsigned int cursor = 0;
 	phys_addr_t start;
@@ -292,7 +336,7 @@ static void vcm_test_phys_to_sgt(struct kunit *test)
 
 static void vcm_test_phys_copy(struct kunit *test)
 {
-	struct vcm_constraint dma32 = direct(DMA_BIT_MASK(32), SZ_64K);
+	struct vcm_constraint dma32 = direct(test, DMA_BIT_MASK(32), SZ_64K);
 	struct vcm_physmem *src = new_phys(test, SZ_2M + SZ_64K, 0, 0);
 	struct vcm_physmem *dst = own_phys(test, vcm_phys_alloc_for(SZ_2M + SZ_64K, 0,
 								   &dma32));

@@ -81,10 +81,10 @@ extern "C" {
  *
  * Errors: -EINVAL for bad flags, cache policy, size or device array, or
  * a descriptor of no device gembuf can tell the DMA needs of; -EBADF for
- * a descriptor that is not open; -EFAULT; -E2BIG above 1 GiB or for one
- * range larger than the CMA area; -ERANGE when no memory can meet every
- * device's needs; -ENOMEM.  A device named twice counts once (see
- * Documentation/gpu/gembuf.rst).
+ * a descriptor that is not open; -EFAULT; -E2BIG above 1 GiB; -ERANGE
+ * when no memory can meet every device's needs; -ENOMEM, also when no
+ * range that large is free where the DMA API allocates it.  A device
+ * named twice counts once (see Documentation/gpu/gembuf.rst).
  */
 struct drm_gembuf_gem_create {
 	__u64 size;

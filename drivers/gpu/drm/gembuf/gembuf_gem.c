@@ -60,6 +60,7 @@ static void gembuf_gem_free(struct drm_gem_object *gem)
 		/* No mapping is left to keep it busy. */
 		if (obj->physmem)
 			WARN_ON(vcm_phys_free(obj->physmem));
+		put_device(obj->need.dev);
 		atomic_dec(&gembuf.objects);
 	}
 	if (gem->import_attach)
@@ -327,6 +328,8 @@ int gembuf_gem_create_ioctl(struct drm_device *dev, void *data,
 	}
 	obj = gembuf_object_create(dev, args->size, args->flags, args->cache,
 				   args->num_devices ? &need : NULL, gdevs);
+	if (args->num_devices)
+		put_device(need.dev);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	args->size = obj->base.size;

@@ -143,6 +143,11 @@ int gembuf_place_add(struct gembuf_object *obj, const struct vcm_constraint *c,
 		if (ret)
 			goto refuse;
 	}
+	/* The device memory is allocated through outlives the attachment. */
+	if (need.dev != obj->need.dev) {
+		get_device(need.dev);
+		put_device(obj->need.dev);
+	}
 	obj->need = need;
 	return 0;
 
@@ -192,6 +197,7 @@ static int gembuf_place_of_fd(int fd, struct vcm_constraint *c, u16 *gdevs,
 		if (drm->driver == &gembuf_display_driver ||
 		    drm->driver == &gembuf_engine_driver) {
 			gdev = to_gembuf_device(drm);
+			get_device(*dev);
 			*c = gdev->need;
 			*gdevs |= BIT(gdev->index);
 			return 0;
@@ -201,6 +207,8 @@ static int gembuf_place_of_fd(int fd, struct vcm_constraint *c, u16 *gdevs,
 	}
 	if (!*dev)
 		return -EINVAL;
+	/* Held past the file: the constraint names it (gembuf_place_devices()). */
+	get_device(*dev);
 	/* No DMA (vb2-vmalloc's device, say): it uses the CPU's mappings. */
 	if (!(*dev)->dma_mask) {
 		vcm_constraint_init(c);
@@ -219,6 +227,8 @@ static int gembuf_place_of_fd(int fd, struct vcm_constraint *c, u16 *gdevs,
  *
  * A device named twice (two files of it) counts once.  Whether memory of
  * the object's size can meet them all is gembuf_place_add()'s to tell.
+ * On success the caller holds a reference to @need's device, which it
+ * drops with put_device().
  *
  * Return: 0, -EFAULT, -EBADF, -EINVAL for a descriptor of no device
  * gembuf can tell the needs of, -ERANGE when no memory meets them all.
@@ -239,18 +249,24 @@ int gembuf_place_devices(struct vcm_constraint *need, u16 *gdevs, u64 devices,
 	vcm_constraint_init(need);
 	*gdevs = 0;
 	for (i = 0; i < n; i++) {
+		seen[i] = NULL;
 		ret = gembuf_place_of_fd(fds[i], &c, gdevs, &seen[i]);
 		if (ret)
-			return ret;
+			break;
 		for (j = 0; j < i && seen[j] != seen[i]; j++)
 			;
 		if (j < i)
 			continue;
 		ret = vcm_constraint_merge(need, &c);
 		if (ret)
-			return ret;
+			break;
 	}
-	return 0;
+	/* The device the memory would be allocated through stays held. */
+	if (!ret)
+		get_device(need->dev);
+	for (j = 0; j <= i && j < n; j++)
+		put_device(seen[j]);
+	return ret;
 }
 
 /* A bit of gembuf_object.gdevs for every gembuf device. */
