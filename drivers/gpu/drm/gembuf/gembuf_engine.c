@@ -232,6 +232,12 @@ static int gembuf_engine_probe(struct pci_dev *pdev,
 	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(ret));
 	if (ret)
 		return ret;
+	/*
+	 * A job walks the segments of a mapping, each transfer within one:
+	 * edu takes any address and length, so no limit (PCI's default is
+	 * 64 KiB) needs to cut VCM's chunks into more segments.
+	 */
+	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
 	pci_set_master(pdev);
 
 	gdev = devm_drm_dev_alloc(&pdev->dev, &gembuf_engine_driver,
