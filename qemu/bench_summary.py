@@ -37,7 +37,8 @@ PANELS = [
     ]),
     ("Map + unmap for edu", "time per map+unmap (\u00b5s)", "vcm_map", [
         ("VCM", re.compile(r"^map\+unmap (\d+) ([KM]iB), VCM$"), False),
-        ("DMA API", re.compile(r"^map\+unmap (\d+) ([KM]iB), DMA API\b"), True),
+        ("DMA API fresh", re.compile(r"^map\+unmap (\d+) ([KM]iB), DMA API fresh\b"), True),
+        ("DMA API aged", re.compile(r"^map\+unmap (\d+) ([KM]iB), DMA API aged\b"), True),
     ]),
 ]
 
@@ -171,7 +172,7 @@ def markdown(benches, version, flavour):
 
 PW, PH = 460, 340		# panel size
 ML, MR, MT, MB = 70, 20, 40, 50	# plot margins inside a panel
-COLORS = ["#1f77b4", "#d62728"]
+COLORS = ["#1f77b4", "#d62728", "#2ca02c"]
 
 
 def log_ticks(lo, hi):
@@ -278,7 +279,7 @@ def panel(x0, title, ylabel, series, note):
 
     # legend, top left
     lx, ly = left + 10, top + 10
-    s.append(f'<rect x="{lx}" y="{ly}" width="170" height="{14 + 18 * len(series)}" '
+    s.append(f'<rect x="{lx}" y="{ly}" width="190" height="{14 + 18 * len(series)}" '
              f'fill="#fff" fill-opacity="0.85" stroke="#999"/>')
     for i, (label, data, anchor) in enumerate(series):
         color = COLORS[i % len(COLORS)]
