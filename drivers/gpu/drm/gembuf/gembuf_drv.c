@@ -8,6 +8,7 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_prime.h>
+#include <drm/drm_print.h>
 #include <drm/gembuf_drm.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
@@ -53,7 +54,19 @@ static const struct drm_ioctl_desc gembuf_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 };
 
-DEFINE_DRM_GEM_FOPS(gembuf_fops);
+/* drm_show_fdinfo(): the client usage stats of drm-usage-stats.rst. */
+static const struct file_operations gembuf_fops = {
+	.owner = THIS_MODULE,
+	DRM_GEM_FOPS,
+	.show_fdinfo = drm_show_fdinfo,
+};
+
+/* The display runs no client's jobs: the memory of its objects only. */
+static void gembuf_display_show_fdinfo(struct drm_printer *p,
+				       struct drm_file *file)
+{
+	drm_show_memory_stats(p, file);
+}
 
 const struct drm_driver gembuf_display_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_MODESET | DRIVER_ATOMIC,
@@ -64,6 +77,7 @@ const struct drm_driver gembuf_display_driver = {
 	.gem_prime_import = gembuf_gem_prime_import,
 	.gem_prime_import_sg_table = gembuf_gem_prime_import_sg_table,
 	.debugfs_init = gembuf_debugfs_init,
+	.show_fdinfo = gembuf_display_show_fdinfo,
 	.name = GEMBUF_NAME,
 	.desc = "gembuf display",
 	.major = 1,
@@ -82,6 +96,7 @@ const struct drm_driver gembuf_engine_driver = {
 	.gem_prime_import = gembuf_gem_prime_import,
 	.gem_prime_import_sg_table = gembuf_gem_prime_import_sg_table,
 	.debugfs_init = gembuf_debugfs_init,
+	.show_fdinfo = gembuf_engine_show_fdinfo,
 	.name = GEMBUF_NAME "_dma",
 	.desc = "gembuf DMA engine",
 	.major = 1,

@@ -28,6 +28,7 @@
 #define GEMBUF_NAME		"gembuf"
 #define GEMBUF_MAX_SIZE		SZ_1G
 
+struct drm_printer;
 struct gembuf_engine;
 struct gembuf_kms;
 struct seq_file;
@@ -274,6 +275,7 @@ int gembuf_dma_copy_ioctl(struct drm_device *dev, void *data,
 			  struct drm_file *file);
 int gembuf_engine_open(struct drm_device *dev, struct drm_file *file);
 void gembuf_engine_postclose(struct drm_device *dev, struct drm_file *file);
+void gembuf_engine_show_fdinfo(struct drm_printer *p, struct drm_file *file);
 
 /* gembuf_debugfs.c */
 void gembuf_debugfs_init(struct drm_minor *minor);

@@ -18,6 +18,7 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_managed.h>
+#include <drm/drm_print.h>
 #include <drm/gembuf_drm.h>
 #include <drm/gpu_scheduler.h>
 #include <linux/dma-fence.h>
@@ -25,6 +26,7 @@
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 
 #include "gembuf_drv.h"
 #include "gembuf_edu.h"
@@ -111,8 +113,25 @@ int gembuf_engine_open(struct drm_device *dev, struct drm_file *file)
 		return ret;
 	}
 	mutex_init(&gf->lock);
+	kref_init(&gf->ref);
+	spin_lock_init(&gf->stats_lock);
 	file->driver_priv = gf;
 	return 0;
+}
+
+static void gembuf_file_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct gembuf_file, ref));
+}
+
+/**
+ * gembuf_file_put() - drop a reference to a file's state
+ * @gf: the state, held by its file until the postclose and by each of its
+ *	jobs until the job is freed
+ */
+void gembuf_file_put(struct gembuf_file *gf)
+{
+	kref_put(&gf->ref, gembuf_file_release);
 }
 
 /**
@@ -130,7 +149,39 @@ void gembuf_engine_postclose(struct drm_device *dev, struct drm_file *file)
 
 	drm_sched_entity_destroy(&gf->entity);
 	mutex_destroy(&gf->lock);
-	kfree(gf);
+	/* The job on the engine, if any, still adds its time. */
+	gembuf_file_put(gf);
+}
+
+/* Engine time of the file's jobs so far, the one on the engine included. */
+static u64 gembuf_file_busy_ns(struct gembuf_file *gf)
+{
+	u64 ns;
+
+	spin_lock(&gf->stats_lock);
+	ns = gf->busy_ns;
+	if (gf->busy_since)
+		ns += ktime_get_ns() - gf->busy_since;
+	spin_unlock(&gf->stats_lock);
+	return ns;
+}
+
+/**
+ * gembuf_engine_show_fdinfo() - a file's usage stats, for fdinfo
+ * @p: the printer of drm_show_fdinfo(), which printed the common keys
+ * @file: the file of the engine
+ *
+ * drm-engine-dma: how long the engine ran the file's jobs, each from
+ * when it started on the engine to when it was done, the job now on the
+ * engine up to now (Documentation/gpu/drm-usage-stats.rst).  edu runs
+ * one job at a time, so there is no drm-engine-capacity-dma.  Then the
+ * memory of the file's objects, from the DRM core.
+ */
+void gembuf_engine_show_fdinfo(struct drm_printer *p, struct drm_file *file)
+{
+	drm_printf(p, "drm-engine-dma:\t%llu ns\n",
+		   gembuf_file_busy_ns(file->driver_priv));
+	drm_show_memory_stats(p, file);
 }
 
 /* The last of the DRM device: the engine joins the retired ones. */

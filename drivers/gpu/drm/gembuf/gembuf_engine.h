@@ -7,7 +7,9 @@
 #define _GEMBUF_ENGINE_H_
 
 #include <drm/gpu_scheduler.h>
+#include <linux/kref.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
 #include "gembuf_drv.h"
@@ -47,10 +49,22 @@ struct gembuf_engine {
  * @entity: the file's scheduler entity: its jobs run in submission order,
  *	and wait for nothing another file submitted unless they depend on it
  * @lock: orders arming and pushing of the file's jobs
+ * @ref: held by the file until its postclose and by each of its jobs
+ *	until the job is freed: a job may still be on the engine when its
+ *	file is closed, and it adds its time when it is done
+ * @stats_lock: protects @busy_ns and @busy_since
+ * @busy_ns: nanoseconds the file's jobs that are done kept the engine
+ *	busy, for fdinfo's drm-engine-dma
+ * @busy_since: when the file's job now on the engine started
+ *	(ktime_get_ns()), 0 when none is
  */
 struct gembuf_file {
 	struct drm_sched_entity entity;
 	struct mutex lock;	/* see the kernel-doc above */
+	struct kref ref;
+	spinlock_t stats_lock;	/* see the kernel-doc above */
+	u64 busy_ns;
+	u64 busy_since;
 };
 
 /*
@@ -64,6 +78,8 @@ struct gembuf_file {
 /* Where jobs are freed; see gembuf_sched_free_job(). */
 extern struct workqueue_struct *gembuf_free_wq;
 extern const struct drm_sched_backend_ops gembuf_sched_ops;
+
+void gembuf_file_put(struct gembuf_file *gf);
 
 static inline struct gembuf_engine *gembuf_engine_of(struct drm_device *dev)
 {

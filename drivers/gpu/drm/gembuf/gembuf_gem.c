@@ -155,8 +155,28 @@ static const struct vm_operations_struct gembuf_vm_ops = {
 	.mremap = gembuf_vm_mremap,
 };
 
+/*
+ * For fdinfo's drm-resident-memory: drm_show_memory_stats() calls it under
+ * the file's table lock, so without the object's lock, and a race with a
+ * first allocation only reads it a little early.  An object has memory
+ * once its physmem is allocated, which stays until the object is freed (a
+ * move replaces it); a view of an object of the other gembuf device has
+ * its real object's; a foreign import has its exporter's pages, mapped
+ * for the importing device since the import.  Each is resident in full:
+ * its size, as the core counts without .rss.
+ */
+static enum drm_gem_object_status gembuf_gem_status(struct drm_gem_object *gem)
+{
+	struct gembuf_object *obj = to_gembuf_object(gem);
+
+	if (obj->foreign)
+		return READ_ONCE(obj->sgt) ? DRM_GEM_OBJECT_RESIDENT : 0;
+	return READ_ONCE(obj->real->physmem) ? DRM_GEM_OBJECT_RESIDENT : 0;
+}
+
 static const struct drm_gem_object_funcs gembuf_gem_funcs = {
 	.free = gembuf_gem_free,
+	.status = gembuf_gem_status,
 	.export = gembuf_gem_prime_export,
 	.vmap = gembuf_gem_vmap,
 	.vunmap = gembuf_gem_vunmap,

@@ -26,6 +26,8 @@
 #include <linux/dma-resv.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/timekeeping.h>
 
 #include "gembuf_drv.h"
 #include "gembuf_edu.h"
@@ -39,6 +41,8 @@
  * @work: runs the job's transfers on &gembuf_engine.hw_wq
  * @free_work: drops what the job holds once the scheduler is done with it
  * @engine: the engine
+ * @file: the submitting file's state, held for the engine time the job
+ *	adds to it
  * @dst: the object written
  * @src: the object read for a copy, or NULL for a fill
  * @dst_map: the engine's mapping of @dst
@@ -57,6 +61,7 @@ struct gembuf_job {
 	struct work_struct work;
 	struct work_struct free_work;
 	struct gembuf_engine *engine;
+	struct gembuf_file *file;
 	struct gembuf_object *dst, *src;
 	struct gembuf_mapping *dst_map, *src_map;
 	u64 dst_off, src_off;
@@ -237,6 +242,32 @@ static int gembuf_job_run(struct gembuf_job *job)
 	return ret;
 }
 
+/*
+ * The engine time of a file (fdinfo's drm-engine-dma): a job counts from
+ * when it starts on the engine to when it is done, a job that hangs the
+ * engine until the reset included; not while it waits for its
+ * dependencies or for the engine.  The engine runs one job at a time, on
+ * its ordered hw_wq, so a file has at most one job started.
+ */
+static void gembuf_job_busy_begin(struct gembuf_job *job)
+{
+	struct gembuf_file *gf = job->file;
+
+	spin_lock(&gf->stats_lock);
+	gf->busy_since = ktime_get_ns();
+	spin_unlock(&gf->stats_lock);
+}
+
+static void gembuf_job_busy_end(struct gembuf_job *job)
+{
+	struct gembuf_file *gf = job->file;
+
+	spin_lock(&gf->stats_lock);
+	gf->busy_ns += ktime_get_ns() - gf->busy_since;
+	gf->busy_since = 0;
+	spin_unlock(&gf->stats_lock);
+}
+
 static void gembuf_job_work(struct work_struct *work)
 {
 	struct gembuf_job *job = container_of(work, struct gembuf_job, work);
@@ -244,7 +275,9 @@ static void gembuf_job_work(struct work_struct *work)
 	int idx, ret = -ENODEV;
 
 	if (drm_dev_enter(&job->engine->gdev->drm, &idx)) {
+		gembuf_job_busy_begin(job);
 		ret = gembuf_job_run(job);
+		gembuf_job_busy_end(job);
 		drm_dev_exit(idx);
 	}
 	if (ret)
@@ -328,6 +361,8 @@ static void gembuf_job_put(struct gembuf_job *job)
 	if (job->out_syncobj)
 		drm_syncobj_put(job->out_syncobj);
 	dma_fence_chain_free(job->out_chain);
+	if (job->file)
+		gembuf_file_put(job->file);
 	if (job->hw_fence.ops)
 		dma_fence_put(&job->hw_fence);
 	else
@@ -550,6 +585,8 @@ static struct gembuf_job *gembuf_job_begin(struct drm_device *dev,
 		return ERR_PTR(ret);
 	}
 	job->engine = engine;
+	kref_get(&gf->ref);
+	job->file = gf;
 	INIT_WORK(&job->work, gembuf_job_work);
 	INIT_WORK(&job->free_work, gembuf_job_free_work);
 	/* Released by gembuf_job_free_rcu(). */
