@@ -528,8 +528,8 @@ igt_main
 	igt_subtest("engine-running") {
 		int fd = gembuf_open_engine();
 		uint32_t h = gembuf_create(fd, 32768, 0, GEMBUF_CACHE_WB);
-		uint64_t prev = 0, v, done;
-		bool mid = false;
+		uint64_t prev = 0, v, done, seen = 0;
+		int mid = 0;
 
 		/* 17 edu commands: over a second and a half. */
 		fill(fd, h, 32768, 0x600d);
@@ -539,8 +539,11 @@ igt_main
 			v = busy_ns(fd);
 			running = busy(fd, h);
 			igt_assert_lte_u64(prev, v);
-			if (running && v > 0)
-				mid = true;
+			/* Two readings that grew while the job ran. */
+			if (running && v > seen) {
+				mid += seen > 0;
+				seen = v;
+			}
 			prev = v;
 			if (!running)
 				break;
@@ -549,9 +552,43 @@ igt_main
 		done = busy_ns(fd);
 		igt_assert_lte_u64(prev, done);
 		igt_assert_lte_u64(fill_min_ns(32768), done);
-		igt_assert_f(mid, "drm-engine-dma stayed 0 while the job ran\n");
+		igt_assert_f(mid, "drm-engine-dma did not grow while the job ran\n");
 		gembuf_check_words(fd, h, 32768, 0x600d);
 		gem_close(fd, h);
+		drm_close_driver(fd);
+	}
+
+	igt_describe("A job that hangs the engine counts for its client until the timeout stops it: the time grows while it hangs, never goes back across the reset, and the next job adds to it; a client that ran nothing stays at 0.");
+	igt_subtest("engine-reset") {
+		int fd = gembuf_open_engine(), idle = gembuf_open_engine();
+		uint32_t h = gembuf_create(fd, 4096, 0, GEMBUF_CACHE_WB);
+		uint64_t b1, b2, b3, b4;
+
+		gembuf_inject_once("hang_job");
+		fill(fd, h, 4096, 0xbad);
+		for (int i = 0; i < 100 && !busy_ns(fd); i++)
+			usleep(20 * 1000);
+		b1 = busy_ns(fd);
+		igt_assert_f(b1 > 0, "the hung job did not start in 2 s\n");
+		usleep(200 * 1000);
+		b2 = busy_ns(fd);
+		igt_assert_f(b1 < b2, "drm-engine-dma stood at %llu ns while the job hung\n", (unsigned long long)b2);
+		igt_assert(busy(fd, h));
+
+		/* The scheduler's timeout (60 s) stops it. */
+		igt_assert_eq(__gembuf_wait(fd, h, 0, 120ll * 1000 * 1000 * 1000), 0);
+		b3 = busy_ns(fd);
+		igt_assert_lte_u64(b2, b3);
+		igt_assert_lte_u64(50ull * 1000 * 1000 * 1000, b3);
+
+		fill(fd, h, 4096, 0x600d);
+		gembuf_wait(fd, h);
+		gembuf_check_words(fd, h, 4096, 0x600d);
+		b4 = busy_ns(fd);
+		igt_assert_lte_u64(b3 + fill_min_ns(4096), b4);
+		igt_assert_eq_u64(busy_ns(idle), 0);
+		gem_close(fd, h);
+		drm_close_driver(idle);
 		drm_close_driver(fd);
 	}
 

@@ -334,49 +334,6 @@ static void stalled_client(void)
 	igt_assert_lte(settle("objects", objects), objects);
 }
 
-/* The directory of gembuf's debugfs file @name, or NULL. */
-static const char *debugfs_knob(const char *name, char *path, size_t len)
-{
-	DIR *dir = opendir("/sys/kernel/debug/dri");
-	struct dirent *de;
-
-	while (dir && (de = readdir(dir))) {
-		snprintf(path, len, "/sys/kernel/debug/dri/%s/%s", de->d_name, name);
-		if (!access(path, F_OK)) {
-			closedir(dir);
-			return path;
-		}
-	}
-	if (dir)
-		closedir(dir);
-	return NULL;
-}
-
-static void knob_write(const char *dir, const char *file, const char *v)
-{
-	char path[300];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY);
-	igt_assert_f(fd >= 0, "%s\n", path);
-	igt_assert_eq(write(fd, v, strlen(v)), (ssize_t)strlen(v));
-	close(fd);
-}
-
-/* Make the next engine job hit the fault attribute @name once. */
-static void inject_once(const char *name)
-{
-	char path[300];
-
-	igt_require_f(debugfs_knob(name, path, sizeof(path)),
-		      "no %s fault attribute\n", name);
-	knob_write(path, "verbose", "0");
-	knob_write(path, "interval", "1");
-	knob_write(path, "probability", "100");
-	knob_write(path, "times", "1");
-}
-
 /*
  * A job that fails (@fault "fail_job") or hangs the engine ("hang_job")
  * signals its fence with @err; the next job, queued behind it, runs.
@@ -391,7 +348,7 @@ static void job_fault(const char *fault, int err)
 
 	igt_assert_eq(drmSyncobjCreate(engine, 0, &sa), 0);
 	igt_assert_eq(drmSyncobjCreate(engine, 0, &sb), 0);
-	inject_once(fault);
+	gembuf_inject_once(fault);
 	igt_assert_eq(fill_out(engine, a, 4096, 0xbad, sa), 0);
 	igt_assert_eq(fill_out(engine, b, 4096, 0x600d, sb), 0);
 	igt_assert_eq(__gembuf_wait(engine, b, 0, 120ll * 1000 * 1000 * 1000), 0);
@@ -428,7 +385,7 @@ static void compose_fails(void)
 	gk_fb_create(&k, &out, k.mode.hdisplay, k.mode.vdisplay, DRM_FORMAT_XRGB8888);
 	gk_fb_fill(&in, 0x123456);
 	gk_fb_fill(&out, 0);
-	inject_once("fail_compose");
+	gembuf_inject_once("fail_compose");
 	pfd.fd = commit_writeback(&in, &out);
 	igt_assert_eq(poll(&pfd, 1, 5000), 1);
 	do_ioctl(pfd.fd, SYNC_IOC_FILE_INFO, &info);
@@ -534,7 +491,7 @@ static void unbind(void)
 	close(fence);
 	do_ioctl(engine, DRM_IOCTL_GEMBUF_DMA_FILL, &f);
 
-	knob_write(DMA_DRIVER, "unbind", addr);
+	gembuf_knob_write(DMA_DRIVER, "unbind", addr);
 	/* The engine gave its attachment back, and its mapping, with its device. */
 	igt_assert_eq(dma_api_mappings(addr), 0);
 	igt_assert_eq(gembuf_dmabuf_attachments(vfd, names, 4), 0);
@@ -557,7 +514,7 @@ static void unbind(void)
 	igt_assert_eq(gembuf_dmabuf_attachments(vfd, names, 4), 0);
 	close(vfd);
 
-	knob_write(DMA_DRIVER, "bind", addr);
+	gembuf_knob_write(DMA_DRIVER, "bind", addr);
 	engine = gembuf_open_engine();
 	h = gembuf_create(engine, 4096, 0, GEMBUF_CACHE_WB);
 	igt_assert_eq(__gembuf_fill(engine, h, 0, 4096, 0x2222), 0);

@@ -255,6 +255,48 @@ long gembuf_state(const char *key)
 	return value;
 }
 
+/* The directory of gembuf's debugfs file @name, or NULL. */
+static const char *gembuf_debugfs_knob(const char *name, char *path, size_t len)
+{
+	DIR *dir = opendir("/sys/kernel/debug/dri");
+	struct dirent *de;
+
+	while (dir && (de = readdir(dir))) {
+		snprintf(path, len, "/sys/kernel/debug/dri/%s/%s", de->d_name, name);
+		if (!access(path, F_OK)) {
+			closedir(dir);
+			return path;
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return NULL;
+}
+
+void gembuf_knob_write(const char *dir, const char *file, const char *v)
+{
+	char path[300];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY);
+	igt_assert_f(fd >= 0, "%s\n", path);
+	igt_assert_eq(write(fd, v, strlen(v)), (ssize_t)strlen(v));
+	close(fd);
+}
+
+void gembuf_inject_once(const char *name)
+{
+	char path[300];
+
+	igt_require_f(gembuf_debugfs_knob(name, path, sizeof(path)),
+		      "no %s fault attribute\n", name);
+	gembuf_knob_write(path, "verbose", "0");
+	gembuf_knob_write(path, "interval", "1");
+	gembuf_knob_write(path, "probability", "100");
+	gembuf_knob_write(path, "times", "1");
+}
+
 void gembuf_check_words(int fd, uint32_t h, size_t size, uint32_t v)
 {
 	uint32_t *p = gembuf_mmap(fd, h, size);

@@ -39,6 +39,13 @@ int __gembuf_wait(int fd, uint32_t handle, uint32_t flags, int64_t timeout_ns);
 void gembuf_wait(int fd, uint32_t handle);
 long gembuf_state(const char *key);
 /*
+ * Make the next engine job (or frame) hit gembuf's debugfs fault
+ * attribute @name ("fail_job", "hang_job", ...) once; skips without it.
+ */
+void gembuf_inject_once(const char *name);
+/* Write @v to the file @file of the directory @dir, which must take it. */
+void gembuf_knob_write(const char *dir, const char *file, const char *v);
+/*
  * The devices attached to the dma-buf @fd (dma-buf's debugfs): their
  * number, the first @max names in @names.
  */

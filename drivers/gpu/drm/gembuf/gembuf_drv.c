@@ -8,7 +8,6 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_prime.h>
-#include <drm/drm_print.h>
 #include <drm/gembuf_drm.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
@@ -61,13 +60,6 @@ static const struct file_operations gembuf_fops = {
 	.show_fdinfo = drm_show_fdinfo,
 };
 
-/* The display runs no client's jobs: the memory of its objects only. */
-static void gembuf_display_show_fdinfo(struct drm_printer *p,
-				       struct drm_file *file)
-{
-	drm_show_memory_stats(p, file);
-}
-
 const struct drm_driver gembuf_display_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_MODESET | DRIVER_ATOMIC,
 	.fops = &gembuf_fops,
@@ -77,7 +69,8 @@ const struct drm_driver gembuf_display_driver = {
 	.gem_prime_import = gembuf_gem_prime_import,
 	.gem_prime_import_sg_table = gembuf_gem_prime_import_sg_table,
 	.debugfs_init = gembuf_debugfs_init,
-	.show_fdinfo = gembuf_display_show_fdinfo,
+	/* It runs no client's jobs: the memory of its objects only. */
+	.show_fdinfo = drm_show_memory_stats,
 	.name = GEMBUF_NAME,
 	.desc = "gembuf display",
 	.major = 1,

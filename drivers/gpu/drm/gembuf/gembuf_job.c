@@ -41,7 +41,7 @@
  * @work: runs the job's transfers on &gembuf_engine.hw_wq
  * @free_work: drops what the job holds once the scheduler is done with it
  * @engine: the engine
- * @file: the submitting file's state, held for the engine time the job
+ * @gf: the submitting file's state, held for the engine time the job
  *	adds to it
  * @dst: the object written
  * @src: the object read for a copy, or NULL for a fill
@@ -61,7 +61,7 @@ struct gembuf_job {
 	struct work_struct work;
 	struct work_struct free_work;
 	struct gembuf_engine *engine;
-	struct gembuf_file *file;
+	struct gembuf_file *gf;
 	struct gembuf_object *dst, *src;
 	struct gembuf_mapping *dst_map, *src_map;
 	u64 dst_off, src_off;
@@ -251,16 +251,18 @@ static int gembuf_job_run(struct gembuf_job *job)
  */
 static void gembuf_job_busy_begin(struct gembuf_job *job)
 {
-	struct gembuf_file *gf = job->file;
+	struct gembuf_file *gf = job->gf;
 
 	spin_lock(&gf->stats_lock);
+	/* One job at a time on the engine (credit_limit 1, ordered hw_wq). */
+	WARN_ON_ONCE(gf->busy_since);
 	gf->busy_since = ktime_get_ns();
 	spin_unlock(&gf->stats_lock);
 }
 
 static void gembuf_job_busy_end(struct gembuf_job *job)
 {
-	struct gembuf_file *gf = job->file;
+	struct gembuf_file *gf = job->gf;
 
 	spin_lock(&gf->stats_lock);
 	gf->busy_ns += ktime_get_ns() - gf->busy_since;
@@ -361,8 +363,7 @@ static void gembuf_job_put(struct gembuf_job *job)
 	if (job->out_syncobj)
 		drm_syncobj_put(job->out_syncobj);
 	dma_fence_chain_free(job->out_chain);
-	if (job->file)
-		gembuf_file_put(job->file);
+	gembuf_file_put(job->gf);
 	if (job->hw_fence.ops)
 		dma_fence_put(&job->hw_fence);
 	else
@@ -586,7 +587,7 @@ static struct gembuf_job *gembuf_job_begin(struct drm_device *dev,
 	}
 	job->engine = engine;
 	kref_get(&gf->ref);
-	job->file = gf;
+	job->gf = gf;
 	INIT_WORK(&job->work, gembuf_job_work);
 	INIT_WORK(&job->free_work, gembuf_job_free_work);
 	/* Released by gembuf_job_free_rcu(). */

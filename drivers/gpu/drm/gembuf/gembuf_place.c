@@ -79,7 +79,8 @@ int gembuf_place_backing(struct gembuf_object *obj)
 	pm = vcm_phys_alloc_for(obj->base.size, 0, &obj->need);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
-	obj->physmem = pm;
+	/* Read without the lock by fdinfo (gembuf_gem_status()). */
+	WRITE_ONCE(obj->physmem, pm);
 	return 0;
 }
 
@@ -87,7 +88,7 @@ int gembuf_place_backing(struct gembuf_object *obj)
 static int gembuf_place_move(struct gembuf_object *obj,
 			     const struct vcm_constraint *need)
 {
-	struct vcm_physmem *pm;
+	struct vcm_physmem *pm, *old;
 	int ret;
 
 	pm = vcm_phys_alloc_for(obj->base.size, 0, need);
@@ -98,8 +99,10 @@ static int gembuf_place_move(struct gembuf_object *obj,
 		vcm_phys_free(pm);
 		return ret;
 	}
-	WARN_ON(vcm_phys_free(obj->physmem));
-	obj->physmem = pm;
+	/* Published before the old memory goes: see gembuf_gem_status(). */
+	old = obj->physmem;
+	WRITE_ONCE(obj->physmem, pm);
+	WARN_ON(vcm_phys_free(old));
 	obj->moves++;
 	return 0;
 }

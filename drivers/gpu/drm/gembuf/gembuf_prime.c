@@ -380,7 +380,7 @@ void gembuf_prime_revoke_imports(struct gembuf_device *gdev)
 							  DMA_BIDIRECTIONAL);
 			WRITE_ONCE(obj->base.import_attach, NULL);
 			dma_buf_detach(obj->revoked, attach);
-			obj->sgt = NULL;
+			WRITE_ONCE(obj->sgt, NULL);
 		}
 		mutex_unlock(&obj->lock);
 		mutex_lock(&gdev->imports_lock);
