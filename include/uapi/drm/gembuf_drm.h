@@ -217,6 +217,14 @@ struct drm_gembuf_gem_info {
 #define GEMBUF_MAX_IN_SYNCS		64
 
 /*
+ * The most jobs (fills and copies together) one open file of the engine
+ * may have queued, submitted and not yet released; one more fails with
+ * -EAGAIN (see &drm_gembuf_dma_fill).  A job is released, and drops its
+ * objects, right after its fence signalled: done, failed or cancelled.
+ */
+#define GEMBUF_MAX_QUEUED		256
+
+/*
  * The most bytes one fill or copy may move: the engine runs one job at
  * a time, and a job that keeps it much longer than this takes is taken
  * for a hang and stopped.
@@ -264,6 +272,25 @@ struct drm_gembuf_sync {
  * of %GEMBUF_CACHE_WC fails with -EINVAL, as the engine's streaming DMA
  * mappings need cacheable CPU mappings, and memory that cannot be
  * allocated or mapped for the engine with the error of doing so.
+ *
+ * A file may have %GEMBUF_MAX_QUEUED jobs queued; past that the ioctl
+ * fails with -EAGAIN and does not wait: the client waits for the fence
+ * of one of its jobs (its out-syncobj, or GEM_WAIT on its object), for
+ * as long as it chooses, and submits again.  A worker releases a job
+ * right after its fence signals, so a submission made at once may still
+ * be refused: it is tried again after a later fence, or a moment.
+ * libdrm's drmIoctl() retries -EAGAIN at once, in a loop: through it, a
+ * client does not see the error but spins until a job of its file is
+ * released.
+ *
+ * Errors: -EOPNOTSUPP on the display; -EINVAL for a bad scalar argument
+ * (checked first, before the limit), a range outside the object, a
+ * sync &struct drm_gembuf_sync refuses, or an object the engine cannot
+ * map; -ENOENT for an unknown object or syncobj; -EFAULT; -EAGAIN when
+ * the file has %GEMBUF_MAX_QUEUED jobs; -EINTR when a signal interrupts
+ * the wait for the objects' locks; -ENODEV once the engine is unplugged;
+ * -ENOMEM, and the errors of allocating or mapping the object's memory
+ * for the engine.
  */
 struct drm_gembuf_dma_fill {
 	__u32 handle;
@@ -295,6 +322,10 @@ struct drm_gembuf_dma_fill {
  * Only on the DMA engine's render node.  Both objects are mapped for the
  * engine as for &drm_gembuf_dma_fill, with its errors: -EINVAL if either
  * is of %GEMBUF_CACHE_WC.
+ *
+ * Errors: those of &drm_gembuf_dma_fill, -EAGAIN included (fills and
+ * copies count against the same %GEMBUF_MAX_QUEUED), and -EINVAL for
+ * overlapping ranges of one object.
  */
 struct drm_gembuf_dma_copy {
 	__u32 dst_handle;

@@ -57,6 +57,9 @@ struct gembuf_engine {
  *	busy, for fdinfo's drm-engine-dma
  * @busy_since: when the file's job now on the engine started
  *	(ktime_get_ns()), 0 when none is
+ * @queued: the file's jobs submitted and not yet released, at most
+ *	%GEMBUF_MAX_QUEUED: a slot is taken before a job is allocated and
+ *	given back when the job drops what it holds (gembuf_job_put())
  */
 struct gembuf_file {
 	struct drm_sched_entity entity;
@@ -65,6 +68,7 @@ struct gembuf_file {
 	spinlock_t stats_lock;	/* see the kernel-doc above */
 	u64 busy_ns;
 	u64 busy_since;
+	atomic_t queued;
 };
 
 /*

@@ -10,6 +10,11 @@
  * scheduler fence goes there in turn.  One job runs at a time; a job
  * that keeps the engine longer than GEMBUF_JOB_TIMEOUT_MS is stopped and
  * the next one runs.
+ *
+ * drm_sched bounds the jobs on the engine (its credits), not those
+ * waiting in an entity: a file may have at most GEMBUF_MAX_QUEUED jobs
+ * submitted and not yet released, and a submission past that fails
+ * with -EAGAIN (see gembuf_job_begin()).
  */
 
 #include <drm/drm_drv.h>
@@ -363,6 +368,8 @@ static void gembuf_job_put(struct gembuf_job *job)
 	if (job->out_syncobj)
 		drm_syncobj_put(job->out_syncobj);
 	dma_fence_chain_free(job->out_chain);
+	/* What the job held is gone: its file may submit another. */
+	atomic_dec(&job->gf->queued);
 	gembuf_file_put(job->gf);
 	if (job->hw_fence.ops)
 		dma_fence_put(&job->hw_fence);
@@ -559,7 +566,18 @@ static int gembuf_job_syncs(struct gembuf_job *job, struct drm_file *file,
 
 /*
  * The job, or an ERR_PTR() for a device without engine or bad scalar
- * arguments, checked before anything is looked up or mapped.
+ * arguments, checked before anything is looked up or mapped, or -EAGAIN
+ * for a file that has GEMBUF_MAX_QUEUED jobs already.
+ *
+ * A job takes a slot of its file's queue before anything is allocated
+ * for it, and gives it back when it is released (gembuf_job_put()), be
+ * it done, failed, cancelled or refused: no more than that many jobs of
+ * a file hold objects, mappings, syncobjs and dependencies at once.  A
+ * released job lives on only in its fence, as long as a reservation
+ * object, a syncobj or a sync_file holds it.  The ioctl does not wait
+ * for a slot: a job may wait for any fence, one that never signals too,
+ * and the client, which has the fences of its jobs, can wait for one of
+ * them itself, for as long as it chooses.
  */
 static struct gembuf_job *gembuf_job_begin(struct drm_device *dev,
 					   struct drm_file *file, u32 flags,
@@ -576,17 +594,22 @@ static struct gembuf_job *gembuf_job_begin(struct drm_device *dev,
 	if (flags || pad || pad2 || in_sync_count > GEMBUF_MAX_IN_SYNCS ||
 	    out->flags || (!out->handle && out->point))
 		return ERR_PTR(-EINVAL);
+	if (!atomic_add_unless(&gf->queued, 1, GEMBUF_MAX_QUEUED))
+		return ERR_PTR(-EAGAIN);
 	job = kzalloc(sizeof(*job), GFP_KERNEL);
-	if (!job)
-		return ERR_PTR(-ENOMEM);
+	if (!job) {
+		ret = -ENOMEM;
+		goto err_slot;
+	}
 	ret = drm_sched_job_init(&job->base, &gf->entity, 1, NULL,
 				 file->client_id);
 	if (ret) {
 		kfree(job);
-		return ERR_PTR(ret);
+		goto err_slot;
 	}
 	job->engine = engine;
 	kref_get(&gf->ref);
+	/* From here on gembuf_job_put() gives the slot back. */
 	job->gf = gf;
 	INIT_WORK(&job->work, gembuf_job_work);
 	INIT_WORK(&job->free_work, gembuf_job_free_work);
@@ -594,6 +617,10 @@ static struct gembuf_job *gembuf_job_begin(struct drm_device *dev,
 	__module_get(THIS_MODULE);
 	atomic_inc(&gembuf.jobs);
 	return job;
+
+err_slot:
+	atomic_dec(&gf->queued);
+	return ERR_PTR(ret);
 }
 
 /* Submit a job that was set up without error, or undo it. */
