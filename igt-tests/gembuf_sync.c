@@ -3,12 +3,17 @@
  * gembuf_sync: explicit synchronisation of the DMA engine's jobs with
  * syncobjs, as v3d and panfrost take them: in-syncobjs (binary, or a
  * timeline point) a job waits for besides the fences on its objects, and
- * an out-syncobj that gets the job's fence.
+ * an out-syncobj that gets the job's fence.  And the bound on the jobs a
+ * file may have queued, behind a fence that does not signal.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -97,6 +102,160 @@ static uint64_t signalled_at(int fd)
 	igt_assert_eq(info.num_fences, 1);
 	igt_assert_eq(fi.status, 1);
 	return fi.timestamp_ns;
+}
+
+/*
+ * A fill of @size bytes of @h with @value, or a 4-byte copy into @h
+ * from @src (non-zero), through ioctl() itself: igt_ioctl() is libdrm's
+ * drmIoctl(), which retries EAGAIN for as long as it comes.
+ */
+static int try_job(int fd, uint32_t h, uint32_t src, uint32_t size,
+		   uint32_t value, const struct drm_gembuf_sync *in)
+{
+	struct drm_gembuf_dma_fill f = {
+		.handle = h, .value = value, .size = size,
+		.in_syncs = (uintptr_t)in, .in_sync_count = !!in,
+	};
+	struct drm_gembuf_dma_copy c = {
+		.dst_handle = h, .src_handle = src, .size = 4,
+		.in_syncs = (uintptr_t)in, .in_sync_count = !!in,
+	};
+	int ret;
+
+	do
+		ret = src ? ioctl(fd, DRM_IOCTL_GEMBUF_DMA_COPY, &c) :
+			    ioctl(fd, DRM_IOCTL_GEMBUF_DMA_FILL, &f);
+	while (ret == -1 && errno == EINTR);
+	return ret ? -errno : 0;
+}
+
+/* Submissions tried past GEMBUF_MAX_QUEUED before a flood gives up. */
+#define QUEUE_OVER	16
+
+/*
+ * Queue jobs on @fd until it refuses one: 4-byte fills of @h and copies
+ * into it from @src in turn, the first gated on @in, so that none runs.
+ * A refusal below the limit is waited out for @patience_ms, as the jobs
+ * of an earlier flood are released by a worker after their fences
+ * signalled.  Returns how many were queued, at most GEMBUF_MAX_QUEUED +
+ * QUEUE_OVER: a kernel without the bound is not flooded further.
+ */
+static int flood(int fd, uint32_t h, uint32_t src,
+		 const struct drm_gembuf_sync *in, int patience_ms)
+{
+	int n = 0, waited = 0, ret;
+
+	while (n < GEMBUF_MAX_QUEUED + QUEUE_OVER) {
+		ret = try_job(fd, h, n % 2 ? src : 0, 4, n, n ? NULL : in);
+		if (ret == -EAGAIN && n < GEMBUF_MAX_QUEUED && waited < patience_ms) {
+			usleep(10 * 1000);
+			waited += 10;
+			continue;
+		}
+		if (ret) {
+			igt_assert_eq(ret, -EAGAIN);
+			break;
+		}
+		n++;
+	}
+	return n;
+}
+
+static void assert_flood(int n)
+{
+	igt_assert_f(n == GEMBUF_MAX_QUEUED, "%d jobs queued%s, GEMBUF_MAX_QUEUED is %d\n",
+		     n, n > GEMBUF_MAX_QUEUED ? " and none refused" : " before EAGAIN",
+		     GEMBUF_MAX_QUEUED);
+}
+
+/*
+ * Counter @key of gembuf_state once it stops changing: the jobs of an
+ * earlier subtest are freed from workers and RCU callbacks.
+ */
+static long state_settled(const char *key)
+{
+	long v = gembuf_state(key), prev;
+	int i = 0;
+
+	do {
+		prev = v;
+		usleep(200 * 1000);
+		v = gembuf_state(key);
+	} while (v != prev && ++i < 25);
+	return v;
+}
+
+/* The debugfs directory of the engine's fault attribute @name, or NULL. */
+static const char *fault_attr(const char *name, char *path, size_t len)
+{
+	DIR *dir = opendir("/sys/kernel/debug/dri");
+	const char *found = NULL;
+	struct dirent *de;
+
+	while (dir && !found && (de = readdir(dir))) {
+		snprintf(path, len, "/sys/kernel/debug/dri/%s/%s", de->d_name, name);
+		if (!access(path, F_OK))
+			found = path;
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+static void fault_set(const char *attr, const char *knob, long v)
+{
+	char path[320], s[24];
+	int fd, len = snprintf(s, sizeof(s), "%ld", v);
+
+	snprintf(path, sizeof(path), "%s/%s", attr, knob);
+	fd = open(path, O_WRONLY);
+	igt_assert_f(fd >= 0, "%s\n", path);
+	igt_assert_eq(write(fd, s, len), len);
+	close(fd);
+}
+
+static long fault_get(const char *attr, const char *knob)
+{
+	char path[320];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", attr, knob);
+	f = fopen(path, "r");
+	igt_assert_f(f, "%s\n", path);
+	igt_assert_eq(fscanf(f, "%ld", &v), 1);
+	fclose(f);
+	return v;
+}
+
+/*
+ * Open @gate on the @n jobs queued on @fd behind it and wait for them
+ * (they all write @h).  Where the engine has its fail_job fault
+ * attribute (a debug kernel), exactly those @n jobs fail (-EIO) as they
+ * start, rather than keep edu 200 ms each: what they hold is what is
+ * tested, not what they write.  Elsewhere they run.
+ */
+static void drain(int fd, uint32_t h, int gate, int n)
+{
+	char path[300];
+	const char *attr = fault_attr("fail_job", path, sizeof(path));
+	long left = 0;
+	int ret;
+
+	if (attr) {
+		fault_set(attr, "verbose", 0);
+		fault_set(attr, "interval", 1);
+		fault_set(attr, "times", n);
+		fault_set(attr, "probability", 100);
+	}
+	sw_sync_timeline_inc(gate, 1);
+	ret = __gembuf_wait(fd, h, 0, 300ll * 1000 * 1000 * 1000);
+	if (attr) {
+		fault_set(attr, "probability", 0);
+		left = fault_get(attr, "times");
+	}
+	igt_assert_eq(ret, 0);
+	igt_assert_f(!left, "%ld of the %d jobs did not start\n", left, n);
 }
 
 #define ORDER_PROCS	4
@@ -295,6 +454,81 @@ igt_main
 		drm_close_driver(display);
 		gem_close(engine, h);
 		drmSyncobjDestroy(engine, ok.handle);
+	}
+
+	igt_describe("A file has at most GEMBUF_MAX_QUEUED jobs queued behind a fence that does not signal: one more fill or copy fails with EAGAIN and allocates nothing, while another file submits and runs its job; refused, failed and finished jobs give their slots back, and what they held goes with them.");
+	igt_subtest("queue-bounded") {
+		long jobs = state_settled("jobs"), objects = state_settled("objects");
+		long mappings = state_settled("mappings");
+		int fd = gembuf_open_engine(), other, gate[2], n, ret, tries = 0;
+		uint32_t h = gembuf_create(fd, 4096, 0, GEMBUF_CACHE_WB);
+		uint32_t src = gembuf_create(fd, 4096, 0, GEMBUF_CACHE_WB);
+		uint32_t wc = gembuf_create(fd, 4096, 0, GEMBUF_CACHE_WC), oh;
+		struct drm_gembuf_sync bad = { .handle = 0xbad }, in[2];
+		struct drm_gembuf_dma_fill flagged = { .handle = h, .size = 4, .flags = 1 };
+
+		igt_assert_lte(0, jobs);
+		for (int i = 0; i < 2; i++) {
+			gate[i] = sw_sync_timeline_create();
+			in[i] = (struct drm_gembuf_sync){ .handle = syncobj_gated(fd, gate[i]) };
+		}
+
+		/* Jobs refused after they took their slot give it back. */
+		for (int i = 0; i < 8; i++) {
+			igt_assert_eq(fill_sync(fd, 0xbad, 4, 0, NULL, 0, NULL), -ENOENT);
+			igt_assert_eq(fill_sync(fd, h, 8192, 0, NULL, 0, NULL), -EINVAL);
+			igt_assert_eq(fill_sync(fd, h, 4, 0, &bad, 1, NULL), -ENOENT);
+			igt_assert_eq(fill_sync(fd, h, 4, 0, NULL, 0, &bad), -ENOENT);
+			igt_assert_eq(copy_sync(fd, h, h, 4096, NULL, 0, NULL), -EINVAL);
+			igt_assert_eq(fill_sync(fd, wc, 4, 0, NULL, 0, NULL), -EINVAL);
+		}
+		igt_assert_eq(gembuf_state_settle("jobs", jobs), jobs);
+
+		/* Exactly GEMBUF_MAX_QUEUED, and only what they hold. */
+		n = flood(fd, h, src, &in[0], 0);
+		assert_flood(n);
+		igt_assert_eq(try_job(fd, h, 0, 4, 0, NULL), -EAGAIN);
+		igt_assert_eq(try_job(fd, h, src, 4, 0, NULL), -EAGAIN);
+		igt_assert_eq(gembuf_state("jobs"), jobs + GEMBUF_MAX_QUEUED);
+		/* Bad arguments are told as such, full or not. */
+		igt_assert_eq(ioctl(fd, DRM_IOCTL_GEMBUF_DMA_FILL, &flagged), -1);
+		igt_assert_eq(errno, EINVAL);
+
+		/* The bound is the file's: another one runs a job meanwhile. */
+		other = gembuf_open_engine();
+		oh = gembuf_create(other, 4096, 0, GEMBUF_CACHE_WB);
+		igt_assert_eq(try_job(other, oh, 0, 4096, 0x07e4, NULL), 0);
+		igt_assert_eq(__gembuf_wait(other, oh, 0, 30ll * 1000 * 1000 * 1000), 0);
+		gembuf_check_words(other, oh, 4096, 0x07e4);
+		gem_close(other, oh);
+		drm_close_driver(other);
+		igt_assert_eq(__gembuf_wait(fd, h, 0, 0), -ETIME);
+
+		/* Every slot comes back: the file queues as many again. */
+		drain(fd, h, gate[0], n);
+		n = flood(fd, h, src, &in[1], 5000);
+		assert_flood(n);
+		drain(fd, h, gate[1], n);
+
+		/* And its jobs run as before. */
+		while ((ret = try_job(fd, h, 0, 4096, 0x600d, NULL)) == -EAGAIN &&
+		       tries++ < 500)
+			usleep(10 * 1000);
+		igt_assert_eq(ret, 0);
+		igt_assert_eq(__gembuf_wait(fd, h, 0, 30ll * 1000 * 1000 * 1000), 0);
+		gembuf_check_words(fd, h, 4096, 0x600d);
+
+		for (int i = 0; i < 2; i++) {
+			drmSyncobjDestroy(fd, in[i].handle);
+			close(gate[i]);
+		}
+		gem_close(fd, h);
+		gem_close(fd, src);
+		gem_close(fd, wc);
+		drm_close_driver(fd);
+		igt_assert_eq(gembuf_state_settle("jobs", jobs), jobs);
+		igt_assert_eq(gembuf_state_settle("objects", objects), objects);
+		igt_assert_eq(gembuf_state_settle("mappings", mappings), mappings);
 	}
 
 	igt_describe("Processes submitting interleaved fills of one shared buffer: each file's fences signal in the order it submitted, and the buffer holds what the last job to signal wrote.");
