@@ -185,33 +185,12 @@ static long state_settled(const char *key)
 	return v;
 }
 
-/* The debugfs directory of the engine's fault attribute @name, or NULL. */
-static const char *fault_attr(const char *name, char *path, size_t len)
-{
-	DIR *dir = opendir("/sys/kernel/debug/dri");
-	const char *found = NULL;
-	struct dirent *de;
-
-	while (dir && !found && (de = readdir(dir))) {
-		snprintf(path, len, "/sys/kernel/debug/dri/%s/%s", de->d_name, name);
-		if (!access(path, F_OK))
-			found = path;
-	}
-	if (dir)
-		closedir(dir);
-	return found;
-}
-
 static void fault_set(const char *attr, const char *knob, long v)
 {
-	char path[320], s[24];
-	int fd, len = snprintf(s, sizeof(s), "%ld", v);
+	char s[24];
 
-	snprintf(path, sizeof(path), "%s/%s", attr, knob);
-	fd = open(path, O_WRONLY);
-	igt_assert_f(fd >= 0, "%s\n", path);
-	igt_assert_eq(write(fd, s, len), len);
-	close(fd);
+	snprintf(s, sizeof(s), "%ld", v);
+	gembuf_knob_write(attr, knob, s);
 }
 
 static long fault_get(const char *attr, const char *knob)
@@ -238,7 +217,7 @@ static long fault_get(const char *attr, const char *knob)
 static void drain(int fd, uint32_t h, int gate, int n)
 {
 	char path[300];
-	const char *attr = fault_attr("fail_job", path, sizeof(path));
+	const char *attr = gembuf_fault_attr("fail_job", path, sizeof(path));
 	long left = 0;
 	int ret;
 

@@ -255,8 +255,7 @@ long gembuf_state(const char *key)
 	return value;
 }
 
-/* The directory of gembuf's debugfs file @name, or NULL. */
-static const char *gembuf_debugfs_knob(const char *name, char *path, size_t len)
+const char *gembuf_fault_attr(const char *name, char *path, size_t len)
 {
 	DIR *dir = opendir("/sys/kernel/debug/dri");
 	struct dirent *de;
@@ -289,7 +288,7 @@ void gembuf_inject_once(const char *name)
 {
 	char path[300];
 
-	igt_require_f(gembuf_debugfs_knob(name, path, sizeof(path)),
+	igt_require_f(gembuf_fault_attr(name, path, sizeof(path)),
 		      "no %s fault attribute\n", name);
 	gembuf_knob_write(path, "verbose", "0");
 	gembuf_knob_write(path, "interval", "1");

@@ -43,6 +43,8 @@ long gembuf_state(const char *key);
  * attribute @name ("fail_job", "hang_job", ...) once; skips without it.
  */
 void gembuf_inject_once(const char *name);
+/* The debugfs directory of gembuf's file @name into @path, or NULL. */
+const char *gembuf_fault_attr(const char *name, char *path, size_t len);
 /* Write @v to the file @file of the directory @dir, which must take it. */
 void gembuf_knob_write(const char *dir, const char *file, const char *v);
 /*
