@@ -134,8 +134,6 @@ int __vcm_back(struct vcm_res *res, struct vcm_physmem *pm)
 		pm->nc_clean = true;
 	}
 	res->physmem = pm;
-	if (cclass != VCM_CC_CACHED)
-		pm->cclass = cclass;
 	ret = vcm_kind_back(res, pm);
 	if (ret) {
 		res->physmem = NULL;

@@ -65,18 +65,29 @@ enum vcm_cache_class vcm_cache_class(u32 attr)
 	}
 }
 
-/*
- * Write back and invalidate the CPU's caches over a physmem, through the
- * DMA API: of the device a range was allocated for, or else of VCM's own
- * device (vcm_cache_dev).  For the latter, a streaming mapping in both
- * directions writes back the lines the cacheable linear map holds, its
- * unmapping invalidates them.  That holds only where the DMA API does
- * maintenance for that device (dma_need_sync(): it does not snoop) and
- * maps the memory itself, not a bounce buffer (dma_max_mapping_size()
- * has no swiotlb limit): elsewhere the memory cannot be mapped
- * non-cacheable.
+/**
+ * vcm_phys_clean() - write back and invalidate the linear-map alias
+ * @pm: the physmem, about to be mapped non-cacheable, or copied from
+ *	after it was
+ *
+ * Makes what was written through the cacheable linear map (the zeroing of
+ * new memory, a copy) visible to the non-cacheable mappings, and drops
+ * lines that would otherwise shadow them.  Memory known by a device's DMA
+ * addresses only is its owner's to maintain.
+ *
+ * Through the DMA API: a range from dma_alloc_pages() by its own DMA
+ * address, as the DMA API asks of that memory (a second streaming mapping
+ * would overlap it); chunks by a streaming mapping for VCM's own device
+ * (vcm_cache_dev) in both directions, which writes the lines back, and
+ * its unmapping, which invalidates them.  That holds only where the DMA
+ * API does maintenance for the device (dma_need_sync(): it does not
+ * snoop) and maps the memory itself, not a bounce buffer
+ * (dma_max_mapping_size() has no swiotlb limit).
+ *
+ * Return: 0, or -EOPNOTSUPP where the DMA API does no maintenance that
+ * reaches the memory: it cannot be mapped non-cacheable then; -ENOMEM.
  */
-static int vcm_phys_flush(struct vcm_physmem *pm)
+int vcm_phys_clean(struct vcm_physmem *pm)
 {
 	struct device *dev = vcm_cache_dev;
 	struct scatterlist *sg;
@@ -84,11 +95,8 @@ static int vcm_phys_flush(struct vcm_physmem *pm)
 	dma_addr_t dma;
 	bool synced;
 
-	/*
-	 * A range from dma_alloc_pages() is synced by its own DMA address,
-	 * as the DMA API asks of that memory; a second streaming mapping
-	 * would overlap it.
-	 */
+	if (pm->dev_vcm)
+		return 0;
 	if (pm->dma_dev) {
 		if (!dma_need_sync(pm->dma_dev, pm->dma_handle))
 			return -EOPNOTSUPP;
@@ -113,26 +121,6 @@ static int vcm_phys_flush(struct vcm_physmem *pm)
 		vcm_stat_add(VCM_STAT_CACHE_MAINT, 1);
 	}
 	return 0;
-}
-
-/**
- * vcm_phys_clean() - write back and invalidate the linear-map alias
- * @physmem: the physmem, about to be mapped non-cacheable
- *
- * Makes what was written through the cacheable linear map (the zeroing of
- * new memory, a copy) visible to the non-cacheable mappings, and drops
- * lines that would otherwise shadow them.  Memory known by a device's DMA
- * addresses only is its owner's to maintain.
- *
- * Return: 0, or -EOPNOTSUPP where the DMA API does no maintenance that
- * reaches the memory (DMA is coherent, or bounced, for VCM's device): the
- * memory cannot be mapped non-cacheable then; -ENOMEM.
- */
-int vcm_phys_clean(struct vcm_physmem *physmem)
-{
-	if (physmem->dev_vcm)
-		return 0;
-	return vcm_phys_flush(physmem);
 }
 
 struct vcm_physmem *vcm_physmem_new(enum vcm_memtype memtype, size_t len,
@@ -565,7 +553,7 @@ int vcm_phys_copy(struct vcm_physmem *dst, struct vcm_physmem *src)
 
 	/* Last mapped non-cacheable: no line of the alias may be read. */
 	if (src->nc_clean) {
-		int ret = vcm_phys_flush(src);
+		int ret = vcm_phys_clean(src);
 
 		if (ret)
 			return ret;

@@ -422,7 +422,7 @@ static inline void vcm_phys_get(struct vcm_physmem *physmem)
 }
 
 enum vcm_cache_class vcm_cache_class(u32 attr);
-int vcm_phys_clean(struct vcm_physmem *physmem);
+int vcm_phys_clean(struct vcm_physmem *pm);
 struct device *vcm_constraint_alloc_dev(const struct vcm_constraint *c);
 
 /* vcm_iommu.c */

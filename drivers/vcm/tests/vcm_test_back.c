@@ -114,6 +114,26 @@ static void vcm_test_cache_conflict(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_vcm(test, dev), 0);
 }
 
+/*
+ * Back @wc with @pm, filled with the pattern of @seed through the
+ * cacheable linear map: the backing does @maint cache maintenance
+ * operations, and the write-combined mapping reads the pattern.
+ */
+static void expect_wc_reads(struct kunit *test, struct vcm_res *wc,
+			    struct vcm_physmem *pm, u32 seed, long maint)
+{
+	long before = vcm_stat_read(VCM_STAT_CACHE_MAINT);
+	size_t off, len = vcm_get_physmem_len(pm);
+	u32 *v;
+
+	KUNIT_ASSERT_EQ(test, vcm_back(wc, pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_CACHE_MAINT), before + maint);
+	v = vcm_get_vaddr(wc);
+	for (off = 0; off < len; off += 1020)
+		KUNIT_EXPECT_EQ(test, v[off / 4], vcm_pattern_at(pm, seed, off));
+	KUNIT_EXPECT_EQ(test, vcm_unback(wc), 0);
+}
+
 static void vcm_test_cache_maintenance(struct kunit *test)
 {
 	struct vcm *k = new_kernel_vcm(test);
@@ -122,21 +142,16 @@ static void vcm_test_cache_maintenance(struct kunit *test)
 	struct vcm_res *wc = vcm_reserve(k, SZ_128K, RW_WC);
 	long maint = vcm_stat_read(VCM_STAT_CACHE_MAINT);
 	struct vcm_physmem *cont;
-	size_t off;
-	u32 *v;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cached);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wc);
 
-	/* Written through the cacheable linear map... */
+	/*
+	 * Written through the cacheable linear map, cleaned when first
+	 * mapped write-combined, once per chunk.
+	 */
 	vcm_fill_pattern(pm, 0x77);
-	/* ...cleaned when first mapped write-combined, once per chunk. */
-	KUNIT_ASSERT_EQ(test, vcm_back(wc, pm), 0);
-	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_CACHE_MAINT), maint + 2);
-	v = vcm_get_vaddr(wc);
-	for (off = 0; off < SZ_128K; off += 1020)
-		KUNIT_EXPECT_EQ(test, v[off / 4], vcm_pattern_at(pm, 0x77, off));
-	KUNIT_EXPECT_EQ(test, vcm_unback(wc), 0);
+	expect_wc_reads(test, wc, pm, 0x77, 2);
 
 	/* Clean already, and nothing cacheable happened since: no work. */
 	KUNIT_ASSERT_EQ(test, vcm_back(wc, pm), 0);
@@ -162,13 +177,7 @@ static void vcm_test_cache_maintenance(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wc);
 	cont = new_phys(test, SZ_2M, VCM_PHYS_CONT, 0);
 	vcm_fill_pattern(cont, 0x99);
-	maint = vcm_stat_read(VCM_STAT_CACHE_MAINT);
-	KUNIT_ASSERT_EQ(test, vcm_back(wc, cont), 0);
-	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_CACHE_MAINT), maint + 1);
-	v = vcm_get_vaddr(wc);
-	for (off = 0; off < SZ_2M; off += 4092)
-		KUNIT_EXPECT_EQ(test, v[off / 4], vcm_pattern_at(cont, 0x99, off));
-	KUNIT_EXPECT_EQ(test, vcm_unback(wc), 0);
+	expect_wc_reads(test, wc, cont, 0x99, 1);
 
 	vcm_unreserve(cached);
 	vcm_unreserve(wc);

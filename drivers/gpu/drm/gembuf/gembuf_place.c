@@ -196,22 +196,20 @@ static int gembuf_place_of_fd(int fd, struct vcm_constraint *c, u16 *gdevs,
 		return -EBADF;
 	if (file->f_op->open == drm_open) {
 		drm = ((struct drm_file *)file->private_data)->minor->dev;
-		*dev = drm->dev;
+		/* Held past the file: the constraint names it. */
+		*dev = get_device(drm->dev);
 		if (drm->driver == &gembuf_display_driver ||
 		    drm->driver == &gembuf_engine_driver) {
 			gdev = to_gembuf_device(drm);
-			get_device(*dev);
 			*c = gdev->need;
 			*gdevs |= BIT(gdev->index);
 			return 0;
 		}
 	} else {
-		*dev = gembuf_place_v4l2_dev(file);
+		*dev = get_device(gembuf_place_v4l2_dev(file));
 	}
 	if (!*dev)
 		return -EINVAL;
-	/* Held past the file: the constraint names it (gembuf_place_devices()). */
-	get_device(*dev);
 	/* No DMA (vb2-vmalloc's device, say): it uses the CPU's mappings. */
 	if (!(*dev)->dma_mask) {
 		vcm_constraint_init(c);
