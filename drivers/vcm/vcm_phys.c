@@ -9,6 +9,14 @@
  * memory will be mapped in: a buffer for an IOMMU with 2 MiB blocks is
  * made of 2 MiB chunks where the page allocator has them, so the IOMMU
  * maps it with one entry per chunk.
+ *
+ * Every page is charged to a memory cgroup: that of the allocating task,
+ * or the one a caller that allocates on another's behalf makes active with
+ * set_active_memcg().  Chunks are charged by the page allocator
+ * (__GFP_ACCOUNT).  The DMA API does not charge what it allocates, from
+ * CMA least of all, so a range from it is charged page by page once it is
+ * allocated, as kernel/fork.c charges a vmapped stack, and uncharged
+ * before it goes back.
  */
 
 #include <linux/device.h>
@@ -16,6 +24,7 @@
 #include <linux/highmem.h>
 #include <linux/log2.h>
 #include <linux/memblock.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -43,8 +52,8 @@ static unsigned int vcm_phys_next_id;
  * the next size, rather than reclaim or compact for them.
  */
 #define VCM_HIGH_ORDER_GFP	((GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN | \
-				  __GFP_NORETRY) & ~__GFP_RECLAIM)
-#define VCM_LOW_ORDER_GFP	(GFP_HIGHUSER | __GFP_ZERO)
+				  __GFP_NORETRY | __GFP_ACCOUNT) & ~__GFP_RECLAIM)
+#define VCM_LOW_ORDER_GFP	(GFP_HIGHUSER | __GFP_ZERO | __GFP_ACCOUNT)
 
 /**
  * vcm_cache_class() - the memory type a cache policy maps with
@@ -128,7 +137,7 @@ struct vcm_physmem *vcm_physmem_new(enum vcm_memtype memtype, size_t len,
 {
 	struct vcm_physmem *pm;
 
-	pm = kzalloc(sizeof(*pm), GFP_KERNEL);
+	pm = kzalloc(sizeof(*pm), GFP_KERNEL_ACCOUNT);
 	if (!pm)
 		return NULL;
 	kref_init(&pm->ref);
@@ -186,7 +195,7 @@ static unsigned int vcm_chunk_orders(unsigned long pgsizes,
 int vcm_sgt_alloc(struct vcm_physmem *pm, unsigned int nents)
 {
 	if (nents != 1)
-		return sg_alloc_table(&pm->sgt, nents, GFP_KERNEL);
+		return sg_alloc_table(&pm->sgt, nents, GFP_KERNEL_ACCOUNT);
 	sg_init_table(&pm->sg_inline, 1);
 	pm->sgt.sgl = &pm->sg_inline;
 	pm->sgt.nents = 1;
@@ -293,6 +302,37 @@ int vcm_sgt_from_range(struct vcm_physmem *pm, struct page *page, size_t len)
 	return 0;
 }
 
+static void vcm_uncharge_range(struct page *page, unsigned long count)
+{
+	unsigned long i;
+
+	for (i = 0; i < count; i++)
+		memcg_kmem_uncharge_page(nth_page(page, i), 0);
+}
+
+/*
+ * Charge a range the DMA API allocated to the memory cgroup that pays for
+ * this allocation, a page at a time: the range is not one compound page,
+ * and pages it does not start with are freed as pages of their own when
+ * it came from CMA.  Over the cgroup's limit this fails rather than
+ * invoke its OOM killer for memory the page allocator was not asked for.
+ */
+static int vcm_charge_range(struct page *page, unsigned long count)
+{
+	unsigned long i;
+	int ret;
+
+	for (i = 0; i < count; i++) {
+		ret = memcg_kmem_charge_page(nth_page(page, i),
+					     GFP_KERNEL | __GFP_RETRY_MAYFAIL, 0);
+		if (ret) {
+			vcm_uncharge_range(page, i);
+			return ret;
+		}
+	}
+	return 0;
+}
+
 /*
  * One range from where the DMA API gives @dev memory: its own CMA area
  * (memory-region) if it has one, the default CMA area, pages below its
@@ -311,6 +351,12 @@ static int vcm_alloc_dma(struct vcm_physmem *pm, struct device *dev)
 			       DMA_BIDIRECTIONAL, GFP_KERNEL | __GFP_NOWARN);
 	if (!page)
 		return -ENOMEM;
+	ret = vcm_charge_range(page, count);
+	if (ret) {
+		dma_free_pages(dev, pm->len, page, pm->dma_handle,
+			       DMA_BIDIRECTIONAL);
+		return ret;
+	}
 
 	/*
 	 * Not every way the DMA API allocates is documented to zero the
@@ -335,6 +381,7 @@ static int vcm_alloc_dma(struct vcm_physmem *pm, struct device *dev)
 	return 0;
 
 err_free:
+	vcm_uncharge_range(page, count);
 	dma_free_pages(dev, pm->len, page, pm->dma_handle, DMA_BIDIRECTIONAL);
 	return ret;
 }
@@ -384,16 +431,17 @@ static struct vcm_physmem *__vcm_phys_alloc(size_t len, u32 attr,
  *	blocks).  Sizes the page allocator cannot provide are ignored and
  *	the base page size is always a fallback.
  *
- * The memory is zeroed.  It is not mapped anywhere until a reservation is
- * backed with it.  The caller owns the physmem: it frees it with
+ * The memory is zeroed and charged to the caller's memory cgroup (the one
+ * made active with set_active_memcg() if any).  It is not mapped anywhere
+ * until a reservation is backed with it.  The caller owns the physmem: it frees it with
  * vcm_phys_free() and does not use it afterwards.  It may lend it to
  * others to back their reservations (vcm_back()) for as long as it keeps
  * it.  Memory for particular devices comes from vcm_phys_alloc_for().
  *
  * Context: Process context; may sleep and reclaim.
  * Return: the physmem, ERR_PTR(-EINVAL) for an invalid memtype, length or
- * attribute, ERR_PTR(-ENOMEM) if the memory is not there (a request larger
- * than RAM fails at once), ERR_PTR(-EINTR) if a fatal signal arrived.
+ * attribute, ERR_PTR(-ENOMEM) if the memory is not there or the memory
+ * cgroup is at its limit (a request larger than RAM fails at once), ERR_PTR(-EINTR) if a fatal signal arrived.
  */
 struct vcm_physmem *vcm_phys_alloc(enum vcm_memtype memtype, size_t len,
 				   u32 attr, unsigned long pgsizes)
@@ -418,13 +466,14 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_phys_alloc);
  * (vcm_chunk_sizes()) when no device needs a physical range or memory
  * below a limit; otherwise one range from where the DMA API gives memory
  * to @c's device (dma_alloc_pages()), which honours that device's own
- * CMA area and limits (see vcm_constraint_alloc_dev()).
- * Otherwise as vcm_phys_alloc().
+ * CMA area and limits (see vcm_constraint_alloc_dev()).  Either is
+ * charged as vcm_phys_alloc() charges.  Otherwise as vcm_phys_alloc().
  *
  * Context: Process context; may sleep and reclaim.
  * Return: the physmem; ERR_PTR(-EINVAL) for a bad length or attribute;
  * the errors of vcm_constraint_check_len() for memory @c cannot have;
- * ERR_PTR(-ENOMEM) when none that meets @c is free, ERR_PTR(-EINTR) if
+ * ERR_PTR(-ENOMEM) when none that meets @c is free or the memory cgroup is
+ * at its limit, ERR_PTR(-EINTR) if
  * a fatal signal arrived.
  */
 struct vcm_physmem *vcm_phys_alloc_for(size_t len, u32 attr,
@@ -579,6 +628,8 @@ static void vcm_phys_release(struct kref *ref)
 
 	if (pm->memtype == VCM_MEMTYPE_SYSTEM) {
 		if (pm->dma_dev) {
+			vcm_uncharge_range(pm->dma_pages,
+					   pm->len >> PAGE_SHIFT);
 			dma_free_pages(pm->dma_dev, pm->len, pm->dma_pages,
 				       pm->dma_handle, DMA_BIDIRECTIONAL);
 			put_device(pm->dma_dev);
