@@ -77,14 +77,19 @@ extern "C" {
  * mapping, CPU mapping or scan-out); a device that attaches later and
  * cannot use it gets it moved while nothing maps it, and is refused with
  * -EBUSY after.  With devices named, or with %GEMBUF_GEM_CONTIGUOUS (one
- * physical range), it is allocated here.
+ * physical range), it is allocated here.  One physical range, asked for
+ * by the flag or by a device named that has no IOMMU, comes from CMA and
+ * takes the DRM master or CAP_SYS_ADMIN.  The memory is charged to the
+ * creator's memory cgroup, whoever later makes it be allocated.
  *
  * Errors: -EINVAL for bad flags, cache policy, size or device array, or
- * a descriptor of no device gembuf can tell the DMA needs of; -EBADF for
+ * a descriptor of no device gembuf can tell the DMA needs of; -EACCES for
+ * one physical range without the privilege to take it; -EBADF for
  * a descriptor that is not open; -EFAULT; -E2BIG above 1 GiB; -ERANGE
  * when no memory can meet every device's needs; -ENOMEM, also when no
- * range that large is free where the DMA API allocates it.  A device
- * named twice counts once (see Documentation/gpu/gembuf.rst).
+ * range that large is free where the DMA API allocates it or the memory
+ * cgroup is at its limit.  A device named twice counts once (see
+ * Documentation/gpu/gembuf.rst).
  */
 struct drm_gembuf_gem_create {
 	__u64 size;

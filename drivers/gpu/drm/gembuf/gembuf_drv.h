@@ -132,7 +132,10 @@ struct gembuf_mapping {
  * @vmap: the kernel's mapping for vmap, shared by its users
  * @engine_map: the engine's mapping, held by this object (an import on the
  *	engine, or an object of the engine) from its first DMA until it is
- *	freed, so jobs do not map and unmap every time
+ *	freed or the engine needs the address space for another (see
+ *	gembuf_job_map()), so jobs do not map and unmap every time
+ * @engine_node: link in &gembuf_engine.cached while it may hold
+ *	@engine_map
  * @import_node: link in &gembuf_device.imports, for a foreign import
  * @attach: for a foreign import, the importing device's attachment (as the
  *	import callback got it, before DRM sets @base.import_attach)
@@ -148,6 +151,9 @@ struct gembuf_mapping {
  * @refused: the errno of the last device refused, 0 for none
  * @refused_unmet: the VCM_CONSTRAINT_* @physmem lacked for it
  * @refused_dev: that device's name
+ * @memcg: for an object of gembuf's own, the memory cgroup of the task
+ *	that created it, which pays for @physmem whoever makes it be
+ *	allocated or moved (NULL without memory cgroups)
  * @list_node: link in &gembuf.object_list, for an object of gembuf's own
  */
 struct gembuf_object {
@@ -161,6 +167,7 @@ struct gembuf_object {
 	struct list_head mappings;
 	struct gembuf_mapping *vmap;
 	struct gembuf_mapping *engine_map;
+	struct list_head engine_node;
 	struct list_head import_node;
 	struct dma_buf_attachment *attach;
 	struct dma_buf *revoked;
@@ -172,6 +179,7 @@ struct gembuf_object {
 	int refused;
 	u32 refused_unmet;
 	char refused_dev[32];
+	struct mem_cgroup *memcg;
 	struct list_head list_node;
 };
 
@@ -269,6 +277,7 @@ void gembuf_prime_forget_import(struct gembuf_object *obj);
 int gembuf_engine_register(void);
 void gembuf_engine_unregister(void);
 void gembuf_engine_free_retired(void);
+void gembuf_job_forget(struct gembuf_object *obj);
 int gembuf_dma_fill_ioctl(struct drm_device *dev, void *data,
 			  struct drm_file *file);
 int gembuf_dma_copy_ioctl(struct drm_device *dev, void *data,

@@ -308,6 +308,9 @@ static int gembuf_engine_probe(struct pci_dev *pdev,
 		return ret;
 	engine->regs = regs;
 	engine->gdev = gdev;
+	spin_lock_init(&engine->cached_lock);
+	INIT_LIST_HEAD(&engine->cached);
+	init_waitqueue_head(&engine->release_wq);
 	gdev->index = 1 + index;
 	gdev->engine = engine;
 	engine->hw_context = dma_fence_context_alloc(1);

@@ -10,6 +10,7 @@
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include "gembuf_drv.h"
@@ -28,6 +29,14 @@
  * @pattern: a page the fill pattern is written to
  * @pattern_map: its mapping for the engine
  * @pattern_vaddr: its kernel address
+ * @cached_lock: protects @cached
+ * @cached: the objects that hold a mapping for the engine
+ *	(&gembuf_object.engine_map), least recently given to a job first:
+ *	what gembuf_job_map() unmaps when the engine's address space is full
+ * @ran: jobs given to the engine (run_job) that still hold their
+ *	mappings: each gives them back soon after it is done
+ * @released: bumped each time one of @ran is released
+ * @release_wq: woken then, for a job waiting for address space
  * @retired: link in the list of engines whose device is gone
  */
 struct gembuf_engine {
@@ -41,6 +50,11 @@ struct gembuf_engine {
 	struct gembuf_object *pattern;
 	struct gembuf_mapping *pattern_map;
 	u32 *pattern_vaddr;
+	spinlock_t cached_lock;	/* see the kernel-doc above */
+	struct list_head cached;
+	atomic_t ran;
+	atomic_t released;
+	wait_queue_head_t release_wq;
 	struct list_head retired;
 };
 

@@ -4,6 +4,7 @@
  * the kernel and user VCMs, and the object ioctls.
  */
 
+#include <drm/drm_auth.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
@@ -14,6 +15,7 @@
 #include <linux/dma-resv.h>
 #include <linux/iosys-map.h>
 #include <linux/log2.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
@@ -47,6 +49,7 @@ static void gembuf_gem_free(struct drm_gem_object *gem)
 		gembuf_prime_forget_import(obj);
 	if (obj->engine_map)
 		gembuf_mapping_put(obj, obj->engine_map);
+	gembuf_job_forget(obj);
 	if (obj->real != obj) {
 		/* Imported from the other gembuf device: the memory is real's. */
 		drm_gem_object_put(&obj->real->base);
@@ -61,6 +64,7 @@ static void gembuf_gem_free(struct drm_gem_object *gem)
 		if (obj->physmem)
 			WARN_ON(vcm_phys_free(obj->physmem));
 		put_device(obj->need.dev);
+		mem_cgroup_put(obj->memcg);
 		atomic_dec(&gembuf.objects);
 	}
 	if (gem->import_attach)
@@ -197,6 +201,7 @@ static struct gembuf_object *gembuf_object_alloc(struct drm_device *dev,
 	mutex_init(&obj->lock);
 	INIT_LIST_HEAD(&obj->mappings);
 	INIT_LIST_HEAD(&obj->import_node);
+	INIT_LIST_HEAD(&obj->engine_node);
 	INIT_LIST_HEAD(&obj->list_node);
 	/*
 	 * The map offset is made by the first GEM_MMAP_OFFSET
@@ -250,6 +255,7 @@ struct gembuf_object *gembuf_object_create(struct drm_device *dev, size_t size,
 		return obj;
 	obj->flags = flags;
 	obj->cache = cache;
+	obj->memcg = get_mem_cgroup_from_mm(current->mm);
 	vcm_constraint_init(&obj->need);
 	atomic_inc(&gembuf.objects);
 	mutex_lock(&gembuf.objects_lock);
@@ -329,12 +335,26 @@ static int gembuf_create_handle(struct drm_file *file, struct gembuf_object *obj
 	return ret;
 }
 
+/*
+ * One physical range comes from CMA, which every device without an IOMMU
+ * draws its memory from: a client takes it only where the kernel lets it
+ * take CMA elsewhere.  The DMA-heap CMA node is root's; a DRM master
+ * allocates scan-out buffers; a device's driver that attaches asks for
+ * what its hardware needs, behind its node's permissions.  A render node
+ * is anyone's.
+ */
+static bool gembuf_may_take_range(struct drm_file *file)
+{
+	return drm_is_current_master(file) || capable(CAP_SYS_ADMIN);
+}
+
 int gembuf_gem_create_ioctl(struct drm_device *dev, void *data,
 			    struct drm_file *file)
 {
 	struct drm_gembuf_gem_create *args = data;
 	struct vcm_constraint need;
 	struct gembuf_object *obj;
+	bool range;
 	u16 gdevs = 0;
 	int ret;
 
@@ -345,6 +365,13 @@ int gembuf_gem_create_ioctl(struct drm_device *dev, void *data,
 			return ret;
 	} else if (args->devices_ptr) {
 		return -EINVAL;
+	}
+	range = (args->flags & GEMBUF_GEM_CONTIGUOUS) ||
+		(args->num_devices && (need.flags & VCM_CONSTRAINT_CONTIGUOUS));
+	if (range && !gembuf_may_take_range(file)) {
+		if (args->num_devices)
+			put_device(need.dev);
+		return -EACCES;
 	}
 	obj = gembuf_object_create(dev, args->size, args->flags, args->cache,
 				   args->num_devices ? &need : NULL, gdevs);

@@ -59,6 +59,7 @@
  * @out_syncobj: the syncobj that gets the job's fence, or NULL
  * @out_chain: the timeline node for it, or NULL for a binary syncobj
  * @out_point: the timeline point
+ * @ran: counted in &gembuf_engine.ran until released
  */
 struct gembuf_job {
 	struct drm_sched_job base;
@@ -75,6 +76,7 @@ struct gembuf_job {
 	struct drm_syncobj *out_syncobj;
 	struct dma_fence_chain *out_chain;
 	u64 out_point;
+	bool ran;
 };
 
 static inline struct gembuf_job *to_gembuf_job(struct drm_sched_job *job)
@@ -300,6 +302,8 @@ static struct dma_fence *gembuf_sched_run_job(struct drm_sched_job *sched_job)
 
 	dma_fence_init(&job->hw_fence, &gembuf_fence_ops, &gembuf_fence_lock,
 		       engine->hw_context, ++engine->hw_seqno);
+	job->ran = true;
+	atomic_inc(&engine->ran);
 	/*
 	 * A job already carrying an error does not run; its hardware fence
 	 * signals at once, so that its scheduler fence holds the module too
@@ -361,6 +365,12 @@ static void gembuf_job_put(struct gembuf_job *job)
 		gembuf_mapping_put(job->dst, job->dst_map);
 	if (job->src_map)
 		gembuf_mapping_put(job->src, job->src_map);
+	if (job->ran) {
+		/* Its address space is free: see gembuf_job_map_evicting(). */
+		atomic_dec(&job->engine->ran);
+		atomic_inc(&job->engine->released);
+		wake_up_all(&job->engine->release_wq);
+	}
 	if (job->dst)
 		drm_gem_object_put(&job->dst->base);
 	if (job->src)
@@ -486,21 +496,111 @@ static int gembuf_job_lookup(struct gembuf_job *job, struct drm_file *file,
 	return 0;
 }
 
+/**
+ * gembuf_job_forget() - take a freed object off its engine's list
+ * @obj: an object being freed, its engine mapping already dropped
+ */
+void gembuf_job_forget(struct gembuf_object *obj)
+{
+	struct gembuf_engine *engine = gembuf_engine_of(obj->base.dev);
+
+	if (!engine)
+		return;
+	spin_lock(&engine->cached_lock);
+	list_del_init(&obj->engine_node);
+	spin_unlock(&engine->cached_lock);
+}
+
+/*
+ * Drop the mapping the least recently used object holds for the engine.
+ * A job that holds it keeps it: only an idle one gives its address space
+ * back.  Returns false when no object holds one.
+ */
+static bool gembuf_job_evict_one(struct gembuf_engine *engine)
+{
+	struct gembuf_object *obj = NULL, *pos;
+	struct gembuf_mapping *map;
+
+	spin_lock(&engine->cached_lock);
+	list_for_each_entry(pos, &engine->cached, engine_node) {
+		/* One being freed is taken off by gembuf_job_forget(). */
+		if (kref_get_unless_zero(&pos->base.refcount)) {
+			list_del_init(&pos->engine_node);
+			obj = pos;
+			break;
+		}
+	}
+	spin_unlock(&engine->cached_lock);
+	if (!obj)
+		return false;
+	map = xchg(&obj->engine_map, NULL);
+	if (map)
+		gembuf_mapping_put(obj, map);
+	drm_gem_object_put(&obj->base);
+	return true;
+}
+
+/*
+ * The engine's address space is one for every client, and what the DMA
+ * API can map into it is bounded by the device's DMA mask (255 MiB for
+ * QEMU's edu).  Objects keep their mapping after their jobs, so one
+ * client's idle buffers could keep every other client's jobs out: when
+ * a mapping does not fit (-ENOSPC from VCM, -ENOMEM from the DMA API once
+ * the memory itself is there), idle mappings go, least recently used
+ * first, until it fits.  A job that went to the engine gives its
+ * mappings back soon after it is done, from the scheduler's free_job:
+ * with none idle left, wait for one of those (its fence may have
+ * signalled already for the client that now submits).  What queued jobs
+ * hold stays, as they may wait for a fence for ever; a job whose own
+ * buffers do not fit beside them fails.
+ */
+static struct gembuf_mapping *gembuf_job_map_evicting(struct gembuf_engine *engine,
+						      struct gembuf_object *obj)
+{
+	struct gembuf_mapping *map;
+	int released;
+
+	for (;;) {
+		released = atomic_read(&engine->released);
+		map = gembuf_mapping_get(obj, engine->gdev);
+		if (!IS_ERR(map))
+			return map;
+		if (PTR_ERR(map) != -ENOSPC &&
+		    (PTR_ERR(map) != -ENOMEM || !READ_ONCE(obj->real->physmem)))
+			return map;
+		if (gembuf_job_evict_one(engine))
+			continue;
+		if (!atomic_read(&engine->ran))
+			return map;
+		if (wait_event_interruptible(engine->release_wq,
+					     atomic_read(&engine->released) != released))
+			return ERR_PTR(-ERESTARTSYS);
+	}
+}
+
 /* The engine's mapping of @obj, for the job to hold. */
 static struct gembuf_mapping *gembuf_job_map(struct gembuf_job *job,
 					     struct gembuf_object *obj)
 {
-	struct gembuf_mapping *map;
+	struct gembuf_engine *engine = job->engine;
+	struct gembuf_mapping *map, *keep;
 
-	/* The object keeps its first mapping; each job holds it too. */
+	map = gembuf_job_map_evicting(engine, obj);
+	if (IS_ERR(map))
+		return map;
+	/*
+	 * The object keeps the mapping for later jobs: a second user of
+	 * the one the job holds, which is found, not made.
+	 */
 	if (!READ_ONCE(obj->engine_map)) {
-		map = gembuf_mapping_get(obj, job->engine->gdev);
-		if (IS_ERR(map))
-			return map;
-		if (cmpxchg(&obj->engine_map, NULL, map))
-			gembuf_mapping_put(obj, map);
+		keep = gembuf_mapping_get(obj, engine->gdev);
+		if (!IS_ERR(keep) && cmpxchg(&obj->engine_map, NULL, keep))
+			gembuf_mapping_put(obj, keep);
 	}
-	return gembuf_mapping_get(obj, job->engine->gdev);
+	spin_lock(&engine->cached_lock);
+	list_move_tail(&obj->engine_node, &engine->cached);
+	spin_unlock(&engine->cached_lock);
+	return map;
 }
 
 /* Map the job's objects for the engine, once every argument is checked. */

@@ -14,6 +14,11 @@
  * later and cannot use the memory gets it moved while nothing maps it,
  * and -EBUSY from attach after.  Constraints only accumulate: a device
  * that detaches does not make the memory move back.
+ *
+ * The memory is charged to the memory cgroup of the object's creator,
+ * whichever task's attach, import, job or fault makes it be allocated or
+ * moved: the creator chose its size and keeps it alive, and an importer
+ * must not pay for, nor be OOM-killed over, a buffer it was handed.
  */
 
 #include <drm/drm_drv.h>
@@ -22,6 +27,8 @@
 #include <linux/file.h>
 #include <linux/log2.h>
 #include <linux/major.h>
+#include <linux/memcontrol.h>
+#include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 #include <media/v4l2-dev.h>
@@ -60,6 +67,18 @@ int gembuf_place_gdev(struct gembuf_object *obj, struct gembuf_device *gdev)
 	return ret;
 }
 
+/* Memory that meets @need, charged to the object's creator. */
+static struct vcm_physmem *gembuf_place_alloc(struct gembuf_object *obj,
+					      const struct vcm_constraint *need)
+{
+	struct mem_cgroup *old = set_active_memcg(obj->memcg);
+	struct vcm_physmem *pm;
+
+	pm = vcm_phys_alloc_for(obj->base.size, 0, need);
+	set_active_memcg(old);
+	return pm;
+}
+
 /**
  * gembuf_place_backing() - the object's memory, allocated if not yet
  * @obj: a real object, locked
@@ -76,7 +95,7 @@ int gembuf_place_backing(struct gembuf_object *obj)
 		return 0;
 	if (obj->foreign)
 		return -EINVAL;
-	pm = vcm_phys_alloc_for(obj->base.size, 0, &obj->need);
+	pm = gembuf_place_alloc(obj, &obj->need);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
 	/* Read without the lock by fdinfo (gembuf_gem_status()). */
@@ -91,7 +110,7 @@ static int gembuf_place_move(struct gembuf_object *obj,
 	struct vcm_physmem *pm, *old;
 	int ret;
 
-	pm = vcm_phys_alloc_for(obj->base.size, 0, need);
+	pm = gembuf_place_alloc(obj, need);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
 	ret = vcm_phys_copy(pm, obj->physmem);

@@ -432,6 +432,7 @@ struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
 	mutex_init(&obj->lock);
 	INIT_LIST_HEAD(&obj->mappings);
 	INIT_LIST_HEAD(&obj->import_node);
+	INIT_LIST_HEAD(&obj->engine_node);
 	INIT_LIST_HEAD(&obj->list_node);
 	/* One object in memory: share its fences too. */
 	obj->base.resv = exp->base.resv;
