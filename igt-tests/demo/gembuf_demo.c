@@ -18,6 +18,9 @@
  * mapping.  "copies made" is counted from that table: a device that used
  * a buffer without a mapping of that very object (one physmem, one list
  * of mappings, whichever device's handle asks) would have used a copy.
+ * A second table lists every DRM client of the system from
+ * /proc/<pid>/fdinfo, the keys of drm-usage-stats.rst that igt's gputop
+ * and nvtop read: its memory and its time on the engine.
  *
  * Subtests: "show" is the demo (GEMBUF_DEMO_FRAMES frames, 60 by
  * default); "check" is its short form for `make test` (4 frames unless
@@ -31,6 +34,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -1374,10 +1378,138 @@ static unsigned int print_table(const struct scene *s, FILE *f)
 	return copies;
 }
 
+/* One DRM client, from the drm- keys of one fdinfo file. */
+struct client {
+	int pid;
+	char comm[17];
+	char driver[32];
+	unsigned long long id;
+	unsigned long long total, resident, shared, engine_ns;
+};
+
+/* A memory key's value in bytes: "<n>[ KiB| MiB]". */
+static unsigned long long fdinfo_bytes(const char *v)
+{
+	char *end;
+	unsigned long long n = strtoull(v, &end, 10);
+
+	while (*end == ' ')
+		end++;
+	if (!strncmp(end, "KiB", 3))
+		n <<= 10;
+	else if (!strncmp(end, "MiB", 3))
+		n <<= 20;
+	return n;
+}
+
+static bool client_read(const char *path, struct client *c)
+{
+	char line[256];
+	bool drm = false;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		char *v = strchr(line, ':');
+
+		if (!v || strncmp(line, "drm-", 4))
+			continue;
+		*v++ = '\0';
+		while (*v == ' ' || *v == '\t')
+			v++;
+		v[strcspn(v, "\n")] = '\0';
+		if (!strcmp(line, "drm-driver"))
+			snprintf(c->driver, sizeof(c->driver), "%s", v);
+		else if (!strcmp(line, "drm-client-id"))
+			drm = true, c->id = strtoull(v, NULL, 10);
+		else if (!strcmp(line, "drm-total-memory"))
+			c->total = fdinfo_bytes(v);
+		else if (!strcmp(line, "drm-resident-memory"))
+			c->resident = fdinfo_bytes(v);
+		else if (!strcmp(line, "drm-shared-memory"))
+			c->shared = fdinfo_bytes(v);
+		else if (!strcmp(line, "drm-engine-dma"))
+			c->engine_ns = strtoull(v, NULL, 10);
+	}
+	fclose(f);
+	return drm;
+}
+
+/*
+ * Every DRM client of the system, once each (a descriptor duplicated or
+ * inherited shows the same drm-client-id), as gputop lists them.
+ * Returns the engine time of this process's gembuf_dma clients.
+ */
+static unsigned long long print_clients(FILE *out)
+{
+	static struct client cl[64];
+	unsigned long long mine = 0;
+	unsigned int n = 0;
+	struct dirent *p, *d;
+	DIR *proc, *fds;
+
+	proc = opendir("/proc");
+	igt_assert(proc);
+	while ((p = readdir(proc)) && n < ARRAY_SIZE(cl)) {
+		char path[600], comm[17] = "?";
+		FILE *f;
+
+		if (!isdigit((unsigned char)p->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", p->d_name);
+		f = fopen(path, "r");
+		if (f) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "/proc/%s/fdinfo", p->d_name);
+		fds = opendir(path);
+		if (!fds)
+			continue;
+		while ((d = readdir(fds)) && n < ARRAY_SIZE(cl)) {
+			struct client c = { .pid = atoi(p->d_name) };
+			unsigned int i;
+
+			if (d->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s",
+				 p->d_name, d->d_name);
+			if (!client_read(path, &c))
+				continue;
+			for (i = 0; i < n; i++)
+				if (cl[i].id == c.id && !strcmp(cl[i].driver, c.driver))
+					break;
+			if (i < n)
+				continue;
+			snprintf(c.comm, sizeof(c.comm), "%s", comm);
+			cl[n++] = c;
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+
+	fprintf(out, "\nDRM clients (fdinfo, as gputop and nvtop read it)\n");
+	fprintf(out, "%7s %-16s %-10s %6s %10s %10s %10s %12s\n", "pid",
+		"command", "driver", "client", "total KiB", "resident", "shared",
+		"engine ms");
+	for (unsigned int i = 0; i < n; i++) {
+		fprintf(out, "%7d %-16s %-10s %6llu %10llu %10llu %10llu %12.1f\n",
+			cl[i].pid, cl[i].comm, cl[i].driver, cl[i].id,
+			cl[i].total >> 10, cl[i].resident >> 10,
+			cl[i].shared >> 10, cl[i].engine_ns / 1e6);
+		if (cl[i].pid == getpid() && !strcmp(cl[i].driver, "gembuf_dma"))
+			mine += cl[i].engine_ns;
+	}
+	return mine;
+}
+
 static void demo(int display, int engine, bool check, int frames, const char *out)
 {
 	static struct scene s;
 	uint32_t *ref = NULL;
+	unsigned long long engine_ns;
 	unsigned int copies;
 	char text[128], *table = NULL;
 	size_t table_len = 0;
@@ -1435,6 +1567,7 @@ static void demo(int display, int engine, bool check, int frames, const char *ou
 	f = open_memstream(&table, &table_len);
 	igt_assert(f);
 	copies = print_table(&s, f);
+	engine_ns = print_clients(f);
 	fclose(f);
 	fputs(table, stdout);
 	if (out) {
@@ -1449,6 +1582,8 @@ static void demo(int display, int engine, bool check, int frames, const char *ou
 	free(table);
 	scene_stop(&s);
 	igt_assert_eq(copies, 0);
+	/* The engine drew the ball every frame: its time is the demo's. */
+	igt_assert_f(engine_ns > 0, "no engine time in the demo's fdinfo\n");
 }
 
 /* GEMBUF_DEMO_FRAMES, or @dflt. */
