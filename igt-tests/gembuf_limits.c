@@ -28,14 +28,35 @@ IGT_TEST_DESCRIPTION("Per-client limits: memory cgroup charges, CMA for the priv
 #define CG		CG_ROOT "/gembuf-limits"
 #define CG_LIMIT	(64 * MiB)
 
+/* Write @v to @path: 0 or -errno; for children, which must not assert. */
+static int __file_write(const char *path, const char *v)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, v, strlen(v)) != (ssize_t)strlen(v))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 static void file_write(const char *path, const char *v)
 {
-	int fd = open(path, O_WRONLY);
+	int ret = __file_write(path, v);
 
-	igt_assert_f(fd >= 0, "%s: %s\n", path, strerror(errno));
-	igt_assert_f(write(fd, v, strlen(v)) == (ssize_t)strlen(v),
-		     "%s <- %s: %s\n", path, v, strerror(errno));
-	close(fd);
+	igt_assert_f(!ret, "%s <- %s: %s\n", path, v, strerror(-ret));
+}
+
+/* A memory cgroup of CG_LIMIT, made anew. */
+static void cg_make(void)
+{
+	igt_require_f(!access(CG_ROOT "/cgroup.subtree_control", W_OK),
+		      "no cgroup2 at " CG_ROOT "\n");
+	rmdir(CG);
+	igt_assert_f(!mkdir(CG, 0755), "mkdir %s: %s\n", CG, strerror(errno));
+	file_write(CG_ROOT "/cgroup.subtree_control", "+memory");
+	file_write(CG "/memory.max", "64M");
 }
 
 /* The value of @key in a "key value" file, or its one number for NULL. */
@@ -59,6 +80,22 @@ static long file_key(const char *path, const char *key)
 	return value;
 }
 
+/* Once what the cgroup's objects had is freed, little is charged: remove it. */
+static void cg_drained(void)
+{
+	long current;
+
+	for (int i = 0; i < 50; i++) {
+		current = file_key(CG "/memory.current", NULL);
+		if ((uint64_t)current < 2 * MiB)
+			break;
+		usleep(100 * 1000);
+	}
+	igt_assert_f((uint64_t)current < 2 * MiB, "%ld KiB still charged\n",
+		     current / 1024);
+	igt_assert_f(!rmdir(CG), "rmdir %s: %s\n", CG, strerror(errno));
+}
+
 /*
  * A child in a memory cgroup of CG_LIMIT makes objects of @chunk bytes
  * with @flags until one fails, each allocated at once (contiguous ones at
@@ -72,16 +109,11 @@ static void memcg_bounded(uint32_t flags, uint64_t chunk, uint64_t most)
 	long objects = gembuf_state("objects");
 	uint64_t got = 0, g;
 	int engine, p[2], status;
-	long cg_ooms, current;
+	long cg_ooms;
 	pid_t pid;
 
-	igt_require_f(!access(CG_ROOT "/cgroup.subtree_control", W_OK),
-		      "no cgroup2 at " CG_ROOT "\n");
 	engine = gembuf_open_engine();
-	rmdir(CG);
-	igt_assert_f(!mkdir(CG, 0755), "mkdir %s: %s\n", CG, strerror(errno));
-	file_write(CG_ROOT "/cgroup.subtree_control", "+memory");
-	file_write(CG "/memory.max", "64M");
+	cg_make();
 	igt_assert(!pipe(p));
 
 	pid = fork();
@@ -91,7 +123,8 @@ static void memcg_bounded(uint32_t flags, uint64_t chunk, uint64_t most)
 		int ret = 0;
 
 		close(p[0]);
-		file_write(CG "/cgroup.procs", "0");
+		if (__file_write(CG "/cgroup.procs", "0"))
+			_exit(100);
 		while (got < most) {
 			uint64_t size = chunk;
 
@@ -134,14 +167,43 @@ static void memcg_bounded(uint32_t flags, uint64_t chunk, uint64_t most)
 
 	/* Everything the child had goes, and its charges with it. */
 	igt_assert_eq(gembuf_state_settle("objects", objects), objects);
-	for (int i = 0; i < 50; i++) {
-		current = file_key(CG "/memory.current", NULL);
-		if ((uint64_t)current < 2 * MiB)
-			break;
-		usleep(100 * 1000);
-	}
-	igt_assert_f((uint64_t)current < 2 * MiB, "%ld KiB still charged\n", current / 1024);
-	igt_assert_f(!rmdir(CG), "rmdir %s: %s\n", CG, strerror(errno));
+	cg_drained();
+}
+
+/*
+ * The creator pays, whoever allocates: an object made while this process
+ * is in the cgroup and allocated (by the engine's first job) once it has
+ * left is charged to the cgroup, and only there.
+ */
+static void memcg_creator_pays(void)
+{
+	uint64_t size = 32 * MiB;
+	long before, after;
+	char pid[16];
+	int engine, ret;
+	uint32_t h;
+
+	engine = gembuf_open_engine();
+	cg_make();
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	file_write(CG "/cgroup.procs", pid);
+	ret = __gembuf_create(engine, &size, 0, GEMBUF_CACHE_WB, &h);
+	file_write(CG_ROOT "/cgroup.procs", pid);
+	igt_assert_eq(ret, 0);
+
+	before = file_key(CG "/memory.current", NULL);
+	igt_assert_eq(__gembuf_fill(engine, h, 0, 4, 0x5a5a5a5a), 0);
+	gembuf_wait(engine, h);
+	after = file_key(CG "/memory.current", NULL);
+	igt_info("the creator's cgroup: %ld KiB before the allocation, %ld KiB after\n",
+		 before / 1024, after / 1024);
+	igt_assert_f((uint64_t)(after - before) >= size,
+		     "%llu MiB allocated, %ld KiB charged to its creator\n",
+		     (unsigned long long)(size / MiB), (after - before) / 1024);
+
+	gem_close(engine, h);
+	close(engine);
+	cg_drained();
 }
 
 static void contiguous_unprivileged(void)
@@ -216,11 +278,14 @@ static void engine_space_shared(void)
 	gembuf_wait(a, ha);
 
 	/* A's job is done; its mapping must not keep B's out. */
+	igt_assert_eq(gembuf_find_mapping(a, ha, GEMBUF_MAPPING_IOMMU, NULL), 1);
 	hb = gembuf_create(b, size, 0, GEMBUF_CACHE_WB);
 	ret = __gembuf_fill(b, hb, size - 4, 4, 0xb2b2b2b2);
 	igt_assert_f(!ret, "client B's job failed beside A's idle mapping: %s\n",
 		     strerror(-ret));
 	gembuf_wait(b, hb);
+	/* There was no room for both: A's went. */
+	igt_assert_eq(gembuf_find_mapping(a, ha, GEMBUF_MAPPING_IOMMU, NULL), 0);
 	igt_assert_eq_u32(word_at(b, hb, size, size - 4), 0xb2b2b2b2);
 
 	/* And the other way round; A's memory kept what it had. */
@@ -235,15 +300,23 @@ static void engine_space_shared(void)
 
 igt_main
 {
+	igt_describe("A process in a 64 MiB memory cgroup that allocates objects stops at its limit with ENOMEM or its cgroup's OOM kill; no OOM kill outside the cgroup, and nothing stays charged.");
 	igt_subtest("memcg-bounded")
 		memcg_bounded(0, 8 * MiB, 256 * MiB);
 
+	igt_describe("The same with one physical range per object, from CMA, which the DMA API charges to no one.");
 	igt_subtest("memcg-bounded-contiguous")
 		memcg_bounded(GEMBUF_GEM_CONTIGUOUS, 4 * MiB, 128 * MiB);
 
+	igt_describe("Memory allocated after its creator left the cgroup is charged to the creator's cgroup.");
+	igt_subtest("memcg-creator-pays")
+		memcg_creator_pays();
+
+	igt_describe("A render client without CAP_SYS_ADMIN gets EACCES for CMA, and ordinary memory still.");
 	igt_subtest("contiguous-unprivileged")
 		contiguous_unprivileged();
 
+	igt_describe("A client's job fits in the 28-bit engine's address space beside another client's idle 100 MiB mapping, which is unmapped for it and mapped again after.");
 	igt_subtest("engine-space-shared")
 		engine_space_shared();
 }

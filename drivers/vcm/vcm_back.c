@@ -210,7 +210,8 @@ void __vcm_unback(struct vcm_res *res)
  * is already backed or (one-to-one) the physical range is reserved;
  * -ERANGE if the memory lies outside a one-to-one VCM; for a DMA VCM,
  * -ENODEV while its association is not active, -EINVAL for DMA
- * addresses of an earlier activation, or the error of the DMA mapping;
+ * addresses of an earlier activation, -ENOSPC when the DMA API has no
+ * room to map it (its -ENOMEM), or the error of the DMA mapping;
  * -EOPNOTSUPP for a non-cacheable mapping where the DMA API cannot write
  * the CPU's caches back (vcm_phys_clean()); -ENOMEM.
  */

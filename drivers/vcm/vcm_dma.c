@@ -159,7 +159,8 @@ static enum dma_data_direction vcm_dma_dir(u32 attr)
  * @res: the reservation, its VCM locked and active, @res->physmem set
  *
  * Return: 0; -EINVAL for a physmem of DMA addresses of an earlier
- * activation; or the error of the DMA mapping.
+ * activation; -ENOSPC when the DMA API has no room for it; or the error
+ * of the DMA mapping.
  */
 int vcm_dma_map(struct vcm_res *res)
 {
@@ -190,6 +191,14 @@ int vcm_dma_map(struct vcm_res *res)
 	/* The owner syncs for the device before each use. */
 	res->dma_dir = vcm_dma_dir(res->attr);
 	ret = dma_map_sgtable(dev, sgt, res->dma_dir, DMA_ATTR_SKIP_CPU_SYNC);
+	/*
+	 * -ENOMEM is the DMA API's "insufficient resources, like IOVA space"
+	 * (dma-api.rst): a full address space, as vcm_reserve() says it for
+	 * the VCMs whose addresses VCM allocates.  Unmapping what the device
+	 * no longer uses may make room.
+	 */
+	if (ret == -ENOMEM)
+		ret = -ENOSPC;
 	if (ret)
 		goto err_table;
 

@@ -10,13 +10,13 @@
  * made of 2 MiB chunks where the page allocator has them, so the IOMMU
  * maps it with one entry per chunk.
  *
- * Every page is charged to a memory cgroup: that of the allocating task,
+ * The memory is charged to a memory cgroup: that of the allocating task,
  * or the one a caller that allocates on another's behalf makes active with
  * set_active_memcg().  Chunks are charged by the page allocator
  * (__GFP_ACCOUNT).  The DMA API does not charge what it allocates, from
- * CMA least of all, so a range from it is charged page by page once it is
- * allocated, as kernel/fork.c charges a vmapped stack, and uncharged
- * before it goes back.
+ * CMA least of all, so a range from it is charged by VCM (vcm_charge()).
+ * Neither invokes the cgroup's OOM killer: over its limit, or out of
+ * memory, an allocation fails.
  */
 
 #include <linux/device.h>
@@ -53,7 +53,8 @@ static unsigned int vcm_phys_next_id;
  */
 #define VCM_HIGH_ORDER_GFP	((GFP_HIGHUSER | __GFP_ZERO | __GFP_NOWARN | \
 				  __GFP_NORETRY | __GFP_ACCOUNT) & ~__GFP_RECLAIM)
-#define VCM_LOW_ORDER_GFP	(GFP_HIGHUSER | __GFP_ZERO | __GFP_ACCOUNT)
+#define VCM_LOW_ORDER_GFP	(GFP_HIGHUSER | __GFP_ZERO | __GFP_ACCOUNT | \
+				 __GFP_RETRY_MAYFAIL)
 
 /**
  * vcm_cache_class() - the memory type a cache policy maps with
@@ -302,36 +303,49 @@ int vcm_sgt_from_range(struct vcm_physmem *pm, struct page *page, size_t len)
 	return 0;
 }
 
-static void vcm_uncharge_range(struct page *page, unsigned long count)
-{
-	unsigned long i;
-
-	for (i = 0; i < count; i++)
-		memcg_kmem_uncharge_page(nth_page(page, i), 0);
-}
-
 /*
- * Charge a range the DMA API allocated to the memory cgroup that pays for
- * this allocation, a page at a time: the range is not one compound page,
- * and pages it does not start with are freed as pages of their own when
- * it came from CMA.  Over the cgroup's limit this fails rather than
- * invoke its OOM killer for memory the page allocator was not asked for.
+ * A range from the DMA API is charged as a whole to the memory cgroup that
+ * pays for this allocation (get_obj_cgroup_from_current() honours
+ * set_active_memcg()), before it is allocated, so that a cgroup at its
+ * limit does not make CMA migrate pages for nothing; the charge stays with
+ * the physmem until the range goes back.  Over the limit this fails rather
+ * than invoke the cgroup's OOM killer.
  */
-static int vcm_charge_range(struct page *page, unsigned long count)
+#ifdef CONFIG_MEMCG
+static int vcm_charge(struct vcm_physmem *pm)
 {
-	unsigned long i;
+	struct obj_cgroup *objcg = get_obj_cgroup_from_current();
 	int ret;
 
-	for (i = 0; i < count; i++) {
-		ret = memcg_kmem_charge_page(nth_page(page, i),
-					     GFP_KERNEL | __GFP_RETRY_MAYFAIL, 0);
-		if (ret) {
-			vcm_uncharge_range(page, i);
-			return ret;
-		}
+	if (!objcg)
+		return 0;
+	ret = obj_cgroup_charge(objcg, GFP_KERNEL | __GFP_RETRY_MAYFAIL, pm->len);
+	if (ret) {
+		obj_cgroup_put(objcg);
+		return ret;
 	}
+	pm->objcg = objcg;
 	return 0;
 }
+
+static void vcm_uncharge(struct vcm_physmem *pm)
+{
+	if (!pm->objcg)
+		return;
+	obj_cgroup_uncharge(pm->objcg, pm->len);
+	obj_cgroup_put(pm->objcg);
+	pm->objcg = NULL;
+}
+#else
+static int vcm_charge(struct vcm_physmem *pm)
+{
+	return 0;
+}
+
+static void vcm_uncharge(struct vcm_physmem *pm)
+{
+}
+#endif
 
 /*
  * One range from where the DMA API gives @dev memory: its own CMA area
@@ -347,15 +361,14 @@ static int vcm_alloc_dma(struct vcm_physmem *pm, struct device *dev)
 	struct page *page;
 	int ret;
 
+	ret = vcm_charge(pm);
+	if (ret)
+		return ret;
 	page = dma_alloc_pages(dev, pm->len, &pm->dma_handle,
 			       DMA_BIDIRECTIONAL, GFP_KERNEL | __GFP_NOWARN);
-	if (!page)
+	if (!page) {
+		vcm_uncharge(pm);
 		return -ENOMEM;
-	ret = vcm_charge_range(page, count);
-	if (ret) {
-		dma_free_pages(dev, pm->len, page, pm->dma_handle,
-			       DMA_BIDIRECTIONAL);
-		return ret;
 	}
 
 	/*
@@ -381,8 +394,8 @@ static int vcm_alloc_dma(struct vcm_physmem *pm, struct device *dev)
 	return 0;
 
 err_free:
-	vcm_uncharge_range(page, count);
 	dma_free_pages(dev, pm->len, page, pm->dma_handle, DMA_BIDIRECTIONAL);
+	vcm_uncharge(pm);
 	return ret;
 }
 
@@ -441,7 +454,8 @@ static struct vcm_physmem *__vcm_phys_alloc(size_t len, u32 attr,
  * Context: Process context; may sleep and reclaim.
  * Return: the physmem, ERR_PTR(-EINVAL) for an invalid memtype, length or
  * attribute, ERR_PTR(-ENOMEM) if the memory is not there or the memory
- * cgroup is at its limit (a request larger than RAM fails at once), ERR_PTR(-EINTR) if a fatal signal arrived.
+ * cgroup is at its limit (a request larger than RAM fails at once),
+ * ERR_PTR(-EINTR) if a fatal signal arrived.
  */
 struct vcm_physmem *vcm_phys_alloc(enum vcm_memtype memtype, size_t len,
 				   u32 attr, unsigned long pgsizes)
@@ -628,10 +642,9 @@ static void vcm_phys_release(struct kref *ref)
 
 	if (pm->memtype == VCM_MEMTYPE_SYSTEM) {
 		if (pm->dma_dev) {
-			vcm_uncharge_range(pm->dma_pages,
-					   pm->len >> PAGE_SHIFT);
 			dma_free_pages(pm->dma_dev, pm->len, pm->dma_pages,
 				       pm->dma_handle, DMA_BIDIRECTIONAL);
+			vcm_uncharge(pm);
 			put_device(pm->dma_dev);
 		} else {
 			vcm_free_chunks(&pm->sgt);

@@ -46,6 +46,7 @@
 #define VCM_CONT_SEG	SZ_1G
 
 struct iommu_domain;
+struct obj_cgroup;
 struct mm_struct;
 
 /**
@@ -237,6 +238,8 @@ enum vcm_cache_class {
  *	(dma_alloc_pages()), that device, referenced; NULL otherwise
  * @dma_pages: the first page of that allocation
  * @dma_handle: the DMA address dma_alloc_pages() gave it, kept to free it
+ * @objcg: the memory cgroup that allocation is charged to, referenced;
+ *	NULL when charged to none
  * @sgt: the chunks, one scatterlist entry each; for a physmem of @dev_vcm,
  *	entries without pages, each a segment of the device's DMA addresses
  *	(sg_dma_address() and sg_dma_len()), as its owner's DMA mapping gave
@@ -265,6 +268,7 @@ struct vcm_physmem {
 	struct device *dma_dev;
 	struct page *dma_pages;
 	dma_addr_t dma_handle;
+	struct obj_cgroup *objcg;
 	struct sg_table sgt;
 	struct scatterlist sg_inline;
 	struct sg_table *foreign_sgt;

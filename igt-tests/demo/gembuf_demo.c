@@ -1421,8 +1421,10 @@ static bool client_read(const char *path, struct client *c)
 		v[strcspn(v, "\n")] = '\0';
 		if (!strcmp(line, "drm-driver"))
 			snprintf(c->driver, sizeof(c->driver), "%s", v);
-		else if (!strcmp(line, "drm-client-id"))
-			drm = true, c->id = strtoull(v, NULL, 10);
+		else if (!strcmp(line, "drm-client-id")) {
+			c->id = strtoull(v, NULL, 10);
+			drm = true;
+		}
 		else if (!strcmp(line, "drm-total-memory"))
 			c->total = fdinfo_bytes(v);
 		else if (!strcmp(line, "drm-resident-memory"))

@@ -78,8 +78,8 @@ extern "C" {
  * cannot use it gets it moved while nothing maps it, and is refused with
  * -EBUSY after.  With devices named, or with %GEMBUF_GEM_CONTIGUOUS (one
  * physical range), it is allocated here.  One physical range, asked for
- * by the flag or by a device named that has no IOMMU, comes from CMA and
- * takes the DRM master or CAP_SYS_ADMIN.  The memory is charged to the
+ * by the flag or by a device named that has no IOMMU, comes from CMA: on
+ * a render node it takes CAP_SYS_ADMIN.  The memory is charged to the
  * creator's memory cgroup, whoever later makes it be allocated.
  *
  * Errors: -EINVAL for bad flags, cache policy, size or device array, or

@@ -33,9 +33,9 @@
  * @cached: the objects that hold a mapping for the engine
  *	(&gembuf_object.engine_map), least recently given to a job first:
  *	what gembuf_job_map() unmaps when the engine's address space is full
- * @ran: jobs given to the engine (run_job) that still hold their
- *	mappings: each gives them back soon after it is done
- * @released: bumped each time one of @ran is released
+ * @done: jobs whose hardware fence signalled that still hold their
+ *	mappings: each gives them back a moment later, when it is freed
+ * @released: bumped each time one of @done is released
  * @release_wq: woken then, for a job waiting for address space
  * @retired: link in the list of engines whose device is gone
  */
@@ -52,7 +52,7 @@ struct gembuf_engine {
 	u32 *pattern_vaddr;
 	spinlock_t cached_lock;	/* see the kernel-doc above */
 	struct list_head cached;
-	atomic_t ran;
+	atomic_t done;
 	atomic_t released;
 	wait_queue_head_t release_wq;
 	struct list_head retired;

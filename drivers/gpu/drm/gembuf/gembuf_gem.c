@@ -4,7 +4,6 @@
  * the kernel and user VCMs, and the object ioctls.
  */
 
-#include <drm/drm_auth.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
@@ -338,14 +337,15 @@ static int gembuf_create_handle(struct drm_file *file, struct gembuf_object *obj
 /*
  * One physical range comes from CMA, which every device without an IOMMU
  * draws its memory from: a client takes it only where the kernel lets it
- * take CMA elsewhere.  The DMA-heap CMA node is root's; a DRM master
- * allocates scan-out buffers; a device's driver that attaches asks for
- * what its hardware needs, behind its node's permissions.  A render node
- * is anyone's.
+ * take CMA elsewhere.  The DMA-heap CMA node is root's, and so is CMA
+ * from a render node, which anyone may open.  The primary node's clients
+ * (root and the video group) may have scan-out buffers there, as with any
+ * dma-contig DRM driver; a device's driver that attaches asks for what
+ * its hardware needs, behind its own node's permissions.
  */
 static bool gembuf_may_take_range(struct drm_file *file)
 {
-	return drm_is_current_master(file) || capable(CAP_SYS_ADMIN);
+	return !drm_is_render_client(file) || capable(CAP_SYS_ADMIN);
 }
 
 int gembuf_gem_create_ioctl(struct drm_device *dev, void *data,

@@ -59,7 +59,8 @@
  * @out_syncobj: the syncobj that gets the job's fence, or NULL
  * @out_chain: the timeline node for it, or NULL for a binary syncobj
  * @out_point: the timeline point
- * @ran: counted in &gembuf_engine.ran until released
+ * @done: its hardware fence signalled: counted in &gembuf_engine.done
+ *	until it is released
  */
 struct gembuf_job {
 	struct drm_sched_job base;
@@ -76,8 +77,11 @@ struct gembuf_job {
 	struct drm_syncobj *out_syncobj;
 	struct dma_fence_chain *out_chain;
 	u64 out_point;
-	bool ran;
+	bool done;
 };
+
+/* How long a job waits for address space that done jobs are giving back. */
+#define GEMBUF_RELEASE_WAIT	HZ
 
 static inline struct gembuf_job *to_gembuf_job(struct drm_sched_job *job)
 {
@@ -277,6 +281,18 @@ static void gembuf_job_busy_end(struct gembuf_job *job)
 	spin_unlock(&gf->stats_lock);
 }
 
+/*
+ * Signal the job's hardware fence.  It gives its mappings back a moment
+ * later, when the scheduler frees it: counted till then, for
+ * gembuf_job_map_evicting().
+ */
+static void gembuf_job_signal(struct gembuf_job *job)
+{
+	job->done = true;
+	atomic_inc(&job->engine->done);
+	dma_fence_signal(&job->hw_fence);
+}
+
 static void gembuf_job_work(struct work_struct *work)
 {
 	struct gembuf_job *job = container_of(work, struct gembuf_job, work);
@@ -291,7 +307,7 @@ static void gembuf_job_work(struct work_struct *work)
 	}
 	if (ret)
 		dma_fence_set_error(&job->hw_fence, ret);
-	dma_fence_signal(&job->hw_fence);
+	gembuf_job_signal(job);
 	dma_fence_end_signalling(cookie);
 }
 
@@ -302,8 +318,6 @@ static struct dma_fence *gembuf_sched_run_job(struct drm_sched_job *sched_job)
 
 	dma_fence_init(&job->hw_fence, &gembuf_fence_ops, &gembuf_fence_lock,
 		       engine->hw_context, ++engine->hw_seqno);
-	job->ran = true;
-	atomic_inc(&engine->ran);
 	/*
 	 * A job already carrying an error does not run; its hardware fence
 	 * signals at once, so that its scheduler fence holds the module too
@@ -313,7 +327,7 @@ static struct dma_fence *gembuf_sched_run_job(struct drm_sched_job *sched_job)
 	if (unlikely(sched_job->s_fence->finished.error)) {
 		dma_fence_set_error(&job->hw_fence,
 				    sched_job->s_fence->finished.error);
-		dma_fence_signal(&job->hw_fence);
+		gembuf_job_signal(job);
 	} else {
 		queue_work(engine->hw_wq, &job->work);
 	}
@@ -365,9 +379,9 @@ static void gembuf_job_put(struct gembuf_job *job)
 		gembuf_mapping_put(job->dst, job->dst_map);
 	if (job->src_map)
 		gembuf_mapping_put(job->src, job->src_map);
-	if (job->ran) {
+	if (job->done) {
 		/* Its address space is free: see gembuf_job_map_evicting(). */
-		atomic_dec(&job->engine->ran);
+		atomic_dec(&job->engine->done);
 		atomic_inc(&job->engine->released);
 		wake_up_all(&job->engine->release_wq);
 	}
@@ -512,69 +526,101 @@ void gembuf_job_forget(struct gembuf_object *obj)
 }
 
 /*
- * Drop the mapping the least recently used object holds for the engine.
- * A job that holds it keeps it: only an idle one gives its address space
- * back.  Returns false when no object holds one.
+ * Take @obj's engine mapping from it if no job holds it; NULL if a job
+ * does, or it has none (@cached says which).
+ */
+static struct gembuf_mapping *gembuf_job_idle_map(struct gembuf_object *obj,
+						  bool *cached)
+{
+	struct gembuf_mapping *map;
+
+	mutex_lock(&obj->real->lock);
+	map = READ_ONCE(obj->engine_map);
+	*cached = map;
+	if (map && (map->users != 1 || cmpxchg(&obj->engine_map, map, NULL) != map))
+		map = NULL;
+	mutex_unlock(&obj->real->lock);
+	return map;
+}
+
+/*
+ * Unmap the least recently used mapping no job holds.  Objects whose
+ * mapping a job holds are set aside and go back behind the others, as
+ * just used.  Returns false when no idle mapping was left.
  */
 static bool gembuf_job_evict_one(struct gembuf_engine *engine)
 {
-	struct gembuf_object *obj = NULL, *pos;
-	struct gembuf_mapping *map;
+	struct gembuf_mapping *map = NULL;
+	struct gembuf_object *obj, *pos;
+	LIST_HEAD(busy);
+	bool cached;
 
-	spin_lock(&engine->cached_lock);
-	list_for_each_entry(pos, &engine->cached, engine_node) {
-		/* One being freed is taken off by gembuf_job_forget(). */
-		if (kref_get_unless_zero(&pos->base.refcount)) {
-			list_del_init(&pos->engine_node);
-			obj = pos;
-			break;
+	while (!map) {
+		obj = NULL;
+		spin_lock(&engine->cached_lock);
+		list_for_each_entry(pos, &engine->cached, engine_node) {
+			/* One being freed is taken off by gembuf_job_forget(). */
+			if (kref_get_unless_zero(&pos->base.refcount)) {
+				list_move_tail(&pos->engine_node, &busy);
+				obj = pos;
+				break;
+			}
 		}
+		spin_unlock(&engine->cached_lock);
+		if (!obj)
+			break;
+		map = gembuf_job_idle_map(obj, &cached);
+		if (map || !cached) {
+			spin_lock(&engine->cached_lock);
+			list_del_init(&obj->engine_node);
+			spin_unlock(&engine->cached_lock);
+		}
+		if (map)
+			gembuf_mapping_put(obj, map);
+		drm_gem_object_put(&obj->base);
 	}
+	spin_lock(&engine->cached_lock);
+	list_splice_tail(&busy, &engine->cached);
 	spin_unlock(&engine->cached_lock);
-	if (!obj)
-		return false;
-	map = xchg(&obj->engine_map, NULL);
-	if (map)
-		gembuf_mapping_put(obj, map);
-	drm_gem_object_put(&obj->base);
-	return true;
+	return map;
 }
 
 /*
  * The engine's address space is one for every client, and what the DMA
- * API can map into it is bounded by the device's DMA mask (255 MiB for
+ * API can map into it is bounded by the device's DMA mask (256 MiB for
  * QEMU's edu).  Objects keep their mapping after their jobs, so one
- * client's idle buffers could keep every other client's jobs out: when
- * a mapping does not fit (-ENOSPC from VCM, -ENOMEM from the DMA API once
- * the memory itself is there), idle mappings go, least recently used
- * first, until it fits.  A job that went to the engine gives its
- * mappings back soon after it is done, from the scheduler's free_job:
- * with none idle left, wait for one of those (its fence may have
- * signalled already for the client that now submits).  What queued jobs
- * hold stays, as they may wait for a fence for ever; a job whose own
- * buffers do not fit beside them fails.
+ * client's idle buffers could keep every other client's jobs out: when a
+ * mapping does not fit (-ENOSPC), idle mappings go, least recently used
+ * first, until it fits.  A job that is done gives its mappings back a
+ * moment after its fence signalled, from the scheduler's free_job: with
+ * no idle mapping left, wait for one of those, briefly, as the client
+ * that submits may have just seen that fence.  What queued and running
+ * jobs hold stays: the ioctls fail rather than wait for other clients'
+ * fences, so a job whose own buffers do not fit beside theirs fails.
  */
 static struct gembuf_mapping *gembuf_job_map_evicting(struct gembuf_engine *engine,
 						      struct gembuf_object *obj)
 {
 	struct gembuf_mapping *map;
-	int released;
+	long left;
+	int seen;
 
 	for (;;) {
-		released = atomic_read(&engine->released);
+		seen = atomic_read(&engine->released);
 		map = gembuf_mapping_get(obj, engine->gdev);
-		if (!IS_ERR(map))
-			return map;
-		if (PTR_ERR(map) != -ENOSPC &&
-		    (PTR_ERR(map) != -ENOMEM || !READ_ONCE(obj->real->physmem)))
+		if (!IS_ERR(map) || PTR_ERR(map) != -ENOSPC)
 			return map;
 		if (gembuf_job_evict_one(engine))
 			continue;
-		if (!atomic_read(&engine->ran))
+		if (!atomic_read(&engine->done))
 			return map;
-		if (wait_event_interruptible(engine->release_wq,
-					     atomic_read(&engine->released) != released))
-			return ERR_PTR(-ERESTARTSYS);
+		left = wait_event_interruptible_timeout(engine->release_wq,
+							atomic_read(&engine->released) != seen,
+							GEMBUF_RELEASE_WAIT);
+		if (left < 0)
+			return ERR_PTR(left);
+		if (!left)
+			return map;
 	}
 }
 

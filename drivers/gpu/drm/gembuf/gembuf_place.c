@@ -16,7 +16,7 @@
  * that detaches does not make the memory move back.
  *
  * The memory is charged to the memory cgroup of the object's creator,
- * whichever task's attach, import, job or fault makes it be allocated or
+ * whichever task's attach, import, job or mmap makes it be allocated or
  * moved: the creator chose its size and keeps it alive, and an importer
  * must not pay for, nor be OOM-killed over, a buffer it was handed.
  */
