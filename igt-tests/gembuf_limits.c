@@ -20,6 +20,7 @@
 
 #include "igt.h"
 #include "gembuf.h"
+#include "sw_sync.h"
 
 IGT_TEST_DESCRIPTION("Per-client limits: memory cgroup charges, CMA for the privileged, a shared engine address space.");
 
@@ -298,6 +299,54 @@ static void engine_space_shared(void)
 	close(a);
 }
 
+/*
+ * What a queued job holds stays: a client's job that does not fit beside
+ * it fails at once with ENOSPC, not waiting for the other client's fence,
+ * and fits once that job is done.
+ */
+static void engine_space_queued(void)
+{
+	const uint64_t size = 100 * MiB;
+	struct drm_gembuf_sync in = { 0 };
+	struct drm_gembuf_dma_fill f = { 0 };
+	int a, b, gate, fence;
+	uint32_t ha, hb;
+
+	igt_require(kernel_has_sw_sync());
+	a = gembuf_open_engine_nth(1);
+	igt_require_f(a >= 0, "no second DMA engine\n");
+	b = gembuf_open_engine_nth(1);
+	igt_assert(b >= 0);
+
+	/* A's job waits for a fence only the test signals. */
+	gate = sw_sync_timeline_create();
+	fence = sw_sync_timeline_create_fence(gate, 1);
+	igt_assert_eq(drmSyncobjCreate(a, 0, &in.handle), 0);
+	igt_assert_eq(drmSyncobjImportSyncFile(a, in.handle, fence), 0);
+	close(fence);
+	ha = gembuf_create(a, size, 0, GEMBUF_CACHE_WB);
+	f.handle = ha;
+	f.size = 4;
+	f.value = 0xa1a1a1a1;
+	f.in_syncs = (uintptr_t)&in;
+	f.in_sync_count = 1;
+	igt_assert_eq(igt_ioctl(a, DRM_IOCTL_GEMBUF_DMA_FILL, &f), 0);
+
+	hb = gembuf_create(b, size, 0, GEMBUF_CACHE_WB);
+	igt_assert_eq(__gembuf_fill(b, hb, 0, 4, 0xb2b2b2b2), -ENOSPC);
+
+	sw_sync_timeline_inc(gate, 1);
+	gembuf_wait(a, ha);
+	igt_assert_eq(__gembuf_fill(b, hb, 0, 4, 0xb2b2b2b2), 0);
+	gembuf_wait(b, hb);
+	igt_assert_eq_u32(word_at(a, ha, size, 0), 0xa1a1a1a1);
+	igt_assert_eq_u32(word_at(b, hb, size, 0), 0xb2b2b2b2);
+
+	close(gate);
+	close(b);
+	close(a);
+}
+
 igt_main
 {
 	igt_describe("A process in a 64 MiB memory cgroup that allocates objects stops at its limit with ENOMEM or its cgroup's OOM kill; no OOM kill outside the cgroup, and nothing stays charged.");
@@ -319,4 +368,8 @@ igt_main
 	igt_describe("A client's job fits in the 28-bit engine's address space beside another client's idle 100 MiB mapping, which is unmapped for it and mapped again after.");
 	igt_subtest("engine-space-shared")
 		engine_space_shared();
+
+	igt_describe("A client's job that does not fit beside another client's queued job fails with ENOSPC at once, and fits once that job is done.");
+	igt_subtest("engine-space-queued")
+		engine_space_queued();
 }
