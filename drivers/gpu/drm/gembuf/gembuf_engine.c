@@ -25,6 +25,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
@@ -409,12 +410,18 @@ void gembuf_engine_unregister(void)
 /**
  * gembuf_engine_free_retired() - free the engines of released devices
  *
- * Called when the module goes, after its last job was freed.
+ * Called when the module goes, after its last job was freed.  The
+ * scheduler's fences outlive it in sync_files and reservation objects,
+ * and read the scheduler's name while they are unsignalled; every one of
+ * them has signalled by now, and a reader that saw one unsignalled did
+ * so under rcu_read_lock() (the dma-fence rule): free the schedulers, and
+ * let the module and the name in it go, after a grace period.
  */
 void gembuf_engine_free_retired(void)
 {
 	struct gembuf_engine *engine, *next;
 
+	synchronize_rcu();
 	list_for_each_entry_safe(engine, next, &gembuf_retired_engines, retired)
 		kfree(engine);
 }
