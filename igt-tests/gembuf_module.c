@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,20 +24,19 @@
 IGT_TEST_DESCRIPTION("The gembuf module stays while its dma-bufs live.");
 
 /*
- * In a child: submit a job that waits for @gate, keep its fence in a
- * sync_file and tell the parent its number.  Returns -1 on failure; no
- * asserts, the parent checks.
+ * In a child: submit a job that waits for @fence, keep the job's fence in
+ * a sync_file and return its number, or -1.  No asserts: the parent
+ * checks.
  */
-static int submit_gated(int gate)
+static int submit_gated(int fence)
 {
 	struct drm_gembuf_sync in = { 0 }, out = { 0 };
 	struct drm_gembuf_dma_fill f = { 0 };
-	int engine, fence, sf = -1;
 	uint64_t size = 4096;
+	int engine, sf = -1;
 
 	engine = gembuf_open_engine_nth(0);
-	fence = sw_sync_timeline_create_fence(gate, 1);
-	if (engine < 0 || fence < 0 ||
+	if (engine < 0 ||
 	    drmSyncobjCreate(engine, 0, &in.handle) ||
 	    drmSyncobjImportSyncFile(engine, in.handle, fence) ||
 	    drmSyncobjCreate(engine, 0, &out.handle) ||
@@ -61,22 +61,28 @@ static void cancelled_fence_outlives_module(void)
 {
 	struct sync_fence_info fi = { 0 };
 	struct sync_file_info info = { 0 };
-	int gate, sf, child_sf, pidfd, i, p[2];
+	int gate, fence, sf, child_sf, pidfd, i, p[2];
 	struct pollfd pfd;
 	pid_t pid;
 
 	igt_require(kernel_has_sw_sync());
 	gate = sw_sync_timeline_create();
+	fence = sw_sync_timeline_create_fence(gate, 1);
 	igt_assert(!pipe(p));
 	pid = fork();
 	igt_assert(pid >= 0);
 	if (!pid) {
-		child_sf = submit_gated(gate);
-		if (write(p[1], &child_sf, sizeof(child_sf)) != sizeof(child_sf))
+		/* Gone with the test, whatever becomes of it. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL))
+			_exit(1);
+		child_sf = submit_gated(fence);
+		if (write(p[1], &child_sf, sizeof(child_sf)) != sizeof(child_sf) ||
+		    child_sf < 0)
 			_exit(1);
 		for (;;)
 			pause();
 	}
+	close(fence);
 	close(p[1]);
 	igt_assert_eq(read(p[0], &child_sf, sizeof(child_sf)), sizeof(child_sf));
 	close(p[0]);
@@ -108,6 +114,9 @@ static void cancelled_fence_outlives_module(void)
 		 fi.driver_name, fi.obj_name, fi.status);
 	igt_assert_lt(fi.status, 0);
 	igt_assert_eq(strcmp(fi.obj_name, "signaled-timeline"), 0);
+	igt_assert_eq(strcmp(fi.driver_name, "detached-driver"), 0);
+	/* The sync_file's own name is made from the same two. */
+	igt_assert_eq(strncmp(info.name, "detached-driver-", 16), 0);
 	close(sf);
 	close(gate);
 	igt_assert_eq(system("modprobe gembuf"), 0);
