@@ -29,7 +29,10 @@ IGT_TEST_DESCRIPTION("Per-client limits: memory cgroup charges, CMA for the priv
 #define CG		CG_ROOT "/gembuf-limits"
 #define CG_LIMIT	(64 * MiB)
 
-/* Write @v to @path: 0 or -errno; for children, which must not assert. */
+/*
+ * Write @v to @path: 0 or -errno.  For children, which must not assert
+ * (gembuf_knob_write() does).
+ */
 static int __file_write(const char *path, const char *v)
 {
 	int fd = open(path, O_WRONLY), ret = 0;
@@ -42,13 +45,6 @@ static int __file_write(const char *path, const char *v)
 	return ret;
 }
 
-static void file_write(const char *path, const char *v)
-{
-	int ret = __file_write(path, v);
-
-	igt_assert_f(!ret, "%s <- %s: %s\n", path, v, strerror(-ret));
-}
-
 /* A memory cgroup of CG_LIMIT, made anew. */
 static void cg_make(void)
 {
@@ -56,8 +52,8 @@ static void cg_make(void)
 		      "no cgroup2 at " CG_ROOT "\n");
 	rmdir(CG);
 	igt_assert_f(!mkdir(CG, 0755), "mkdir %s: %s\n", CG, strerror(errno));
-	file_write(CG_ROOT "/cgroup.subtree_control", "+memory");
-	file_write(CG "/memory.max", "64M");
+	gembuf_knob_write(CG_ROOT, "cgroup.subtree_control", "+memory");
+	gembuf_knob_write(CG, "memory.max", "64M");
 }
 
 /* The value of @key in a "key value" file, or its one number for NULL. */
@@ -187,9 +183,9 @@ static void memcg_creator_pays(void)
 	engine = gembuf_open_engine();
 	cg_make();
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	file_write(CG "/cgroup.procs", pid);
+	gembuf_knob_write(CG, "cgroup.procs", pid);
 	ret = __gembuf_create(engine, &size, 0, GEMBUF_CACHE_WB, &h);
-	file_write(CG_ROOT "/cgroup.procs", pid);
+	gembuf_knob_write(CG_ROOT, "cgroup.procs", pid);
 	igt_assert_eq(ret, 0);
 
 	before = file_key(CG "/memory.current", NULL);
