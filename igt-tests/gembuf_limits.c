@@ -194,7 +194,13 @@ static void memcg_creator_pays(void)
 	after = file_key(CG "/memory.current", NULL);
 	igt_info("the creator's cgroup: %ld KiB before the allocation, %ld KiB after\n",
 		 before / 1024, after / 1024);
-	igt_assert_f((uint64_t)(after - before) >= size,
+	/*
+	 * memory.current moves in per-CPU batches (MEMCG_CHARGE_BATCH pages
+	 * charged ahead, given back when another cgroup charges on that CPU),
+	 * so it may lag the object by a few hundred KiB either way; an object
+	 * charged to no one, or to the filler's cgroup, moves it by nothing.
+	 */
+	igt_assert_f((uint64_t)(after - before) >= size - size / 8,
 		     "%llu MiB allocated, %ld KiB charged to its creator\n",
 		     (unsigned long long)(size / MiB), (after - before) / 1024);
 

@@ -75,6 +75,15 @@ def parse_igt(out_dir):
                 yield f"{base}@{name}", res, ""
         # igt exit codes: 0 ok, 77 all skipped, 98 failure; anything else
         # (a signal, a timeout kill, 79 invalid) is a failure of the binary.
+        failed = [l for l in text.splitlines() if IGT_LINE.match(l) and
+                  IGT_LINE.match(l).group(3) in ("FAIL", "CRASH", "TIMEOUT")]
+        if failed:
+            # why, for a log that keeps only this summary (CI's)
+            err = os.path.join(igt, base + ".err")
+            why = [l for l in open(err, errors="replace").read().splitlines()
+                   if "CRITICAL:" in l] if os.path.exists(err) else []
+            for l in why[:12]:
+                print(f"  {base}: {l}")
         if rc not in ("0", "77", "98") or seen == 0:
             yield f"{base}", "FAIL", f"exit code {rc}, {seen} results"
 
