@@ -23,19 +23,16 @@ static uint64_t chunk_bytes(const struct drm_gembuf_gem_info *info)
 }
 
 /*
- * An object created without devices gets its memory on first use (see
- * gembuf_place); one created for the engine gets it at once, for the
- * engine's IOMMU.
+ * An object gets its memory on first use (see gembuf_place), one range
+ * at once; on the engine, whose IOMMU it is made for, in the SMMU's
+ * block sizes.
  */
 static void check_create(uint64_t size, uint32_t flags, uint32_t cache)
 {
-	struct drm_gembuf_gem_create c = {
-		.size = size, .flags = flags, .cache = cache,
-		.num_devices = 1, .devices_ptr = (uintptr_t)&engine,
-	};
 	struct drm_gembuf_gem_info info;
 	uint64_t want = (size + 4095) & ~4095ull, got = size;
 	uint32_t handle;
+	uint8_t *p;
 
 	igt_assert_eq(__gembuf_create(fd, &got, flags, cache, &handle), 0);
 	igt_assert_eq_u64(got, want);
@@ -48,15 +45,17 @@ static void check_create(uint64_t size, uint32_t flags, uint32_t cache)
 		igt_assert_eq_u32(info.flags & GEMBUF_INFO_ALLOCATED, 0);
 		igt_assert_eq_u32(info.num_chunks, 0);
 	}
-	igt_assert_eq_u32(info.flags & GEMBUF_INFO_EXPLICIT, 0);
 	gem_close(fd, handle);
 
-	igt_assert_eq(igt_ioctl(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c), 0);
-	handle = c.handle;
-	igt_assert_eq_u64(c.size, want);
-	gembuf_info(fd, handle, &info);
+	/* Made on the engine, and allocated by a CPU mapping's first write. */
+	got = size;
+	igt_assert_eq(__gembuf_create(engine, &got, flags, cache, &handle), 0);
+	igt_assert_eq_u64(got, want);
+	p = gembuf_mmap(engine, handle, want);
+	p[want - 1] = 1;
+	munmap(p, want);
+	gembuf_info(engine, handle, &info);
 	igt_assert(info.flags & GEMBUF_INFO_ALLOCATED);
-	igt_assert(info.flags & GEMBUF_INFO_EXPLICIT);
 	igt_assert_eq_u64(info.size, want);
 	igt_assert_eq_u32(info.cache, cache);
 	if (flags & GEMBUF_GEM_CONTIGUOUS) {
@@ -72,7 +71,7 @@ static void check_create(uint64_t size, uint32_t flags, uint32_t cache)
 		igt_assert_f(info.chunks[21] >= 1, "no 2 MiB chunk in %llu bytes\n",
 			     (unsigned long long)want);
 	igt_assert_eq_u32(info.flags & GEMBUF_INFO_IMPORTED, 0);
-	gem_close(fd, handle);
+	gem_close(engine, handle);
 }
 
 igt_main
@@ -105,7 +104,7 @@ igt_main
 	igt_subtest("contiguous")
 		check_create((4 << 20) + 4096, GEMBUF_GEM_CONTIGUOUS, GEMBUF_CACHE_WB);
 
-	igt_describe("Bad flags, cache policies, device arrays and sizes are refused and create nothing.");
+	igt_describe("Bad flags, cache policies, padding and sizes are refused and create nothing.");
 	igt_subtest("bad-args") {
 		long before = gembuf_state("objects");
 		struct drm_gembuf_gem_create c;
@@ -118,9 +117,8 @@ igt_main
 		do_ioctl_err(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EINVAL);
 		c = (struct drm_gembuf_gem_create){ .size = 4096, .cache = 3 };
 		do_ioctl_err(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EINVAL);
-		/* Devices at a pointer that is not the caller's. */
-		c = (struct drm_gembuf_gem_create){ .size = 4096, .num_devices = 1 };
-		do_ioctl_err(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EFAULT);
+		c = (struct drm_gembuf_gem_create){ .size = 4096, .pad = 1 };
+		do_ioctl_err(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EINVAL);
 		c = (struct drm_gembuf_gem_create){ .size = 0 };
 		do_ioctl_err(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EINVAL);
 		c = (struct drm_gembuf_gem_create){ .size = 2ull << 30 };

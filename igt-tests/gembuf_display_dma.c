@@ -6,8 +6,8 @@
  * DMA mask and a one-to-one VCM below 4 GiB, so everything it scans out
  * or writes back must be one physical range there, the problem the
  * article's CMA solves.  Its own dumb buffers, an object of the engine
- * named for both devices or deferred, and the refusal of scattered
- * memory the engine maps already.  At the
+ * the display imports before its first use, and the refusal of
+ * scattered memory the engine maps already.  At the
  * end (or at exit, on failure) gembuf is loaded again as before.  This
  * is a test of its own so that a failure elsewhere, which may leave
  * gembuf busy, cannot keep the module from reloading.
@@ -93,16 +93,13 @@ static void scan_out(struct gk *k, uint32_t h, uint32_t v, uint32_t fill)
 }
 
 /* Engine to the display without an IOMMU: one range below 4 GiB. */
-static void display_dma_pipeline(bool named)
+static void display_dma_pipeline(void)
 {
-	int devs[2] = { engine, display }, fd;
-	uint32_t h = 0, dh;
+	uint32_t h, dh;
 	struct gk k;
+	int fd;
 
-	if (named)
-		h = gembuf_create_for(engine, 640 * 480 * 4, devs, 2);
-	else
-		h = gembuf_create(engine, 640 * 480 * 4, 0, GEMBUF_CACHE_WB);
+	h = gembuf_create(engine, 640 * 480 * 4, 0, GEMBUF_CACHE_WB);
 	fd = prime_handle_to_fd(engine, h);
 	dh = prime_fd_to_handle(display, fd);
 	close(fd);
@@ -147,13 +144,9 @@ igt_main
 		igt_assert_eq(drmDropMaster(display), 0);
 	}
 
-	igt_describe("The engine writes an object the display without an IOMMU scans out, named at GEM_CREATE.");
-	igt_subtest("display-dma-engine-named")
-		display_dma_pipeline(true);
-
-	igt_describe("The same, deferred: the display's import narrows the memory before the engine's first DMA allocates it.");
-	igt_subtest("display-dma-engine-deferred")
-		display_dma_pipeline(false);
+	igt_describe("The engine writes an object the display without an IOMMU scans out: the display's import narrows the memory before the engine's first DMA allocates it.");
+	igt_subtest("display-dma-engine")
+		display_dma_pipeline();
 
 	igt_describe("The display without an IOMMU importing scattered memory the engine maps already is refused with -EBUSY.");
 	igt_subtest("display-dma-refused") {

@@ -301,8 +301,8 @@ static void check_memory(int (*open_dev)(void))
 	munmap(p, sizes[1]);
 	assert_mem(fd, total, 0, sizes[1], 0);
 
-	/* Created for a device: allocated at once. */
-	h[3] = gembuf_create_for(fd, sizes[3], &engine, 1);
+	/* One range: allocated at once. */
+	h[3] = gembuf_create(fd, sizes[3], GEMBUF_GEM_CONTIGUOUS, GEMBUF_CACHE_WB);
 	total += sizes[3];
 	igt_assert_eq_u64(gem_info_sum(fd, h, 4, true), sizes[1] + sizes[3]);
 	assert_mem(fd, total, 0, sizes[1] + sizes[3], 0);

@@ -357,7 +357,7 @@ static int op_create(struct ctx *c)
 		.size = rnd_size(c),
 		.flags = one_in(c, 10) ? GEMBUF_GEM_CONTIGUOUS : one_in(c, 30) ? rnd(c) : 0,
 		.cache = one_in(c, 30) ? rnd(c) : below(c, 3),
-		.num_devices = one_in(c, 40),
+		.pad = one_in(c, 40),
 	};
 
 	ret = xioctl(c->fd[dev], DRM_IOCTL_GEMBUF_GEM_CREATE, &a);

@@ -7,9 +7,10 @@
  * instance, loaded with allocators=1: vb2-dma-contig on a platform device
  * with no IOMMU and a 32-bit DMA mask, so its buffers must be one
  * physical range below 4 GiB (the guest has more RAM than that).  Each
- * pipeline is built twice: with the devices named at GEM_CREATE, and
- * deferred (create, share, let each device attach, then use it).  Each
- * checks that one device reads what another wrote, in one object, and
+ * pipeline creates an object, shares it, lets each device attach, then
+ * uses it: the memory is chosen at the first use, for the devices
+ * attached by then, and moved for one that attaches later while nothing
+ * maps it.  Each checks that one device reads what another wrote, in one object, and
  * that the memory is what the devices need and no more.  First, the
  * problem: the dma-heaps system heap hands vivid memory it cannot use.
  */
@@ -38,19 +39,6 @@ IGT_TEST_DESCRIPTION("Allocate gembuf memory for the constraints of every device
 #define FRAME (W * H * 2)
 
 static int engine = -1, display = -1, vivid = -1;
-
-static int create_for(int fd, uint64_t size, const int *devs, unsigned int n,
-		      uint32_t *handle)
-{
-	struct drm_gembuf_gem_create c = {
-		.size = size, .num_devices = n, .devices_ptr = (uintptr_t)devs,
-	};
-
-	if (igt_ioctl(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c))
-		return -errno;
-	*handle = c.handle;
-	return 0;
-}
 
 static void info(int fd, uint32_t h, struct drm_gembuf_gem_info *gi,
 		 struct drm_gembuf_mapping *maps, unsigned int room)
@@ -216,28 +204,18 @@ static void check_shared(uint32_t h)
 	igt_assert(vivid_map && engine_map);
 }
 
-static void vivid_pipeline(bool named)
+static void vivid_pipeline(void)
 {
 	struct drm_gembuf_gem_info gi = {};
-	int devs[2] = { vivid, engine };
-	uint32_t h = 0;
+	uint32_t h;
 	int fd;
 
 	vivid_format();
-	if (named) {
-		igt_assert_eq(create_for(engine, FRAME, devs, 2, &h), 0);
-		gi.handle = h;
-		info(engine, h, &gi, NULL, 0);
-		gembuf_placement_print("named", &gi);
-		igt_assert(gi.flags & GEMBUF_INFO_EXPLICIT);
-		gembuf_assert_low_range(&gi);
-	} else {
-		h = gembuf_create(engine, FRAME, 0, GEMBUF_CACHE_WB);
-		gi.handle = h;
-		info(engine, h, &gi, NULL, 0);
-		igt_assert(!(gi.flags & GEMBUF_INFO_ALLOCATED));
-		igt_assert_eq_u32(gi.num_chunks, 0);
-	}
+	h = gembuf_create(engine, FRAME, 0, GEMBUF_CACHE_WB);
+	gi.handle = h;
+	info(engine, h, &gi, NULL, 0);
+	igt_assert(!(gi.flags & GEMBUF_INFO_ALLOCATED));
+	igt_assert_eq_u32(gi.num_chunks, 0);
 	fd = prime_handle_to_fd_for_mmap(engine, h);
 	vivid_reqbufs(1);
 	igt_assert_eq(vivid_queue(fd), 0);
@@ -249,30 +227,24 @@ static void vivid_pipeline(bool named)
 	vivid_capture();
 	engine_reads_frame(h, fd);
 	check_shared(h);
-	gembuf_info_print(engine, h, named ? "vivid -> engine, named" :
-					     "vivid -> engine, deferred");
+	gembuf_info_print(engine, h, "vivid -> engine");
 	vivid_reqbufs(0);
 	close(fd);
 	gem_close(engine, h);
 }
 
-static void iommu_pipeline(bool named)
+static void iommu_pipeline(void)
 {
 	struct drm_gembuf_gem_info gi = {};
-	int devs[2] = { engine, display };
 	uint64_t size = 8 << 20;
-	uint32_t h = 0, dh = 0;
+	uint32_t h, dh;
 	uint32_t *p;
 	int fd;
 
-	if (named) {
-		igt_assert_eq(create_for(engine, size, devs, 2, &h), 0);
-	} else {
-		h = gembuf_create(engine, size, 0, GEMBUF_CACHE_WB);
-		fd = prime_handle_to_fd(engine, h);
-		dh = prime_fd_to_handle(display, fd);
-		close(fd);
-	}
+	h = gembuf_create(engine, size, 0, GEMBUF_CACHE_WB);
+	fd = prime_handle_to_fd(engine, h);
+	dh = prime_fd_to_handle(display, fd);
+	close(fd);
 	/* The engine writes pages across the object... */
 	for (unsigned int i = 0; i < 4; i++)
 		igt_assert_eq(__gembuf_fill(engine, h, i * (size / 4) + 8192, 4096,
@@ -280,14 +252,9 @@ static void iommu_pipeline(bool named)
 	gembuf_wait(engine, h);
 	gi.handle = h;
 	info(engine, h, &gi, NULL, 0);
-	gembuf_placement_print(named ? "named" : "deferred", &gi);
+	gembuf_placement_print("engine -> display", &gi);
 	check_for_iommu(&gi);
 	igt_assert_lte(2, gi.placement.devices);
-	if (named) {
-		fd = prime_handle_to_fd(engine, h);
-		dh = prime_fd_to_handle(display, fd);
-		close(fd);
-	}
 	/* ...and the display's mapping of the same object reads them. */
 	p = gembuf_mmap(display, dh, size);
 	for (uint64_t i = 0; i < size / 4; i += 257) {
@@ -299,8 +266,7 @@ static void iommu_pipeline(bool named)
 	gi = (struct drm_gembuf_gem_info){ .handle = dh };
 	info(display, dh, &gi, NULL, 0);
 	check_for_iommu(&gi);
-	gembuf_info_print(display, dh, named ? "engine -> display, named" :
-					      "engine -> display, deferred");
+	gembuf_info_print(display, dh, "engine -> display");
 	gem_close(display, dh);
 	gem_close(engine, h);
 }
@@ -310,25 +276,20 @@ static void iommu_pipeline(bool named)
  * so the memory is chunked and anywhere; the 28-bit limit is on the
  * IOVAs of the first engine's VCM, which all sit below 256 MiB.
  */
-static void engines_pipeline(bool named)
+static void engines_pipeline(void)
 {
 	struct drm_gembuf_mapping maps[8];
 	struct drm_gembuf_gem_info gi = {};
-	int e28 = gembuf_open_engine_nth(1), devs[2];
+	int e28 = gembuf_open_engine_nth(1);
 	uint64_t size = 4 << 20, offs[2] = { 0, (3 << 20) + 8192 };
 	bool low = false;
 	int engines = 0;
-	uint32_t h = 0, h40, copy;
+	uint32_t h, h40, copy;
 	uint32_t *p;
 	int fd;
 
 	igt_require_f(e28 >= 0, "no second DMA engine\n");
-	devs[0] = e28;
-	devs[1] = engine;
-	if (named)
-		igt_assert_eq(create_for(e28, size, devs, 2, &h), 0);
-	else
-		h = gembuf_create(e28, size, 0, GEMBUF_CACHE_WB);
+	h = gembuf_create(e28, size, 0, GEMBUF_CACHE_WB);
 	fd = prime_handle_to_fd(e28, h);
 	h40 = prime_fd_to_handle(engine, fd);
 	close(fd);
@@ -350,7 +311,7 @@ static void engines_pipeline(bool named)
 	/* One object, mapped by both engines, each inside its own mask. */
 	gi.handle = h;
 	info(e28, h, &gi, maps, 8);
-	gembuf_placement_print(named ? "named" : "deferred", &gi);
+	gembuf_placement_print("engine28 -> engine40", &gi);
 	check_for_iommu(&gi);
 	igt_assert_eq_u32(gi.placement.devices, 2);
 	for (unsigned int i = 0; i < gi.num_mappings && i < 8; i++) {
@@ -367,8 +328,7 @@ static void engines_pipeline(bool named)
 	}
 	igt_assert_eq(engines, 2);
 	igt_assert_f(low, "no IOVA below 256 MiB for the 28-bit engine\n");
-	gembuf_info_print(e28, h, named ? "engine28 -> engine40, named" :
-					  "engine28 -> engine40, deferred");
+	gembuf_info_print(e28, h, "engine28 -> engine40");
 	gem_close(engine, copy);
 	gem_close(engine, h40);
 	gem_close(e28, h);
@@ -447,10 +407,32 @@ static void vivid_unloop(int out)
 }
 
 /*
- * The display writes a frame back into @h, vivid's output takes it as a
- * DMABUF buffer and its looped capture must show the same pixels.
+ * vivid's output takes @h as a DMABUF buffer, in two: its thread gives a
+ * buffer back every frame, and the loop copies only while one is queued,
+ * so the same dma-buf goes in both, requeued as they come back.  Queuing
+ * attaches and maps it.
  */
-static void display_to_vivid(bool named)
+static int vivid_out_queue(int out, struct v4l2_buffer *ob, uint32_t h)
+{
+	int fd = prime_handle_to_fd_for_mmap(display, h);
+
+	v4l2_reqbufs(out, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_MEMORY_DMABUF, 2);
+	ob->m.fd = fd;
+	ob->index = 0;
+	igt_assert_eq(ioctl(out, VIDIOC_QBUF, ob), 0);
+	ob->index = 1;
+	igt_assert_eq(ioctl(out, VIDIOC_QBUF, ob), 0);
+	return fd;
+}
+
+/*
+ * The display writes a frame back into @h, vivid's output takes it as a
+ * DMABUF buffer and its looped capture must show the same pixels.  With
+ * @attach_first vivid's output attaches before the display writes, so
+ * the memory is one range below 4 GiB from the start; otherwise it is
+ * written back into any pages first and moved when vivid attaches.
+ */
+static void display_to_vivid(bool attach_first)
 {
 	struct v4l2_buffer ob = {
 		.type = V4L2_BUF_TYPE_VIDEO_OUTPUT, .memory = V4L2_MEMORY_DMABUF,
@@ -458,19 +440,16 @@ static void display_to_vivid(bool named)
 	};
 	struct drm_gembuf_gem_info gi = {};
 	struct gk_fb primary = {}, wb = {};
-	int cap, out = vivid_loop(&cap), devs[2], fd, type;
-	uint32_t h = 0, *pix, *got;
+	int cap, out = vivid_loop(&cap), fd = -1, type;
+	uint32_t h, *pix, *got;
 	bool same = false;
 	struct gk_layer l;
 	struct gk k;
 
 	igt_require_f(out >= 0, "no vivid output with allocators=1\n");
-	devs[0] = display;
-	devs[1] = out;
-	if (named)
-		igt_assert_eq(create_for(display, OFRAME, devs, 2, &h), 0);
-	else
-		h = gembuf_create(display, OFRAME, 0, GEMBUF_CACHE_WB);
+	h = gembuf_create(display, OFRAME, 0, GEMBUF_CACHE_WB);
+	if (attach_first)
+		fd = vivid_out_queue(out, &ob, h);
 
 	/* The display composes a picture and writes it back into @h. */
 	igt_assert_eq(drmSetMaster(display), 0);
@@ -491,22 +470,13 @@ static void display_to_vivid(bool named)
 	gk_fb_destroy(&k, &primary);
 	igt_assert_eq(drmDropMaster(display), 0);
 
-	/*
-	 * vivid's output takes it: moved to one range first, if deferred.
-	 * Its thread gives a buffer back every frame, and the loop copies
-	 * only while one is queued: the same dma-buf goes in two buffers,
-	 * requeued as they come back.
-	 */
-	fd = prime_handle_to_fd_for_mmap(display, h);
-	v4l2_reqbufs(out, V4L2_BUF_TYPE_VIDEO_OUTPUT, V4L2_MEMORY_DMABUF, 2);
-	ob.m.fd = fd;
-	igt_assert_eq(ioctl(out, VIDIOC_QBUF, &ob), 0);
-	ob.index = 1;
-	igt_assert_eq(ioctl(out, VIDIOC_QBUF, &ob), 0);
+	/* vivid's output takes it: moved to one range first, if not yet. */
+	if (!attach_first)
+		fd = vivid_out_queue(out, &ob, h);
 	gi.handle = h;
 	info(display, h, &gi, NULL, 0);
 	gembuf_assert_low_range(&gi);
-	igt_assert_eq_u32(gi.placement.moves, named ? 0 : 1);
+	igt_assert_eq_u32(gi.placement.moves, attach_first ? 0 : 1);
 	type = V4L2_BUF_TYPE_VIDEO_OUTPUT;
 	igt_assert_eq(ioctl(out, VIDIOC_STREAMON, &type), 0);
 
@@ -561,8 +531,9 @@ static void display_to_vivid(bool named)
 		munmap(pix, OFRAME);
 		munmap(got, cb.length);
 	}
-	gembuf_info_print(display, h, named ? "display -> vivid output, named" :
-					      "display -> vivid output, deferred");
+	gembuf_info_print(display, h, attach_first ?
+			  "display -> vivid output, attached first" :
+			  "display -> vivid output, attached after");
 	vivid_unloop(out);
 	close(fd);
 	gem_close(display, h);
@@ -595,42 +566,28 @@ igt_main
 			close(fds[n]);
 	}
 
-	igt_describe("vivid (no IOMMU, 32-bit) writes an object and the engine reads it, the devices named at GEM_CREATE: one range below 4 GiB from the start.");
-	igt_subtest("vivid-engine-named") {
+	igt_describe("vivid (no IOMMU, 32-bit) writes an object and the engine reads it: the object gets memory when vivid maps it, one range below 4 GiB for vivid's constraints.");
+	igt_subtest("vivid-engine") {
 		igt_require_f(vivid >= 0, "no vivid instance with allocators=1\n");
-		vivid_pipeline(true);
+		vivid_pipeline();
 	}
 
-	igt_describe("The same, deferred: the object gets memory when vivid maps it, for vivid's constraints.");
-	igt_subtest("vivid-engine-deferred") {
-		igt_require_f(vivid >= 0, "no vivid instance with allocators=1\n");
-		vivid_pipeline(false);
-	}
+	igt_describe("Engine to display: every user translates or uses the CPU, so the memory is chunked with 2 MiB blocks, anywhere, chosen at the engine's first DMA.");
+	igt_subtest("engine-display")
+		iommu_pipeline();
 
-	igt_describe("Engine to display, named: every user translates or uses the CPU, so the memory is chunked with 2 MiB blocks, anywhere.");
-	igt_subtest("engine-display-named")
-		iommu_pipeline(true);
+	igt_describe("The engine with edu's default 28-bit mask writes and the 40-bit engine reads: chunked memory anywhere, IOVAs below 256 MiB for the first.");
+	igt_subtest("engine28-engine40")
+		engines_pipeline();
 
-	igt_describe("Engine to display, deferred: the same memory, chosen at the engine's first DMA.");
-	igt_subtest("engine-display-deferred")
-		iommu_pipeline(false);
-
-	igt_describe("The engine with edu's default 28-bit mask writes and the 40-bit engine reads, named: chunked memory anywhere, IOVAs below 256 MiB for the first.");
-	igt_subtest("engine28-engine40-named")
-		engines_pipeline(true);
-
-	igt_describe("The same, deferred.");
-	igt_subtest("engine28-engine40-deferred")
-		engines_pipeline(false);
-
-	igt_describe("The display writes a frame back into an object vivid's dma-contig output (no IOMMU, 32-bit) takes, named at GEM_CREATE: one range below 4 GiB from the start; vivid's looped capture shows the frame.");
-	igt_subtest("display-vivid-out-named") {
+	igt_describe("The display writes a frame back into an object vivid's dma-contig output (no IOMMU, 32-bit) attached to first: one range below 4 GiB from the start, never moved; vivid's looped capture shows the frame.");
+	igt_subtest("display-vivid-out-attached-first") {
 		igt_require_f(vivid >= 0, "no vivid instance with allocators=1\n");
 		display_to_vivid(true);
 	}
 
-	igt_describe("The same, deferred: written back first into any pages, then moved to one range when vivid's output attaches.");
-	igt_subtest("display-vivid-out-deferred") {
+	igt_describe("The same, vivid's output attaching after: written back first into any pages, then moved to one range when vivid's output attaches.");
+	igt_subtest("display-vivid-out-attached-after") {
 		igt_require_f(vivid >= 0, "no vivid instance with allocators=1\n");
 		display_to_vivid(false);
 	}
@@ -718,56 +675,27 @@ igt_main
 		igt_assert_eq(gembuf_state_settle("objects", objects), objects);
 	}
 
-	igt_describe("Devices named at GEM_CREATE are checked: too many, a bad pointer, a closed descriptor, a file of no device.");
-	igt_subtest("bad-devices") {
-		long before = gembuf_state("objects");
-		int devs[GEMBUF_MAX_DEVICES + 1], pipefd[2];
+	igt_describe("A device that imports an object twice (two files of it) counts once among its users, and its own mapping adds nothing.");
+	igt_subtest("same-device-once") {
 		struct drm_gembuf_gem_info gi;
-		struct drm_gembuf_gem_create c;
-		uint32_t h = 0;
+		int other = gembuf_open_engine(), fd;
+		uint32_t h, h2;
 
-		for (int i = 0; i <= GEMBUF_MAX_DEVICES; i++)
-			devs[i] = engine;
-		igt_assert_eq(create_for(engine, 4096, devs, GEMBUF_MAX_DEVICES + 1, &h),
-			      -EINVAL);
-		c = (struct drm_gembuf_gem_create){ .size = 4096, .devices_ptr = 8 };
-		do_ioctl_err(engine, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EINVAL);
-		c = (struct drm_gembuf_gem_create){ .size = 4096, .num_devices = 1,
-						    .devices_ptr = 8 };
-		do_ioctl_err(engine, DRM_IOCTL_GEMBUF_GEM_CREATE, &c, EFAULT);
-		devs[0] = -1;
-		igt_assert_eq(create_for(engine, 4096, devs, 1, &h), -EBADF);
-		igt_assert_eq(pipe(pipefd), 0);
-		devs[0] = pipefd[0];
-		igt_assert_eq(create_for(engine, 4096, devs, 1, &h), -EINVAL);
-		close(pipefd[0]);
-		close(pipefd[1]);
-		igt_assert_eq(gembuf_state("objects"), before);
-		/* A device without DMA (vivid's vmalloc instance) needs nothing. */
-		devs[0] = vivid_open_instance(0, V4L2_CAP_VIDEO_CAPTURE, NULL, 0);
-		if (devs[0] >= 0) {
-			igt_assert_eq(create_for(engine, 4096, devs, 1, &h), 0);
-			gi = (struct drm_gembuf_gem_info){ .handle = h };
-			info(engine, h, &gi, NULL, 0);
-			igt_info("vivid instance 0 named: need 0x%x\n", gi.placement.need);
-			gem_close(engine, h);
-			close(devs[0]);
-		}
-		/* The same device twice (two files of it) counts once. */
-		devs[0] = engine;
-		devs[1] = gembuf_open_engine();
-		igt_assert_eq(create_for(engine, 4096, devs, 2, &h), 0);
-		gi = (struct drm_gembuf_gem_info){ .handle = h };
-		info(engine, h, &gi, NULL, 0);
-		igt_assert_eq_u32(gi.placement.devices, 1);
-		igt_assert_eq_u32(gi.placement.need, GEMBUF_NEED_GRANULE);
-		/* The engine's own mapping adds no device it has already. */
-		igt_assert_eq(__gembuf_fill(engine, h, 0, 4096, 7), 0);
+		h = gembuf_create(engine, 4096, 0, GEMBUF_CACHE_WB);
+		fd = prime_handle_to_fd(engine, h);
+		h2 = prime_fd_to_handle(other, fd);
+		close(fd);
+		igt_assert_eq(__gembuf_fill(other, h2, 0, 4096, 7), 0);
+		gembuf_wait(other, h2);
+		igt_assert_eq(__gembuf_fill(engine, h, 0, 4096, 8), 0);
 		gembuf_wait(engine, h);
 		gi = (struct drm_gembuf_gem_info){ .handle = h };
 		info(engine, h, &gi, NULL, 0);
+		igt_assert(gi.flags & GEMBUF_INFO_ALLOCATED);
 		igt_assert_eq_u32(gi.placement.devices, 1);
-		drm_close_driver(devs[1]);
+		igt_assert_eq_u32(gi.placement.need, GEMBUF_NEED_GRANULE);
+		gem_close(other, h2);
+		drm_close_driver(other);
 		gem_close(engine, h);
 	}
 

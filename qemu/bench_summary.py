@@ -31,9 +31,9 @@ TIME_UNITS = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 # series (label, row pattern whose groups are the size and its unit,
 # KiB or MiB, anchor?).
 PANELS = [
-    ("Allocation + free", "time per alloc+free (\u00b5s)", "gembuf_alloc", [
-        ("gembuf", re.compile(r"^alloc\+free (\d+) ([KM]iB), gembuf$"), False),
-        ("system heap", re.compile(r"^alloc\+free (\d+) ([KM]iB), system heap\b"), True),
+    ("Allocation + CPU map + free", "time per alloc+map+free (\u00b5s)", "gembuf_alloc", [
+        ("gembuf", re.compile(r"^alloc\+map\+free (\d+) ([KM]iB), gembuf$"), False),
+        ("system heap", re.compile(r"^alloc\+map\+free (\d+) ([KM]iB), system heap\b"), True),
     ]),
     ("Map + unmap for edu", "time per map+unmap (\u00b5s)", "vcm_map", [
         ("VCM", re.compile(r"^map\+unmap (\d+) ([KM]iB), VCM$"), False),

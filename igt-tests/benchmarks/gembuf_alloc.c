@@ -7,23 +7,23 @@
  * microseconds; and the kernel memory each keeps for a 1 MiB buffer
  * beyond its pages, in KiB.
  *
- * Allocation: one timed round is GEM_CREATE naming the engine as the
- * device that will use the object (so that its memory is allocated
- * then, for the engine's SMMU, rather than on first use) plus GEM_CLOSE
- * of the last handle on the display's file, which frees the object,
- * against
- * DMA_HEAP_IOCTL_ALLOC plus close() of the dma-buf's only fd, which
- * frees it (the release runs before close() returns).  Both give the
- * caller a new buffer of zeroed system pages, taken largest chunks
- * first, and map it nowhere: no CPU mapping, no device mapping, no
- * IOMMU entry; freeing gives the pages back.  The chunks differ (gembuf
+ * Allocation: one timed round is GEM_CREATE on the engine's file (its
+ * memory is then chosen for the engine's SMMU), a CPU mapping of the
+ * object whose first write allocates the memory (gembuf allocates at
+ * first use), munmap() and GEM_CLOSE of the last handle, which frees the
+ * object, against DMA_HEAP_IOCTL_ALLOC, the same mapping, write and
+ * munmap() of the dma-buf, and close() of its only fd, which frees it
+ * (the release runs before close() returns).  Both give the caller a new
+ * buffer of zeroed system pages, taken largest chunks first, map it for
+ * the CPU and for no device (no IOMMU entry); freeing gives the pages
+ * back.  The chunks differ (gembuf
  * takes 2 MiB blocks for the SMMU, and below that chunks as large as the
  * page allocator has; the heap 1 MiB, 64 KiB and 4 KiB), which is part
  * of what each costs, not of the method.  A run times sizes[].rounds
  * rounds of one size on each side and gives their mean: 200 at 4 KiB
  * down to 2 at 256 MiB, which keeps the benchmark short.  One more row,
- * not compared, times the 4 KiB round with no device named, so no memory
- * yet: what a GEM object and its handle cost alone.
+ * not compared, times GEM_CREATE and GEM_CLOSE of 4 KiB with no use, so
+ * no memory: what a GEM object and its handle cost alone.
  *
  * PRIME: one round exports the object from one file (PRIME_HANDLE_TO_FD),
  * imports the fd on a second file of the same device (PRIME_FD_TO_HANDLE)
@@ -63,6 +63,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -82,7 +83,7 @@
 
 static const struct {
 	unsigned int kib;	/* size of the buffers */
-	unsigned int rounds;	/* alloc+free rounds per run, each side */
+	unsigned int rounds;	/* alloc+map+free rounds per run, each side */
 } sizes[NSIZES] = {
 	{ 4, 200 }, { 1024, 20 }, { 8192, 10 }, { 65536, 4 }, { 262144, 2 },
 };
@@ -128,14 +129,23 @@ static long meminfo(const char *field)
 	return v;
 }
 
+/* Write the first byte of a CPU mapping of @size bytes at @p, and unmap it. */
+static void touch(void *p, size_t size)
+{
+	igt_assert(p != MAP_FAILED);
+	*(volatile char *)p = 1;
+	igt_assert_eq(munmap(p, size), 0);
+}
+
 /*
  * KiB the kernel keeps per buffer beyond its pages (in @extra) and of
  * slab (in @slab), over MEM_OBJECTS buffers of 1 MiB from gembuf's
- * display (@heap < 0) or from @heap, all held at once.
+ * engine, each allocated by a write through a CPU mapping since gone
+ * (@heap < 0), or from @heap, all held at once.
  */
 static int engine = -1;
 
-static void memory(int display, int heap, double *extra, double *slab)
+static void memory(int heap, double *extra, double *slab)
 {
 	long free0, slab0;
 	int fds[MEM_OBJECTS];
@@ -150,7 +160,8 @@ static void memory(int display, int heap, double *extra, double *slab)
 		};
 
 		if (heap < 0) {
-			h[i] = gembuf_create_for(display, 1 << 20, &engine, 1);
+			h[i] = gembuf_create(engine, 1 << 20, 0, GEMBUF_CACHE_WB);
+			touch(gembuf_mmap(engine, h[i], 1 << 20), 1 << 20);
 			continue;
 		}
 		igt_assert_eq(igt_ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a), 0);
@@ -161,23 +172,28 @@ static void memory(int display, int heap, double *extra, double *slab)
 	*slab = (double)(meminfo("Slab") - slab0) / MEM_OBJECTS;
 	for (int i = 0; i < MEM_OBJECTS; i++) {
 		if (heap < 0)
-			gem_close(display, h[i]);
+			gem_close(engine, h[i]);
 		else
 			igt_assert_eq(close(fds[i]), 0);
 	}
 }
 
 /*
- * Mean seconds of @rounds GEM_CREATE + GEM_CLOSE of @size on @fd, for the
- * engine (@named), or for no device yet.
+ * Mean seconds of @rounds GEM_CREATE, CPU mapping, first write, munmap()
+ * and GEM_CLOSE of @size on the engine; with !@use only the create and
+ * the close, so no memory.
  */
-static double gembuf_alloc(int fd, size_t size, unsigned int rounds, bool named)
+static double gembuf_alloc(size_t size, unsigned int rounds, bool use)
 {
 	double t = bench_now();
 
-	for (unsigned int i = 0; i < rounds; i++)
-		gem_close(fd, named ? gembuf_create_for(fd, size, &engine, 1) :
-				      gembuf_create(fd, size, 0, GEMBUF_CACHE_WB));
+	for (unsigned int i = 0; i < rounds; i++) {
+		uint32_t h = gembuf_create(engine, size, 0, GEMBUF_CACHE_WB);
+
+		if (use)
+			touch(gembuf_mmap(engine, h, size), size);
+		gem_close(engine, h);
+	}
 	return (bench_now() - t) / rounds;
 }
 
@@ -192,6 +208,8 @@ static double heap_alloc(int heap, size_t size, unsigned int rounds)
 		};
 
 		igt_assert_eq(igt_ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a), 0);
+		touch(mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, a.fd, 0),
+		      size);
 		igt_assert_eq(close(a.fd), 0);
 	}
 	return (bench_now() - t) / rounds;
@@ -257,10 +275,10 @@ igt_simple_main
 	roundtrip(vgem, vh, vgem2, 1);
 	roundtrip(engine, eh, engine2, 1);
 	roundtrip(engine, eh, display, 1);
-	gembuf_alloc(display, 4096, 1, false);
+	gembuf_alloc(4096, 1, false);
 	for (unsigned int s = 0; s < NSIZES; s++) {
 		heap_alloc(heap, (size_t)sizes[s].kib << 10, 1);
-		gembuf_alloc(display, (size_t)sizes[s].kib << 10, 1, true);
+		gembuf_alloc((size_t)sizes[s].kib << 10, 1, true);
 	}
 
 	for (unsigned int rep = 0; rep < REPS; rep++) {
@@ -268,26 +286,26 @@ igt_simple_main
 			size_t size = (size_t)sizes[s].kib << 10;
 
 			h[s][rep] = heap_alloc(heap, size, sizes[s].rounds);
-			g[s][rep] = gembuf_alloc(display, size, sizes[s].rounds, true);
+			g[s][rep] = gembuf_alloc(size, sizes[s].rounds, true);
 			r[s][rep] = g[s][rep] / h[s][rep];
 		}
-		n4[rep] = gembuf_alloc(display, 4096, sizes[0].rounds, false);
+		n4[rep] = gembuf_alloc(4096, sizes[0].rounds, false);
 		pv[rep] = roundtrip(vgem, vh, vgem2, PRIME_ROUNDS);
 		pg[rep] = roundtrip(engine, eh, engine2, PRIME_ROUNDS);
 		pr[rep] = pg[rep] / pv[rep];
 		px[rep] = roundtrip(engine, eh, display, PRIME_ROUNDS);
 		pxd[rep] = px[rep] - pg[rep];
 		if (rep & 1) {
-			memory(display, -1, &mg[rep], &sg[rep]);
-			memory(display, heap, &mh[rep], &sh[rep]);
+			memory(-1, &mg[rep], &sg[rep]);
+			memory(heap, &mh[rep], &sh[rep]);
 		} else {
-			memory(display, heap, &mh[rep], &sh[rep]);
-			memory(display, -1, &mg[rep], &sg[rep]);
+			memory(heap, &mh[rep], &sh[rep]);
+			memory(-1, &mg[rep], &sg[rep]);
 		}
 	}
 
 	igt_assert_eq(uname(&u), 0);
-	printf("gembuf_alloc: %d runs per case, anchor and gembuf alternating; alloc+free rounds per run",
+	printf("gembuf_alloc: %d runs per case, anchor and gembuf alternating; alloc+map+free rounds per run",
 	       REPS);
 	for (unsigned int s = 0; s < NSIZES; s++)
 		printf(" %u at %s%s", sizes[s].rounds, size_name(sizes[s].kib),
@@ -298,14 +316,14 @@ igt_simple_main
 	for (unsigned int s = 0; s < NSIZES; s++) {
 		const char *n = size_name(sizes[s].kib);
 
-		snprintf(name, sizeof(name), "alloc+free %s, gembuf", n);
+		snprintf(name, sizeof(name), "alloc+map+free %s, gembuf", n);
 		row(name, g[s], 1e6, "us");
-		snprintf(name, sizeof(name), "alloc+free %s, system heap (anchor)", n);
+		snprintf(name, sizeof(name), "alloc+map+free %s, system heap (anchor)", n);
 		row(name, h[s], 1e6, "us");
-		snprintf(name, sizeof(name), "ratio alloc+free %s, gembuf / heap", n);
+		snprintf(name, sizeof(name), "ratio alloc+map+free %s, gembuf / heap", n);
 		row(name, r[s], 1, "x");
 	}
-	row("create+close 4 KiB, no memory yet, gembuf", n4, 1e6, "us");
+	row("create+close 4 KiB, no memory, gembuf", n4, 1e6, "us");
 	snprintf(name, sizeof(name), "PRIME export+import %u MiB, gembuf", PRIME_SIZE >> 20);
 	row(name, pg, 1e6, "us");
 	snprintf(name, sizeof(name), "PRIME export+import %u MiB, vgem (anchor)", PRIME_SIZE >> 20);

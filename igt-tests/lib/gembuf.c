@@ -97,29 +97,6 @@ uint32_t gembuf_create(int fd, uint64_t size, uint32_t flags, uint32_t cache)
 	return handle;
 }
 
-/**
- * gembuf_create_for() - create an object for named devices
- * @fd: the gembuf file to create it on
- * @size: bytes
- * @devs: file descriptors of the devices that will use it
- * @n: how many
- *
- * The memory is allocated at once, for those devices (see gembuf_place).
- *
- * Return: the handle.
- */
-uint32_t gembuf_create_for(int fd, uint64_t size, const int *devs, unsigned int n)
-{
-	struct drm_gembuf_gem_create c = {
-		.size = size, .cache = GEMBUF_CACHE_WB,
-		.num_devices = n, .devices_ptr = (uintptr_t)devs,
-	};
-
-	do_ioctl(fd, DRM_IOCTL_GEMBUF_GEM_CREATE, &c);
-	igt_assert(c.handle);
-	return c.handle;
-}
-
 int __gembuf_mmap_offset(int fd, uint32_t handle, uint64_t *offset)
 {
 	struct drm_gembuf_gem_mmap_offset m = { .handle = handle };
@@ -368,10 +345,9 @@ int gembuf_dmabuf_attachments(int fd, char names[][64], int max)
 
 void gembuf_placement_print(const char *what, const struct drm_gembuf_gem_info *gi)
 {
-	igt_info("%s: %s%s%s%u chunks, need 0x%x for %u devices, limit 0x%llx, %u address bits, %u moves\n",
+	igt_info("%s: %s%s%u chunks, need 0x%x for %u devices, limit 0x%llx, %u address bits, %u moves\n",
 		 what, gi->flags & GEMBUF_INFO_ALLOCATED ? "" : "not allocated, ",
 		 gi->flags & GEMBUF_INFO_CONTIGUOUS ? "contiguous, " : "",
-		 gi->flags & GEMBUF_INFO_EXPLICIT ? "explicit, " : "",
 		 gi->num_chunks, gi->placement.need, gi->placement.devices,
 		 (unsigned long long)gi->placement.dma_limit,
 		 gi->placement.addr_bits, gi->placement.moves);

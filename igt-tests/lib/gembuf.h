@@ -22,7 +22,6 @@ int gembuf_open_engine_nth(int n);
 int __gembuf_create(int fd, uint64_t *size, uint32_t flags, uint32_t cache,
 		    uint32_t *handle);
 uint32_t gembuf_create(int fd, uint64_t size, uint32_t flags, uint32_t cache);
-uint32_t gembuf_create_for(int fd, uint64_t size, const int *devs, unsigned int n);
 int __gembuf_mmap_offset(int fd, uint32_t handle, uint64_t *offset);
 void *__gembuf_mmap(int fd, uint32_t handle, uint64_t size, int prot, int flags);
 void *gembuf_mmap(int fd, uint32_t handle, uint64_t size);

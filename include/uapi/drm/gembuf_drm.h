@@ -56,39 +56,30 @@ extern "C" {
 #define GEMBUF_CACHE_WC			1	/* write-combined, not cached */
 #define GEMBUF_CACHE_UNCACHED		2	/* refused: use GEMBUF_CACHE_WC */
 
-/* The most devices GEM_CREATE may name. */
-#define GEMBUF_MAX_DEVICES		16
-
 /**
  * struct drm_gembuf_gem_create - create a buffer object
  * @size: in: bytes (rounded up to the page size); out: the object's size
  * @flags: GEMBUF_GEM_* flags
  * @cache: GEMBUF_CACHE_* policy of every CPU mapping of the object
  * @handle: out: the GEM handle
- * @num_devices: entries of @devices_ptr, at most %GEMBUF_MAX_DEVICES
- * @devices_ptr: user pointer to @num_devices __s32 file descriptors of the
- *	devices that will use the object: DRM device files (gembuf's or
- *	another driver's) and V4L2 video device files
+ * @pad: must be zero
  *
  * The memory is chosen for the devices that use the object: the device
- * it is created on, the devices named here, and every device that
- * imports or attaches to it before it is allocated.  Without devices
- * named it is allocated when a device first needs it (its first DMA
- * mapping, CPU mapping or scan-out); a device that attaches later and
- * cannot use it gets it moved while nothing maps it, and is refused with
- * -EBUSY after.  With devices named, or with %GEMBUF_GEM_CONTIGUOUS (one
- * physical range), it is allocated here.  One physical range, asked for
- * by the flag or by a device named that has no IOMMU, comes from CMA: on
- * a render node it takes CAP_SYS_ADMIN.  The memory is charged to the
- * creator's memory cgroup, whoever later makes it be allocated.
+ * it is created on, and every device that imports it or attaches to its
+ * dma-buf before it is allocated.  It is allocated when a device first
+ * needs it (its first DMA mapping, CPU mapping or scan-out); a device
+ * that attaches later and cannot use it gets it moved while nothing maps
+ * it, and is refused with -EBUSY after.  A client that knows which
+ * devices will share a buffer has them attach (import the dma-buf, queue
+ * it) before the first use.  With %GEMBUF_GEM_CONTIGUOUS the memory is
+ * one physical range, from CMA, allocated here: on a render node that
+ * takes CAP_SYS_ADMIN.  The memory is charged to the creator's memory
+ * cgroup, whoever later makes it be allocated.
  *
- * Errors: -EINVAL for bad flags, cache policy, size or device array, or
- * a descriptor of no device gembuf can tell the DMA needs of; -EACCES for
- * one physical range without the privilege to take it; -EBADF for
- * a descriptor that is not open; -EFAULT; -E2BIG above 1 GiB; -ERANGE
- * when no memory can meet every device's needs; -ENOMEM, also when no
- * range that large is free where the DMA API allocates it or the memory
- * cgroup is at its limit.  A device named twice counts once (see
+ * Errors: -EINVAL for bad flags, cache policy, size or padding; -EACCES
+ * for one physical range without the privilege to take it; -E2BIG above
+ * 1 GiB; -ENOMEM, also when no range that large is free where the DMA
+ * API allocates it or the memory cgroup is at its limit (see
  * Documentation/gpu/gembuf.rst).
  */
 struct drm_gembuf_gem_create {
@@ -96,8 +87,7 @@ struct drm_gembuf_gem_create {
 	__u32 flags;
 	__u32 cache;
 	__u32 handle;
-	__u32 num_devices;
-	__u64 devices_ptr;
+	__u32 pad;
 };
 
 /**
@@ -151,7 +141,6 @@ struct drm_gembuf_mapping {
 #define GEMBUF_INFO_CONTIGUOUS		(1 << 0)
 #define GEMBUF_INFO_IMPORTED		(1 << 1)
 #define GEMBUF_INFO_ALLOCATED		(1 << 2)	/* memory is there */
-#define GEMBUF_INFO_EXPLICIT		(1 << 3)	/* devices named at create */
 
 /*
  * drm_gembuf_placement.need and .refused_unmet: what the memory must be

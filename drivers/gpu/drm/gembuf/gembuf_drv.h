@@ -143,7 +143,6 @@ struct gembuf_mapping {
  *	attachment was given back then, and the object still holds the
  *	import's reference
  * @foreign: a foreign import: its memory is the exporter's
- * @explicit: the devices that use it were named at creation
  * @gdevs: the gembuf devices (BIT() of their &gembuf_device.index) whose
  *	needs are in @need
  * @need: what the devices that use it need of @physmem
@@ -172,7 +171,6 @@ struct gembuf_object {
 	struct dma_buf_attachment *attach;
 	struct dma_buf *revoked;
 	bool foreign;
-	bool explicit;
 	u16 gdevs;
 	struct vcm_constraint need;
 	unsigned int moves;
@@ -219,9 +217,7 @@ void gembuf_device_fini(struct gembuf_device *gdev);
 
 /* gembuf_gem.c */
 struct gembuf_object *gembuf_object_create(struct drm_device *dev, size_t size,
-					   u32 flags, u32 cache,
-					   const struct vcm_constraint *need,
-					   u16 gdevs);
+					   u32 flags, u32 cache);
 struct drm_gem_object *gembuf_gem_create_import(struct drm_device *dev,
 						size_t size,
 						struct vcm_physmem *physmem);
@@ -256,8 +252,6 @@ int gembuf_place_gdev(struct gembuf_object *obj, struct gembuf_device *gdev);
 int gembuf_place_backing(struct gembuf_object *obj);
 int gembuf_place_add(struct gembuf_object *obj, const struct vcm_constraint *c,
 		     const char *who);
-int gembuf_place_devices(struct vcm_constraint *need, u16 *gdevs, u64 devices,
-			 unsigned int n);
 void gembuf_place_info(struct gembuf_object *obj,
 		       struct drm_gembuf_placement *out, bool privileged);
 int gembuf_place_show(struct seq_file *m, void *data);

@@ -221,7 +221,7 @@ static int gembuf_engine_pattern_init(struct gembuf_engine *engine)
 	int ret;
 
 	engine->pattern = gembuf_object_create(&gdev->drm, PAGE_SIZE, 0,
-					       GEMBUF_CACHE_WB, NULL, 0);
+					       GEMBUF_CACHE_WB);
 	if (IS_ERR(engine->pattern))
 		return PTR_ERR(engine->pattern);
 	engine->pattern_map = gembuf_mapping_get(engine->pattern, gdev);

@@ -222,21 +222,18 @@ static struct gembuf_object *gembuf_object_alloc(struct drm_device *dev,
  * @size: bytes, rounded up to the page size
  * @flags: GEMBUF_GEM_* flags
  * @cache: GEMBUF_CACHE_* policy
- * @need: what the devices that will use it need (gembuf_place_devices()):
- *	the memory is allocated now, for them; NULL to allocate it when a
- *	device first needs it, for the devices known then (or now, with
- *	%GEMBUF_GEM_CONTIGUOUS).  @dev counts among them either way.
- * @gdevs: the gembuf devices among those of @need (&gembuf_object.gdevs)
+ *
+ * The memory is allocated when a device first needs it, for the devices
+ * known then, @dev among them; with %GEMBUF_GEM_CONTIGUOUS it is
+ * allocated now.
  *
  * Return: the object, or ERR_PTR(-EINVAL) for bad flags, cache policy or
  * a zero size, ERR_PTR(-E2BIG) above GEMBUF_MAX_SIZE, the errors of
- * gembuf_place_add() when no memory meets @need and the flags, and of
- * vcm_phys_alloc_for().
+ * gembuf_place_add() when no memory meets @dev's needs and the flags, and
+ * of vcm_phys_alloc_for().
  */
 struct gembuf_object *gembuf_object_create(struct drm_device *dev, size_t size,
-					   u32 flags, u32 cache,
-					   const struct vcm_constraint *need,
-					   u16 gdevs)
+					   u32 flags, u32 cache)
 {
 	struct vcm_constraint cont;
 	struct gembuf_object *obj;
@@ -262,22 +259,15 @@ struct gembuf_object *gembuf_object_create(struct drm_device *dev, size_t size,
 	mutex_unlock(&gembuf.objects_lock);
 
 	mutex_lock(&obj->lock);
-	ret = 0;
-	if (need) {
-		obj->explicit = true;
-		obj->gdevs = gdevs;
-		ret = gembuf_place_add(obj, need, "GEM_CREATE");
-	}
 	/* The device it is made on will use it: a dumb buffer is scanned out. */
-	if (!ret)
-		ret = gembuf_place_gdev(obj, to_gembuf_device(dev));
+	ret = gembuf_place_gdev(obj, to_gembuf_device(dev));
 	if (!ret && (flags & GEMBUF_GEM_CONTIGUOUS)) {
 		vcm_constraint_init(&cont);
 		cont.flags = VCM_CONSTRAINT_CONTIGUOUS;
 		ret = gembuf_place_add(obj, &cont, "GEMBUF_GEM_CONTIGUOUS");
 	}
-	/* Devices named, or one range asked for: the memory is known now. */
-	if (!ret && (need || (flags & GEMBUF_GEM_CONTIGUOUS)))
+	/* One range asked for: the memory is known now. */
+	if (!ret && (flags & GEMBUF_GEM_CONTIGUOUS))
 		ret = gembuf_place_backing(obj);
 	mutex_unlock(&obj->lock);
 	if (ret) {
@@ -352,31 +342,14 @@ int gembuf_gem_create_ioctl(struct drm_device *dev, void *data,
 			    struct drm_file *file)
 {
 	struct drm_gembuf_gem_create *args = data;
-	struct vcm_constraint need;
 	struct gembuf_object *obj;
-	bool range;
-	u16 gdevs = 0;
 	int ret;
 
-	if (args->num_devices) {
-		ret = gembuf_place_devices(&need, &gdevs, args->devices_ptr,
-					   args->num_devices);
-		if (ret)
-			return ret;
-	} else if (args->devices_ptr) {
+	if (args->pad)
 		return -EINVAL;
-	}
-	range = (args->flags & GEMBUF_GEM_CONTIGUOUS) ||
-		(args->num_devices && (need.flags & VCM_CONSTRAINT_CONTIGUOUS));
-	if (range && !gembuf_may_take_range(file)) {
-		if (args->num_devices)
-			put_device(need.dev);
+	if ((args->flags & GEMBUF_GEM_CONTIGUOUS) && !gembuf_may_take_range(file))
 		return -EACCES;
-	}
-	obj = gembuf_object_create(dev, args->size, args->flags, args->cache,
-				   args->num_devices ? &need : NULL, gdevs);
-	if (args->num_devices)
-		put_device(need.dev);
+	obj = gembuf_object_create(dev, args->size, args->flags, args->cache);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	args->size = obj->base.size;
@@ -403,7 +376,7 @@ int gembuf_dumb_create(struct drm_file *file, struct drm_device *dev,
 		return -EINVAL;
 	pitch = bits / 8;
 	size = (u64)pitch * args->height;
-	obj = gembuf_object_create(dev, size, 0, GEMBUF_CACHE_WB, NULL, 0);
+	obj = gembuf_object_create(dev, size, 0, GEMBUF_CACHE_WB);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	args->pitch = pitch;
@@ -527,8 +500,6 @@ int gembuf_gem_info_ioctl(struct drm_device *dev, void *data,
 		args->flags |= GEMBUF_INFO_CONTIGUOUS;
 	if (obj->physmem)
 		args->flags |= GEMBUF_INFO_ALLOCATED;
-	if (obj->explicit)
-		args->flags |= GEMBUF_INFO_EXPLICIT;
 	gembuf_place_info(obj, &args->placement, privileged);
 	list_for_each_entry(map, &obj->mappings, node) {
 		if (n < room)

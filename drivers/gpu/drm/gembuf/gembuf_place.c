@@ -22,17 +22,11 @@
  */
 
 #include <drm/drm_drv.h>
-#include <drm/drm_file.h>
 #include <drm/drm_print.h>
-#include <linux/file.h>
 #include <linux/log2.h>
-#include <linux/major.h>
 #include <linux/memcontrol.h>
 #include <linux/sched/mm.h>
 #include <linux/seq_file.h>
-#include <linux/uaccess.h>
-#include <media/v4l2-dev.h>
-#include <media/videobuf2-core.h>
 
 #include "gembuf_drv.h"
 
@@ -178,117 +172,6 @@ refuse:
 	return ret;
 }
 
-/* The device a V4L2 video node's buffers are mapped for. */
-static struct device *gembuf_place_v4l2_dev(struct file *file)
-{
-#if IS_ENABLED(CONFIG_VIDEO_DEV)
-	struct video_device *vdev;
-
-	if (imajor(file_inode(file)) != VIDEO_MAJOR)
-		return NULL;
-	vdev = video_devdata(file);
-	if (!vdev)
-		return NULL;
-	if (vdev->queue && vdev->queue->dev)
-		return vdev->queue->dev;
-	return vdev->dev_parent;
-#else
-	return NULL;
-#endif
-}
-
-/*
- * The constraint of the device behind a file descriptor: a gembuf device
- * by its VCM (its bit added to @gdevs), another DRM device or a V4L2
- * video node by its DMA setup.  @dev is set to the device, to tell one
- * named twice.
- */
-static int gembuf_place_of_fd(int fd, struct vcm_constraint *c, u16 *gdevs,
-			      struct device **dev)
-{
-	CLASS(fd, f)(fd);
-	struct file *file = fd_file(f);
-	struct gembuf_device *gdev;
-	struct drm_device *drm;
-
-	if (!file)
-		return -EBADF;
-	if (file->f_op->open == drm_open) {
-		drm = ((struct drm_file *)file->private_data)->minor->dev;
-		/* Held past the file: the constraint names it. */
-		*dev = get_device(drm->dev);
-		if (drm->driver == &gembuf_display_driver ||
-		    drm->driver == &gembuf_engine_driver) {
-			gdev = to_gembuf_device(drm);
-			*c = gdev->need;
-			*gdevs |= BIT(gdev->index);
-			return 0;
-		}
-	} else {
-		*dev = get_device(gembuf_place_v4l2_dev(file));
-	}
-	if (!*dev)
-		return -EINVAL;
-	/* No DMA (vb2-vmalloc's device, say): it uses the CPU's mappings. */
-	if (!(*dev)->dma_mask) {
-		vcm_constraint_init(c);
-		c->devices = 1;
-		return 0;
-	}
-	return vcm_constraint_of_dev(*dev, c);
-}
-
-/**
- * gembuf_place_devices() - what the devices named at creation need
- * @need: set to the constraint of them all
- * @gdevs: set to the gembuf devices among them (BIT() of their index)
- * @devices: user pointer to file descriptors
- * @n: how many, 1 to %GEMBUF_MAX_DEVICES
- *
- * A device named twice (two files of it) counts once.  Whether memory of
- * the object's size can meet them all is gembuf_place_add()'s to tell.
- * On success the caller holds a reference to @need's device, which it
- * drops with put_device().
- *
- * Return: 0, -EFAULT, -EBADF, -EINVAL for a descriptor of no device
- * gembuf can tell the needs of, -ERANGE when no memory meets them all.
- */
-int gembuf_place_devices(struct vcm_constraint *need, u16 *gdevs, u64 devices,
-			 unsigned int n)
-{
-	struct device *seen[GEMBUF_MAX_DEVICES];
-	s32 fds[GEMBUF_MAX_DEVICES];
-	struct vcm_constraint c;
-	unsigned int i, j;
-	int ret;
-
-	if (!n || n > GEMBUF_MAX_DEVICES)
-		return -EINVAL;
-	if (copy_from_user(fds, u64_to_user_ptr(devices), n * sizeof(*fds)))
-		return -EFAULT;
-	vcm_constraint_init(need);
-	*gdevs = 0;
-	for (i = 0; i < n; i++) {
-		seen[i] = NULL;
-		ret = gembuf_place_of_fd(fds[i], &c, gdevs, &seen[i]);
-		if (ret)
-			break;
-		for (j = 0; j < i && seen[j] != seen[i]; j++)
-			;
-		if (j < i)
-			continue;
-		ret = vcm_constraint_merge(need, &c);
-		if (ret)
-			break;
-	}
-	/* The device the memory would be allocated through stays held. */
-	if (!ret)
-		get_device(need->dev);
-	for (j = 0; j <= i && j < n; j++)
-		put_device(seen[j]);
-	return ret;
-}
-
 /* A bit of gembuf_object.gdevs for every gembuf device. */
 static_assert(sizeof_field(struct gembuf_object, gdevs) * BITS_PER_BYTE >=
 	      GEMBUF_MAX_GDEVS);
@@ -355,9 +238,9 @@ static void gembuf_place_show_flags(struct seq_file *m, u32 flags)
  * @data: unused
  *
  * One line per object with memory of gembuf's own: its size, whether the
- * memory is there, whether its devices were named, what they need, their
- * number, the DMA limit, the moves, and the last refusal (errno, device,
- * what the memory lacked).
+ * memory is there, what its devices need, their number, the DMA limit,
+ * the moves, and the last refusal (errno, device, what the memory
+ * lacked).
  *
  * Return: 0.
  */
@@ -365,7 +248,7 @@ int gembuf_place_show(struct seq_file *m, void *data)
 {
 	struct gembuf_object *obj;
 
-	seq_puts(m, "size allocated explicit need devices limit moves refused\n");
+	seq_puts(m, "size allocated need devices limit moves refused\n");
 	mutex_lock(&gembuf.objects_lock);
 	list_for_each_entry(obj, &gembuf.object_list, list_node) {
 		/* Not behind a move or an allocation: that would stall creates. */
@@ -373,8 +256,7 @@ int gembuf_place_show(struct seq_file *m, void *data)
 			seq_printf(m, "%zu busy\n", obj->base.size);
 			continue;
 		}
-		seq_printf(m, "%zu %d %d ", obj->base.size, !!obj->physmem,
-			   obj->explicit);
+		seq_printf(m, "%zu %d ", obj->base.size, !!obj->physmem);
 		gembuf_place_show_flags(m, obj->need.flags);
 		seq_printf(m, " %u %pa %u %d", obj->need.devices,
 			   &obj->need.dma_limit, obj->moves, obj->refused);
