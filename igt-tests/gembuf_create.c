@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * gembuf_create: objects of every size, cache policy and layout, what
- * GEM_INFO reports about their memory, and the errors of bad requests.
+ * debugfs reports about their memory, and the errors of bad requests.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "igt.h"
 #include "gembuf.h"
@@ -12,7 +18,7 @@ IGT_TEST_DESCRIPTION("Create gembuf objects and check the memory behind them.");
 
 static int fd = -1, engine = -1;
 
-static uint64_t chunk_bytes(const struct drm_gembuf_gem_info *info)
+static uint64_t chunk_bytes(const struct gembuf_report *info)
 {
 	uint64_t sum = 0;
 	int i;
@@ -29,7 +35,7 @@ static uint64_t chunk_bytes(const struct drm_gembuf_gem_info *info)
  */
 static void check_create(uint64_t size, uint32_t flags, uint32_t cache)
 {
-	struct drm_gembuf_gem_info info;
+	struct gembuf_report info;
 	uint64_t want = (size + 4095) & ~4095ull, got = size;
 	uint32_t handle;
 	uint8_t *p;
@@ -130,19 +136,39 @@ igt_main
 		igt_assert_eq(gembuf_state("objects"), before);
 	}
 
-	igt_describe("GEM_INFO refuses unknown handles, padding and oversized arrays.");
+	igt_describe("What an object is made of is debugfs's, for root: the GEM_INFO ioctl is gone, and gembuf_object refuses an unknown handle, an unknown client and a malformed request.");
 	igt_subtest("info-errors") {
-		struct drm_gembuf_gem_info info = { .handle = 0xdead };
+		struct gembuf_report info = { .handle = 0xdead };
 		uint32_t handle = gembuf_create(fd, 4096, 0, GEMBUF_CACHE_WB);
+		char buf[64] = {}, path[96];
+		struct stat st;
+		int dfd;
 
+		/* Its old number: no ioctl. */
+		do_ioctl_err(fd, DRM_IOWR(DRM_COMMAND_BASE + 0x02, buf), buf, EINVAL);
 		igt_assert_eq(__gembuf_info(fd, &info, NULL, 0), -ENOENT);
-		info = (struct drm_gembuf_gem_info){ .handle = handle, .pad = 1 };
-		igt_assert_eq(__gembuf_info(fd, &info, NULL, 0), -EINVAL);
-		info = (struct drm_gembuf_gem_info){ .handle = handle, .flags = 1 };
-		igt_assert_eq(__gembuf_info(fd, &info, NULL, 0), -EINVAL);
-		info = (struct drm_gembuf_gem_info){ .handle = handle };
-		igt_assert_eq(__gembuf_info(fd, &info, (void *)16, 65), -EINVAL);
-		igt_assert_eq(__gembuf_info(fd, &info, (void *)16, 1), 0);
+		info = (struct gembuf_report){ .handle = handle };
+		igt_assert_eq(__gembuf_info(fd, &info, NULL, 0), 0);
+		igt_assert_eq_u64(info.size, 4096);
+
+		igt_assert_eq(fstat(fd, &st), 0);
+		snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%u/gembuf_object",
+			 minor(st.st_rdev));
+		dfd = open(path, O_RDWR);
+		igt_assert_f(dfd >= 0, "%s: %s\n", path, strerror(errno));
+		/* No such client of this device: ids start at 1. */
+		igt_assert_eq(write(dfd, "0 1", 3), -1);
+		igt_assert_eq(errno, ESRCH);
+		igt_assert_eq(write(dfd, "1", 1), -1);
+		igt_assert_eq(errno, EINVAL);
+		igt_assert_eq(write(dfd, "x y", 3), -1);
+		igt_assert_eq(errno, EINVAL);
+		memset(path, '1', sizeof(path));
+		igt_assert_eq(write(dfd, path, sizeof(path)), -1);
+		igt_assert_eq(errno, EINVAL);
+		/* Nothing asked yet, or the last request failed: nothing to read. */
+		igt_assert_eq(read(dfd, buf, sizeof(buf)), 0);
+		close(dfd);
 		gem_close(fd, handle);
 	}
 

@@ -67,8 +67,8 @@ static void scan_out(struct gk *k, uint32_t h, uint32_t v, uint32_t fill)
 {
 	struct gk_fb fb = {}, wb = {};
 	struct gk_layer l;
-	struct drm_gembuf_gem_info gi = { .handle = h };
-	struct drm_gembuf_mapping maps[8];
+	struct gembuf_report gi = { .handle = h };
+	struct gembuf_report_mapping maps[8];
 	bool o2o = false;
 
 	gk_fb_from_handle(k, &fb, h, 640, 480, DRM_FORMAT_XRGB8888, 640 * 4, 0, 0);
@@ -150,7 +150,7 @@ igt_main
 
 	igt_describe("The display without an IOMMU importing scattered memory the engine maps already is refused with -EBUSY.");
 	igt_subtest("display-dma-refused") {
-		struct drm_gembuf_gem_info gi = {};
+		struct gembuf_report gi = {};
 		long objects = gembuf_state("objects");
 		uint32_t h = gembuf_create(engine, 4 << 20, 0, GEMBUF_CACHE_WB);
 		struct drm_prime_handle p = { .flags = DRM_CLOEXEC };

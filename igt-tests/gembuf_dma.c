@@ -32,7 +32,7 @@ igt_main
 	igt_subtest("fill-chunk-boundary") {
 		uint64_t size = (2 << 20) + (64 << 10);
 		uint32_t h = gembuf_create(engine, size, 0, GEMBUF_CACHE_WB);
-		struct drm_gembuf_mapping m;
+		struct gembuf_report_mapping m;
 		uint32_t *p = gembuf_mmap(engine, h, size);
 
 		memset(p, 0x11, size);

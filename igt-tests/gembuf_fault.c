@@ -125,8 +125,8 @@ static struct ctx {
 	uint64_t size[2], off[2];
 	uint32_t rd[2][2];
 	long flips;
-	struct drm_gembuf_gem_info info[2];
-	struct drm_gembuf_mapping maps[2][16];
+	struct gembuf_report info[2];
+	struct gembuf_report_mapping maps[2][16];
 	struct sync_file_info sinfo;
 	struct sync_fence_info fences[8];
 } c;
@@ -534,7 +534,7 @@ static void cm_check(unsigned int ran, unsigned int n)
 			flag("object %u read back %08x %08x", o, c.rd[o][0], c.rd[o][1]);
 		if (ran > o * 5 + 4 &&
 		    (c.info[o].size != c.size[o] || !has_mapping(o, GEMBUF_MAPPING_USER)))
-			flag("GEM_INFO of object %u: size %#llx, %u mappings, none of the user's",
+			flag("The report of object %u: size %#llx, %u mappings, none of the user's",
 			     o, (unsigned long long)c.info[o].size, c.info[o].num_mappings);
 	}
 }
@@ -589,7 +589,7 @@ static void ed_check(unsigned int ran, unsigned int n)
 	if (ran >= 7 && (c.info[0].size != FILL_SIZE ||
 			 !(c.info[0].flags & GEMBUF_INFO_IMPORTED) ||
 			 !has_mapping(0, GEMBUF_MAPPING_IOMMU)))
-		flag("GEM_INFO of the import: size %#llx, flags %#x, no engine mapping",
+		flag("The report of the import: size %#llx, flags %#x, no engine mapping",
 		     (unsigned long long)c.info[0].size, c.info[0].flags);
 }
 
@@ -641,7 +641,7 @@ static void fi_check(unsigned int ran, unsigned int n)
 	for (unsigned int i = 0; i < 2; i++)
 		if (ran >= 4 + i && (c.info[i].size != 64 << 10 ||
 				     !(c.info[i].flags & GEMBUF_INFO_IMPORTED)))
-			flag("GEM_INFO of import %u: size %#llx, flags %#x", i,
+			flag("The report of import %u: size %#llx, flags %#x", i,
 			     (unsigned long long)c.info[i].size, c.info[i].flags);
 	if (ran < 6)
 		return;

@@ -184,11 +184,11 @@ static struct mem mem_of(int fd)
 		     (unsigned long long)__m.total); \
 } while (0)
 
-/* What GEM_INFO says of @n objects: their sizes, those with memory. */
+/* What debugfs says of @n objects: their sizes, those with memory. */
 static uint64_t gem_info_sum(int fd, const uint32_t *h, unsigned int n,
 			     bool allocated_only)
 {
-	struct drm_gembuf_gem_info gi;
+	struct gembuf_report gi;
 	uint64_t sum = 0;
 
 	for (unsigned int i = 0; i < n; i++) {
@@ -271,7 +271,7 @@ static void check_keys(int fd, const char *driver, bool is_engine)
 
 /*
  * drm-total-memory is every object the file has a handle to, resident
- * those whose memory is allocated, as GEM_INFO tells; all back at 0 once
+ * those whose memory is allocated, as debugfs tells; all back at 0 once
  * the handles are closed.
  */
 static void check_memory(int (*open_dev)(void))

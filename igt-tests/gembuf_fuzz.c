@@ -51,6 +51,8 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-heap.h>
@@ -390,38 +392,38 @@ static int op_mmap_offset(struct ctx *c)
 	return xioctl(c->fd[dev], DRM_IOCTL_GEMBUF_GEM_MMAP_OFFSET, &m);
 }
 
+/*
+ * debugfs's report of an object: of a handle of ours or any, and now and
+ * then a request of random bytes written to the file as it is.
+ */
 static int op_info(struct ctx *c)
 {
-	struct drm_gembuf_mapping maps[100];
-	struct drm_gembuf_gem_info in;
-	int dev = pick_dev(c);
-	struct map *m;
+	struct gembuf_report_mapping maps[8];
+	struct gembuf_report in;
+	int dev = pick_dev(c), dfd, ret;
+	char path[96], junk[64];
+	struct stat st;
 	uint64_t size;
 
+	if (one_in(c, 8)) {
+		if (fstat(c->fd[dev], &st))
+			return -errno;
+		snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%u/gembuf_object",
+			 minor(st.st_rdev));
+		dfd = open(path, O_RDWR);
+		if (dfd < 0)
+			return -errno;
+		for (unsigned int i = 0; i < sizeof(junk); i++)
+			junk[i] = one_in(c, 2) ? '0' + below(c, 10) : rnd(c);
+		ret = write(dfd, junk, 1 + below(c, sizeof(junk))) < 0 ? -errno : 0;
+		if (!ret)
+			ret = read(dfd, junk, sizeof(junk)) < 0 ? -errno : 0;
+		close(dfd);
+		return ret;
+	}
 	memset(&in, 0, sizeof(in));
 	in.handle = pick_handle(c, dev, &size);
-	in.pad = one_in(c, 30);
-	in.mappings_ptr = (uintptr_t)maps;
-	in.num_mappings = below(c, 101);
-	switch (below(c, 6)) {
-	case 0:
-		in.mappings_ptr = 0;
-		break;
-	case 1:
-		in.mappings_ptr = 8;
-		break;
-	case 2:
-		/* Into a mapping of ours: gembuf memory, maybe read-only. */
-		m = pick_map(c, false);
-		if (m && m->len >= sizeof(maps[0])) {
-			in.mappings_ptr = (uintptr_t)m->ptr;
-			in.num_mappings = below(c, m->len / sizeof(maps[0]) + 1);
-			if (in.num_mappings > 100)
-				in.num_mappings = 100;
-		}
-		break;
-	}
-	return xioctl(c->fd[dev], DRM_IOCTL_GEMBUF_GEM_INFO, &in);
+	return __gembuf_info(c->fd[dev], &in, maps, below(c, 9));
 }
 
 /*

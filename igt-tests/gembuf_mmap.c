@@ -31,7 +31,7 @@ static void check_pattern(const uint32_t *p, size_t words, uint32_t seed)
 
 static void mmap_roundtrip(uint64_t size, uint32_t cache)
 {
-	struct drm_gembuf_mapping m;
+	struct gembuf_report_mapping m;
 	uint32_t handle = gembuf_create(fd, size, 0, cache);
 	uint32_t *a, *b;
 
@@ -62,7 +62,7 @@ igt_main
 	igt_fixture
 		fd = gembuf_open_display();
 
-	igt_describe("Write-back and write-combined objects map, read back and show their user mappings in GEM_INFO.");
+	igt_describe("Write-back and write-combined objects map, read back and show their user mappings in debugfs.");
 	igt_subtest_with_dynamic("cache-policies") {
 		igt_dynamic("write-back")
 			mmap_roundtrip((2 << 20) + (64 << 10), GEMBUF_CACHE_WB);

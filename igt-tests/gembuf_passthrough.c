@@ -461,7 +461,7 @@ static void shadow_check(const struct shadow *s, const uint32_t *p,
 }
 
 /*
- * What GEM_INFO says of @h's mappings: an address only for an IOVA of the
+ * What debugfs says of @h's mappings: an address only for an IOVA of the
  * engine and for the caller's own CPU mapping (@own, or NULL); the engine
  * (@bdf, of IOMMU group type @type, with @bits address bits) maps it once:
  * an IOVA inside its mask where the IOMMU translates, a DMA API mapping
@@ -471,15 +471,15 @@ static void shadow_check(const struct shadow *s, const uint32_t *p,
 static void check_mappings(int fd, uint32_t h, const char *bdf, const char *type,
 			   unsigned int bits, const void *own, bool own_object)
 {
-	struct drm_gembuf_gem_info gi = { .handle = h };
-	struct drm_gembuf_mapping maps[16], em = {};
+	struct gembuf_report gi = { .handle = h };
+	struct gembuf_report_mapping maps[16], em = {};
 	uint64_t mask = (1ull << bits) - 1;
 	int engine_maps = 0;
 
 	igt_assert_eq(__gembuf_info(fd, &gi, maps, 16), 0);
 	igt_assert_lte(gi.num_mappings, 16);
 	for (unsigned int i = 0; i < gi.num_mappings; i++) {
-		const struct drm_gembuf_mapping *m = &maps[i];
+		const struct gembuf_report_mapping *m = &maps[i];
 
 		igt_info("  mapped by %s (%s): %llu bytes, address 0x%llx\n",
 			 m->device, gembuf_mapping_kind_name(m->kind),
@@ -696,7 +696,7 @@ igt_main
 		print_config("40-bit engine", engine_bdf, engine_iommu);
 	}
 
-	igt_describe("An object of the 40-bit engine's own, filled and copied by DMA, holds exactly what the jobs wrote, translated or not; GEM_INFO tells an IOVA or, without translation, a DMA API mapping without address.");
+	igt_describe("An object of the 40-bit engine's own, filled and copied by DMA, holds exactly what the jobs wrote, translated or not; debugfs tells an IOVA or, without translation, a DMA API mapping without address.");
 	igt_subtest("own-object-40") {
 		struct leaks l;
 		int fd;

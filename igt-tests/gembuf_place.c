@@ -40,15 +40,15 @@ IGT_TEST_DESCRIPTION("Allocate gembuf memory for the constraints of every device
 
 static int engine = -1, display = -1, vivid = -1;
 
-static void info(int fd, uint32_t h, struct drm_gembuf_gem_info *gi,
-		 struct drm_gembuf_mapping *maps, unsigned int room)
+static void info(int fd, uint32_t h, struct gembuf_report *gi,
+		 struct gembuf_report_mapping *maps, unsigned int room)
 {
 	igt_assert_eq(__gembuf_info(fd, gi, maps, room), 0);
 	igt_assert_eq_u32(gi->handle, h);
 }
 
 /* The cheapest memory for translating devices only: chunked, anywhere. */
-static void check_for_iommu(const struct drm_gembuf_gem_info *gi)
+static void check_for_iommu(const struct gembuf_report *gi)
 {
 	igt_assert(gi->flags & GEMBUF_INFO_ALLOCATED);
 	igt_assert_eq_u32(gi->placement.need, GEMBUF_NEED_GRANULE);
@@ -189,8 +189,8 @@ static void engine_reads_frame(uint32_t h, int fd)
 /* One object, mapped by vivid (DMA API) and the engine (its IOMMU). */
 static void check_shared(uint32_t h)
 {
-	struct drm_gembuf_mapping maps[8];
-	struct drm_gembuf_gem_info gi = { .handle = h };
+	struct gembuf_report_mapping maps[8];
+	struct gembuf_report gi = { .handle = h };
 	bool vivid_map = false, engine_map = false;
 
 	info(engine, h, &gi, maps, 8);
@@ -206,7 +206,7 @@ static void check_shared(uint32_t h)
 
 static void vivid_pipeline(void)
 {
-	struct drm_gembuf_gem_info gi = {};
+	struct gembuf_report gi = {};
 	uint32_t h;
 	int fd;
 
@@ -219,7 +219,7 @@ static void vivid_pipeline(void)
 	fd = prime_handle_to_fd_for_mmap(engine, h);
 	vivid_reqbufs(1);
 	igt_assert_eq(vivid_queue(fd), 0);
-	gi = (struct drm_gembuf_gem_info){ .handle = h };
+	gi = (struct gembuf_report){ .handle = h };
 	info(engine, h, &gi, NULL, 0);
 	gembuf_placement_print("queued", &gi);
 	gembuf_assert_low_range(&gi);
@@ -235,7 +235,7 @@ static void vivid_pipeline(void)
 
 static void iommu_pipeline(void)
 {
-	struct drm_gembuf_gem_info gi = {};
+	struct gembuf_report gi = {};
 	uint64_t size = 8 << 20;
 	uint32_t h, dh;
 	uint32_t *p;
@@ -263,7 +263,7 @@ static void iommu_pipeline(void)
 		igt_assert_eq_u32(p[i], in >= 8192 && in < 12288 ? 0x600df00d : 0);
 	}
 	munmap(p, size);
-	gi = (struct drm_gembuf_gem_info){ .handle = dh };
+	gi = (struct gembuf_report){ .handle = dh };
 	info(display, dh, &gi, NULL, 0);
 	check_for_iommu(&gi);
 	gembuf_info_print(display, dh, "engine -> display");
@@ -278,8 +278,8 @@ static void iommu_pipeline(void)
  */
 static void engines_pipeline(void)
 {
-	struct drm_gembuf_mapping maps[8];
-	struct drm_gembuf_gem_info gi = {};
+	struct gembuf_report_mapping maps[8];
+	struct gembuf_report gi = {};
 	int e28 = gembuf_open_engine_nth(1);
 	uint64_t size = 4 << 20, offs[2] = { 0, (3 << 20) + 8192 };
 	bool low = false;
@@ -438,7 +438,7 @@ static void display_to_vivid(bool attach_first)
 		.type = V4L2_BUF_TYPE_VIDEO_OUTPUT, .memory = V4L2_MEMORY_DMABUF,
 		.length = OFRAME, .bytesused = OFRAME, .field = V4L2_FIELD_NONE,
 	};
-	struct drm_gembuf_gem_info gi = {};
+	struct gembuf_report gi = {};
 	struct gk_fb primary = {}, wb = {};
 	int cap, out = vivid_loop(&cap), fd = -1, type;
 	uint32_t h, *pix, *got;
@@ -594,7 +594,7 @@ igt_main
 
 	igt_describe("vivid attaching to an object written by the CPU and unmapped: the memory moves to one range below 4 GiB, contents kept, and vivid captures into it.");
 	igt_subtest("late-attach-moves") {
-		struct drm_gembuf_gem_info gi = {};
+		struct gembuf_report gi = {};
 		uint32_t h, *p;
 		int fd;
 
@@ -614,7 +614,7 @@ igt_main
 		fd = prime_handle_to_fd_for_mmap(engine, h);
 		vivid_reqbufs(1);
 		igt_assert_eq(vivid_queue(fd), 0);
-		gi = (struct drm_gembuf_gem_info){ .handle = h };
+		gi = (struct gembuf_report){ .handle = h };
 		info(engine, h, &gi, NULL, 0);
 		gembuf_placement_print("moved", &gi);
 		igt_assert_eq_u32(gi.placement.moves, 1);
@@ -633,9 +633,9 @@ igt_main
 		gem_close(engine, h);
 	}
 
-	igt_describe("vivid attaching to an object the engine maps already gets -EBUSY, GEM_INFO names it and what the memory lacked, and the engine keeps using the object.");
+	igt_describe("vivid attaching to an object the engine maps already gets -EBUSY, debugfs names it and what the memory lacked, and the engine keeps using the object.");
 	igt_subtest("late-attach-busy") {
-		struct drm_gembuf_gem_info gi = {};
+		struct gembuf_report gi = {};
 		long objects = gembuf_state("objects");
 		uint32_t h;
 		int fd;
@@ -654,7 +654,7 @@ igt_main
 		vivid_reqbufs(1);
 		igt_assert_eq(vivid_queue(fd), -EBUSY);
 		vivid_reqbufs(0);
-		gi = (struct drm_gembuf_gem_info){ .handle = h };
+		gi = (struct gembuf_report){ .handle = h };
 		info(engine, h, &gi, NULL, 0);
 		gembuf_placement_print("refused", &gi);
 		igt_assert_eq(gi.placement.refused, -EBUSY);
@@ -677,7 +677,7 @@ igt_main
 
 	igt_describe("A device that imports an object twice (two files of it) counts once among its users, and its own mapping adds nothing.");
 	igt_subtest("same-device-once") {
-		struct drm_gembuf_gem_info gi;
+		struct gembuf_report gi;
 		int other = gembuf_open_engine(), fd;
 		uint32_t h, h2;
 
@@ -689,7 +689,7 @@ igt_main
 		gembuf_wait(other, h2);
 		igt_assert_eq(__gembuf_fill(engine, h, 0, 4096, 8), 0);
 		gembuf_wait(engine, h);
-		gi = (struct drm_gembuf_gem_info){ .handle = h };
+		gi = (struct gembuf_report){ .handle = h };
 		info(engine, h, &gi, NULL, 0);
 		igt_assert(gi.flags & GEMBUF_INFO_ALLOCATED);
 		igt_assert_eq_u32(gi.placement.devices, 1);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * gembuf_info: the cost of GEM_INFO on the largest object the module
- * allows (1 GiB) made of 4 KiB chunks, against the same call on a 1 MiB
- * one, in microseconds.  GEM_INFO is allowed on render nodes and walks
- * every chunk of the object to build its histogram, so its cost must
- * grow with the number of chunks and no faster: a walk that restarts
+ * gembuf_info: the cost of debugfs's report of an object (gembuf_object)
+ * on the largest object the module allows (1 GiB) made of 4 KiB chunks,
+ * against the same report of a 1 MiB one, in microseconds.  The report
+ * walks every chunk of the object to build its histogram, so its cost
+ * must grow with the number of chunks and no faster: a walk that restarts
  * from the first chunk for every chunk (as vcm_get_next_phys_addr() once
  * did) costs 10^10 steps at 1 GiB.
  *
@@ -13,7 +13,7 @@
  * shuffled order so that few of them are physically adjacent, imported by
  * the engine, whose object then lists one chunk per run of adjacent
  * pages.  The 1 MiB anchor is made the same way.  One timed round is one
- * GEM_INFO without mappings on the engine's handle; a run times ROUNDS of
+ * report without mappings of the engine's handle; a run times ROUNDS of
  * them on each object and gives their mean.  The table gives the median,
  * minimum and maximum of REPS runs (1 MiB and 1 GiB alternating), the
  * chunk counts and the ratio of the two times against the ratio of the
@@ -70,15 +70,15 @@ static int shuffled_udmabuf(int dev, uint64_t size)
 	return fd;
 }
 
-/* Mean seconds of @rounds GEM_INFO of @h on @fd; its chunk count in @chunks. */
+/* Mean seconds of @rounds reports of @h on @fd; its chunk count in @chunks. */
 static double info(int fd, uint32_t h, unsigned int rounds, uint32_t *chunks)
 {
-	struct drm_gembuf_gem_info i;
+	struct gembuf_report i;
 	double t = bench_now();
 
 	/* flags is in and out: each call starts from a clean struct. */
 	for (unsigned int r = 0; r < rounds; r++) {
-		i = (struct drm_gembuf_gem_info){ .handle = h };
+		i = (struct gembuf_report){ .handle = h };
 		igt_assert_eq(__gembuf_info(fd, &i, NULL, 0), 0);
 	}
 	t = (bench_now() - t) / rounds;
@@ -124,12 +124,12 @@ igt_simple_main
 	}
 
 	igt_assert_eq(uname(&u), 0);
-	printf("gembuf_info: %d runs per case, 1 MiB and 1 GiB alternating, %d GEM_INFO per run; chunks %u at 1 MiB, %u at 1 GiB; kernel %s %s\n",
+	printf("gembuf_info: %d runs per case, 1 MiB and 1 GiB alternating, %d reports per run; chunks %u at 1 MiB, %u at 1 GiB; kernel %s %s\n",
 	       REPS, ROUNDS, cs, cl, u.release, u.version);
 	bench_table_header("gembuf_info", 44);
-	row("GEM_INFO 1 GiB in 4 KiB pages", l, 1e6, "us");
-	row("GEM_INFO 1 MiB in 4 KiB pages (anchor)", s, 1e6, "us");
-	row("ratio GEM_INFO, 1 GiB / 1 MiB", r, 1, "x");
+	row("report 1 GiB in 4 KiB pages", l, 1e6, "us");
+	row("report 1 MiB in 4 KiB pages (anchor)", s, 1e6, "us");
+	row("ratio report, 1 GiB / 1 MiB", r, 1, "x");
 	row("ratio per chunk, 1 GiB / 1 MiB (linear: 1)", lin, 1, "x");
 
 	gem_close(engine, hl);

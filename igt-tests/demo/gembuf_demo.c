@@ -13,8 +13,8 @@
  * writeback connector and is saved as a PPM file in $GEMBUF_DEMO_OUT
  * (the host turns them into PNGs and an animation).
  *
- * At the end a table lists every buffer of the scene as GEM_INFO shows
- * it: who wrote it and who read it, its chunks, and each device's
+ * At the end a table lists every buffer of the scene as debugfs
+ * (gembuf_object) shows it: who wrote it and who read it, its chunks, and each device's
  * mapping.  "copies made" is counted from that table: a device that used
  * a buffer without a mapping of that very object (one physmem, one list
  * of mappings, whichever device's handle asks) would have used a copy.
@@ -116,7 +116,7 @@ _Static_assert(ENG_BUFS * BALL_STEP < BALL, "the ball must move less than its si
 
 #define CUR_SIZE	64
 
-/* Who uses a buffer, as GEM_INFO tells mappings apart. */
+/* Who uses a buffer, as debugfs tells mappings apart. */
 enum role {
 	CPU = 1 << 0,		/* this process's user mapping */
 	VIVID = 1 << 1,		/* the exporter's kernel vmap, vivid's way in */
@@ -135,8 +135,8 @@ struct buffer {
 	unsigned int writer, readers;	/* roles, as the scene uses it */
 	unsigned int used;		/* the roles that did use it */
 	bool seen, views_differ;
-	struct drm_gembuf_gem_info info;
-	struct drm_gembuf_mapping maps[MAX_MAPS];
+	struct gembuf_report info;
+	struct gembuf_report_mapping maps[MAX_MAPS];
 };
 
 enum {
@@ -176,7 +176,7 @@ struct scene {
 
 	/*
 	 * Each commit waits for a fence of this sw_sync timeline on the
-	 * primary plane, which the CPU drew once: GEM_INFO is asked while
+	 * primary plane, which the CPU drew once: debugfs is asked while
 	 * the frame is held there, then the timeline lets it go.
 	 */
 	int timeline;
@@ -526,7 +526,7 @@ static void expected_stream(const struct scene *s, int n, uint16_t *frame)
 	       s->sheet + (size_t)ball_height(n) * BALL_BAND / 2, BALL_BAND);
 }
 
-/* The name of the device behind DRM node @fd, as GEM_INFO names it. */
+/* The name of the device behind DRM node @fd, as debugfs names it. */
 static void device_name(int fd, char *name, size_t len, const char *dflt)
 {
 	char path[64], target[PATH_MAX];
@@ -546,11 +546,11 @@ static void device_name(int fd, char *name, size_t len, const char *dflt)
 		 strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
 }
 
-static unsigned int role_of(const struct scene *s, const struct drm_gembuf_mapping *m)
+static unsigned int role_of(const struct scene *s, const struct gembuf_report_mapping *m)
 {
 	switch (m->kind) {
 	case GEMBUF_MAPPING_USER:
-		/* GEM_INFO gives the address of the caller's own mappings only. */
+		/* debugfs gives the address of the reader's own mappings only. */
 		return m->dev_addr ? CPU : 0;
 	case GEMBUF_MAPPING_IOMMU:
 		return strcmp(m->device, s->engine_dev) ? 0 : ENGINE;
@@ -564,7 +564,7 @@ static unsigned int role_of(const struct scene *s, const struct drm_gembuf_mappi
 
 /* The roles that have a mapping among the @n mappings @maps. */
 static unsigned int roles_mapped(const struct scene *s,
-				 const struct drm_gembuf_mapping *maps, unsigned int n)
+				 const struct gembuf_report_mapping *maps, unsigned int n)
 {
 	unsigned int roles = 0;
 
@@ -573,9 +573,9 @@ static unsigned int roles_mapped(const struct scene *s,
 	return roles;
 }
 
-/* GEM_INFO of @handle on @fd, with up to MAX_MAPS mappings: 0 or -errno. */
-static int gem_info(int fd, uint32_t handle, struct drm_gembuf_gem_info *gi,
-		    struct drm_gembuf_mapping *maps)
+/* The report of @handle on @fd, with up to MAX_MAPS mappings: 0 or -errno. */
+static int gem_info(int fd, uint32_t handle, struct gembuf_report *gi,
+		    struct gembuf_report_mapping *maps)
 {
 	memset(gi, 0, sizeof(*gi));
 	memset(maps, 0, sizeof(*maps) * MAX_MAPS);
@@ -586,11 +586,11 @@ static int gem_info(int fd, uint32_t handle, struct drm_gembuf_gem_info *gi,
 /*
  * Whether @a and @b are the same mapping: the same device, kind, address,
  * size, attributes and page-table entries.  Not its users, which change
- * between two GEM_INFO calls on their own (drm_sched frees a finished
+ * between two reports on their own (drm_sched frees a finished
  * job late, a commit's cleanup drops the old plane state's user).
  */
-static bool same_mapping(const struct drm_gembuf_mapping *a,
-			 const struct drm_gembuf_mapping *b)
+static bool same_mapping(const struct gembuf_report_mapping *a,
+			 const struct gembuf_report_mapping *b)
 {
 	return !strncmp(a->device, b->device, sizeof(a->device)) &&
 	       a->kind == b->kind && a->dev_addr == b->dev_addr &&
@@ -598,7 +598,7 @@ static bool same_mapping(const struct drm_gembuf_mapping *a,
 }
 
 /*
- * What GEM_INFO says of @b now: 0, or -errno of GEM_INFO (the caller
+ * What debugfs says of @b now: 0, or -errno of the report (the caller
  * asserts once the frame it holds back is let go).  Mappings come and
  * go with their users (a framebuffer's while a plane state holds it, a
  * writeback job's until the job completes): the snapshot kept is the
@@ -608,8 +608,8 @@ static bool same_mapping(const struct drm_gembuf_mapping *a,
  */
 static int snapshot(struct scene *s, struct buffer *b)
 {
-	struct drm_gembuf_mapping maps[MAX_MAPS], vmaps[MAX_MAPS];
-	struct drm_gembuf_gem_info gi, vi;
+	struct gembuf_report_mapping maps[MAX_MAPS], vmaps[MAX_MAPS];
+	struct gembuf_report gi, vi;
 	int had, has, ret;
 
 	ret = gem_info(b->fd, b->handle, &gi, maps);
@@ -791,7 +791,7 @@ static void camera_reference(struct scene *s)
  * vivid's webcam input, YUYV 640x360, its picture moving, capturing into
  * gembuf buffers of the display exported as dma-bufs.  vivid fills them
  * through the exporter's kernel mapping (vb2-vmalloc takes a vmap of the
- * dma-buf), which GEM_INFO lists as a mapping of the "kernel".
+ * dma-buf), which debugfs lists as a mapping of the "kernel".
  */
 static void camera_start(struct scene *s)
 {
@@ -1036,7 +1036,7 @@ static void scene_layers(const struct scene *s, int n, int cam, struct gk_layer 
  * Commit frame @n without blocking, held back by an unsignalled fence on
  * the primary plane: until it signals, every framebuffer of the frame is
  * prepared (mapped by the display) and its writeback job holds its
- * buffer, whatever the timing.  Take what GEM_INFO says of each buffer
+ * buffer, whatever the timing.  Take what debugfs says of each buffer
  * the frame uses there, let the frame go and wait for its writeback.
  * The page flip's event is read by wait_flip() before the next commit,
  * so that one never finds this one in the way (-EBUSY).
@@ -1075,7 +1075,7 @@ static void commit_frame(struct scene *s, const struct gk_layer *l, int n, int c
 	close(in_fence);
 	igt_assert_f(!ret, "frame %d: the commit failed: %s\n", n, strerror(-ret));
 	gk_commit_finish(&s->k, fence);
-	igt_assert_f(!err, "frame %d: GEM_INFO failed: %s\n", n, strerror(-err));
+	igt_assert_f(!err, "frame %d: the report failed: %s\n", n, strerror(-err));
 }
 
 /*
@@ -1271,7 +1271,7 @@ static void roles_text(unsigned int roles, char *buf, size_t len)
 }
 
 /* "contiguous", or the chunks by size: "5 chunks: 3x2M 2x64K". */
-static void chunks_text(const struct drm_gembuf_gem_info *gi, char *buf, size_t len)
+static void chunks_text(const struct gembuf_report *gi, char *buf, size_t len)
 {
 	size_t at;
 
@@ -1293,9 +1293,9 @@ static void chunks_text(const struct drm_gembuf_gem_info *gi, char *buf, size_t 
  * What the memory was chosen for (gembuf's placement): "for 2 devices:
  * one range, below 0xffffffff" or "for 1 device: IOMMU chunks".
  */
-static void need_text(const struct drm_gembuf_gem_info *gi, char *buf, size_t len)
+static void need_text(const struct gembuf_report *gi, char *buf, size_t len)
 {
-	const struct drm_gembuf_placement *p = &gi->placement;
+	const struct gembuf_report_placement *p = &gi->placement;
 	size_t at;
 
 	at = snprintf(buf, len, "for %u device%s:", p->devices,
@@ -1324,7 +1324,7 @@ static unsigned int print_table(const struct scene *s, FILE *f)
 	char flow[64], mem[128], who[32], need[96];
 
 	fprintf(f, "%-11s %-19s %-22s %s\n", "buffer", "content",
-		"written by -> read by", "memory (GEM_INFO)");
+		"written by -> read by", "memory (debugfs)");
 	fprintf(f, "  %-9s %-14s %-7s %5s  %s\n", "mapped by", "device", "kind",
 		"ptes", "address");
 	for (int i = 0; i < NUM_BUFFERS; i++) {
@@ -1346,7 +1346,7 @@ static unsigned int print_table(const struct scene *s, FILE *f)
 		fprintf(f, "%-11s %-19s %-22s %llu KiB, %s, %s\n", b->name, b->what,
 			flow, (unsigned long long)b->info.size / 1024, mem, need);
 		for (unsigned int m = 0; m < b->info.num_mappings && m < MAX_MAPS; m++) {
-			const struct drm_gembuf_mapping *map = &b->maps[m];
+			const struct gembuf_report_mapping *map = &b->maps[m];
 			char addr[24] = "-";
 
 			if (map->dev_addr)

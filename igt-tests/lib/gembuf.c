@@ -6,10 +6,12 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <linux/dma-heap.h>
@@ -127,17 +129,149 @@ void *gembuf_mmap(int fd, uint32_t handle, uint64_t size)
 	return ptr;
 }
 
-int __gembuf_info(int fd, struct drm_gembuf_gem_info *info,
-		  struct drm_gembuf_mapping *maps, unsigned int room)
+/* The drm-client-id of DRM file @fd, from its fdinfo: 0 or -errno. */
+static int client_id(int fd, unsigned long long *id)
 {
-	info->mappings_ptr = (uintptr_t)maps;
-	info->num_mappings = room;
-	if (igt_ioctl(fd, DRM_IOCTL_GEMBUF_GEM_INFO, info))
+	char path[64], line[256];
+	int ret = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
 		return -errno;
-	return 0;
+	errno = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "drm-client-id: %llu", id) == 1) {
+			ret = 0;
+			break;
+		}
+	/* A failed read (fail-nth, say) is its errno, not a missing key. */
+	if (ret && ferror(f))
+		ret = errno ? -errno : -EIO;
+	fclose(f);
+	return ret;
 }
 
-void gembuf_info(int fd, uint32_t handle, struct drm_gembuf_gem_info *info)
+/* The kind of a mapping by its name in the report. */
+static uint32_t mapping_kind(const char *name)
+{
+	for (uint32_t k = 0; k <= GEMBUF_MAPPING_DMA_API; k++)
+		if (!strcmp(name, gembuf_mapping_kind_name(k)))
+			return k;
+	return ~0u;
+}
+
+/*
+ * What gembuf's debugfs file gembuf_object of @fd's device says of the
+ * object @info->handle of @fd: written "<client id> <handle>", it is read
+ * back from the start.  Up to @room mappings go to @maps.  0, or -errno:
+ * -ENOENT for no such object, -ESRCH for a file gembuf does not know.
+ */
+int __gembuf_info(int fd, struct gembuf_report *info,
+		  struct gembuf_report_mapping *maps, unsigned int room)
+{
+	uint32_t handle = info->handle;
+	char path[96], cmd[48], *buf, *line, *save;
+	unsigned long long id;
+	unsigned int n = 0;
+	struct stat st;
+	ssize_t len;
+	int dfd, ret = 0;
+
+	if (fstat(fd, &st))
+		return -errno;
+	snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%u/gembuf_object",
+		 minor(st.st_rdev));
+	ret = client_id(fd, &id);
+	if (ret)
+		return ret;
+	dfd = open(path, O_RDWR);
+	if (dfd < 0)
+		return -errno;
+	snprintf(cmd, sizeof(cmd), "%llu %u\n", id, handle);
+	if (write(dfd, cmd, strlen(cmd)) < 0) {
+		ret = -errno;
+		close(dfd);
+		return ret;
+	}
+	buf = malloc(65536);
+	igt_assert(buf);
+	len = read(dfd, buf, 65535);
+	ret = len < 0 ? -errno : 0;
+	close(dfd);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	buf[len] = 0;
+
+	memset(info, 0, sizeof(*info));
+	info->handle = handle;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct gembuf_report_placement *p = &info->placement;
+		unsigned long long a, b;
+		unsigned int o, c, x, y, z;
+		char name[64], kind[16];
+		int e;
+
+		if (sscanf(line, "size %llu", &a) == 1) {
+			info->size = a;
+		} else if (sscanf(line, "cache %u", &c) == 1) {
+			info->cache = c;
+		} else if (!strncmp(line, "flags", 5)) {
+			if (strstr(line, " allocated"))
+				info->flags |= GEMBUF_INFO_ALLOCATED;
+			if (strstr(line, " imported"))
+				info->flags |= GEMBUF_INFO_IMPORTED;
+			if (strstr(line, " contiguous"))
+				info->flags |= GEMBUF_INFO_CONTIGUOUS;
+		} else if (sscanf(line, "chunks %u", &c) == 1) {
+			info->num_chunks = c;
+		} else if (sscanf(line, "chunk %u %u", &o, &c) == 2) {
+			info->chunks[o < GEMBUF_INFO_CHUNK_ORDERS ? o :
+				     GEMBUF_INFO_CHUNK_ORDERS - 1] += c;
+		} else if (sscanf(line, "need %x", &x) == 1) {
+			p->need = x;
+		} else if (sscanf(line, "devices %u", &c) == 1) {
+			p->devices = c;
+		} else if (sscanf(line, "dma_limit %llx", &a) == 1) {
+			p->dma_limit = a;
+		} else if (sscanf(line, "addr_bits %u", &c) == 1) {
+			p->addr_bits = c;
+		} else if (sscanf(line, "moves %u", &c) == 1) {
+			p->moves = c;
+		} else if (sscanf(line, "refused %d %x %63s", &e, &x, name) == 3) {
+			p->refused = e;
+			p->refused_unmet = x;
+			snprintf(p->refused_device, sizeof(p->refused_device), "%s",
+				 e ? name : "");
+		} else if (sscanf(line, "mappings %u", &c) == 1) {
+			info->num_mappings = c;
+		} else if (sscanf(line, "mapping %63s %15s %llx %llu %x %u %u", name,
+				  kind, &a, &b, &x, &y, &z) == 7) {
+			if (n < room) {
+				struct gembuf_report_mapping *m = &maps[n];
+
+				snprintf(m->device, sizeof(m->device), "%s", name);
+				m->kind = mapping_kind(kind);
+				m->dev_addr = a;
+				m->size = b;
+				m->attr = x;
+				m->ptes = y;
+				m->users = z;
+			}
+			n++;
+		} else {
+			igt_warn("gembuf_object: unknown line \"%s\"\n", line);
+			ret = -EPROTO;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+void gembuf_info(int fd, uint32_t handle, struct gembuf_report *info)
 {
 	memset(info, 0, sizeof(*info));
 	info->handle = handle;
@@ -146,10 +280,10 @@ void gembuf_info(int fd, uint32_t handle, struct drm_gembuf_gem_info *info)
 
 /* How many mappings of @kind the object has; the first is copied to @out. */
 int gembuf_find_mapping(int fd, uint32_t handle, uint32_t kind,
-			struct drm_gembuf_mapping *out)
+			struct gembuf_report_mapping *out)
 {
-	struct drm_gembuf_mapping maps[16];
-	struct drm_gembuf_gem_info info = { .handle = handle };
+	struct gembuf_report_mapping maps[16];
+	struct gembuf_report info = { .handle = handle };
 	unsigned int i;
 	int n = 0;
 
@@ -343,7 +477,7 @@ int gembuf_dmabuf_attachments(int fd, char names[][64], int max)
 	return n;
 }
 
-void gembuf_placement_print(const char *what, const struct drm_gembuf_gem_info *gi)
+void gembuf_placement_print(const char *what, const struct gembuf_report *gi)
 {
 	igt_info("%s: %s%s%u chunks, need 0x%x for %u devices, limit 0x%llx, %u address bits, %u moves\n",
 		 what, gi->flags & GEMBUF_INFO_ALLOCATED ? "" : "not allocated, ",
@@ -353,7 +487,7 @@ void gembuf_placement_print(const char *what, const struct drm_gembuf_gem_info *
 		 gi->placement.addr_bits, gi->placement.moves);
 }
 
-void gembuf_assert_low_range(const struct drm_gembuf_gem_info *gi)
+void gembuf_assert_low_range(const struct gembuf_report *gi)
 {
 	igt_assert(gi->flags & GEMBUF_INFO_ALLOCATED);
 	igt_assert(gi->flags & GEMBUF_INFO_CONTIGUOUS);
@@ -379,8 +513,8 @@ const char *gembuf_mapping_kind_name(uint32_t kind)
 
 void gembuf_info_print(int fd, uint32_t h, const char *what)
 {
-	struct drm_gembuf_gem_info gi = { .handle = h };
-	struct drm_gembuf_mapping maps[16];
+	struct gembuf_report gi = { .handle = h };
+	struct gembuf_report_mapping maps[16];
 	char hist[256];
 	size_t at = 0;
 

@@ -15,6 +15,60 @@
 
 #include "drmtest.h"
 
+/*
+ * What debugfs's gembuf_object tells of one object (see
+ * Documentation/gpu/gembuf.rst), parsed by __gembuf_info().
+ */
+#define GEMBUF_INFO_CONTIGUOUS		(1 << 0)
+#define GEMBUF_INFO_IMPORTED		(1 << 1)
+#define GEMBUF_INFO_ALLOCATED		(1 << 2)	/* memory is there */
+
+/* The constraints of VCM: what the memory must be for its devices. */
+#define GEMBUF_NEED_CONTIGUOUS		(1 << 0)	/* one physical range */
+#define GEMBUF_NEED_LIMIT		(1 << 1)	/* below dma_limit */
+#define GEMBUF_NEED_GRANULE		(1 << 2)	/* IOMMU-sized chunks */
+
+/* The VCM a mapping lives in. */
+#define GEMBUF_MAPPING_IOMMU		0
+#define GEMBUF_MAPPING_KERNEL		1
+#define GEMBUF_MAPPING_USER		2
+#define GEMBUF_MAPPING_ONE_TO_ONE	3
+#define GEMBUF_MAPPING_DMA_API		4
+
+#define GEMBUF_INFO_CHUNK_ORDERS	48
+
+struct gembuf_report_placement {
+	uint32_t need;		/* GEMBUF_NEED_* */
+	uint32_t devices;
+	uint64_t dma_limit;	/* all ones for none */
+	uint32_t addr_bits;	/* of the memory's highest byte; 0 unallocated */
+	uint32_t moves;
+	int32_t refused;	/* -errno of the last attach refused, or 0 */
+	uint32_t refused_unmet;	/* GEMBUF_NEED_* the memory lacked for it */
+	char refused_device[64];
+};
+
+struct gembuf_report_mapping {
+	char device[64];
+	uint64_t dev_addr;	/* an engine's IOVA or the reader's own mapping, else 0 */
+	uint64_t size;
+	uint32_t kind;		/* GEMBUF_MAPPING_* */
+	uint32_t attr;		/* VCM reservation attributes */
+	uint32_t ptes;		/* IOMMU entries */
+	uint32_t users;
+};
+
+struct gembuf_report {
+	uint32_t handle;	/* in */
+	uint32_t flags;		/* GEMBUF_INFO_* */
+	uint64_t size;
+	uint32_t cache;
+	uint32_t num_chunks;
+	uint32_t chunks[GEMBUF_INFO_CHUNK_ORDERS];	/* of 2^n up to 2^(n+1) - 1 bytes */
+	uint32_t num_mappings;	/* all of them, maybe more than were copied */
+	struct gembuf_report_placement placement;
+};
+
 int gembuf_open_display(void);
 int gembuf_open_engine(void);
 int gembuf_open_engine_nth(int n);
@@ -25,11 +79,11 @@ uint32_t gembuf_create(int fd, uint64_t size, uint32_t flags, uint32_t cache);
 int __gembuf_mmap_offset(int fd, uint32_t handle, uint64_t *offset);
 void *__gembuf_mmap(int fd, uint32_t handle, uint64_t size, int prot, int flags);
 void *gembuf_mmap(int fd, uint32_t handle, uint64_t size);
-int __gembuf_info(int fd, struct drm_gembuf_gem_info *info,
-		  struct drm_gembuf_mapping *maps, unsigned int room);
-void gembuf_info(int fd, uint32_t handle, struct drm_gembuf_gem_info *info);
+int __gembuf_info(int fd, struct gembuf_report *info,
+		  struct gembuf_report_mapping *maps, unsigned int room);
+void gembuf_info(int fd, uint32_t handle, struct gembuf_report *info);
 int gembuf_find_mapping(int fd, uint32_t handle, uint32_t kind,
-			struct drm_gembuf_mapping *out);
+			struct gembuf_report_mapping *out);
 int __gembuf_fill(int fd, uint32_t handle, uint64_t offset, uint64_t size,
 		  uint32_t value);
 int __gembuf_copy(int fd, uint32_t dst, uint64_t dst_offset, uint32_t src,
@@ -59,16 +113,16 @@ void gembuf_check_words(int fd, uint32_t h, size_t size, uint32_t v);
  * objects went idle.
  */
 long gembuf_state_settle(const char *key, long want);
-/* One line of what GEM_INFO says of an object's placement, for the log. */
-void gembuf_placement_print(const char *what, const struct drm_gembuf_gem_info *gi);
+/* One line of what debugfs says of an object's placement, for the log. */
+void gembuf_placement_print(const char *what, const struct gembuf_report *gi);
 /*
  * The memory a device without an IOMMU and with a 32-bit mask can use:
  * allocated, one range, below 4 GiB, and chosen for that.
  */
-void gembuf_assert_low_range(const struct drm_gembuf_gem_info *gi);
+void gembuf_assert_low_range(const struct gembuf_report *gi);
 /* "iommu", "kernel", "user", "1:1", "dma-api" for GEMBUF_MAPPING_*, else "?". */
 const char *gembuf_mapping_kind_name(uint32_t kind);
-/* GEM_INFO of @h on @fd in the log: placement, chunk histogram, mappings. */
+/* The report of @h on @fd in the log: placement, chunk histogram, mappings. */
 void gembuf_info_print(int fd, uint32_t h, const char *what);
 /* A dma-buf of @size from dma-heaps heap @name; skips if there is none. */
 int gembuf_heap_alloc(const char *name, size_t size);

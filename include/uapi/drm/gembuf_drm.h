@@ -5,8 +5,9 @@
  * gembuf registers two DRM devices: the display ("gembuf" on a card
  * node, KMS) and the DMA engine ("gembuf" on a render node), whose
  * buffers are GEM objects backed by VCM physical memory.  Every device
- * that uses an object maps it through its own VCM; GEM_INFO shows those
- * mappings.
+ * that uses an object maps it through its own VCM.  What an object is
+ * made of and who maps it is in debugfs (gembuf_object, for root), not
+ * in this uapi.
  */
 #ifndef _UAPI_GEMBUF_DRM_H_
 #define _UAPI_GEMBUF_DRM_H_
@@ -19,7 +20,7 @@ extern "C" {
 
 #define DRM_GEMBUF_GEM_CREATE		0x00
 #define DRM_GEMBUF_GEM_MMAP_OFFSET	0x01
-#define DRM_GEMBUF_GEM_INFO		0x02
+/* 0x02 is not used: GEM_INFO became debugfs's gembuf_object. */
 #define DRM_GEMBUF_DMA_FILL		0x03
 #define DRM_GEMBUF_DMA_COPY		0x04
 #define DRM_GEMBUF_GEM_WAIT		0x05
@@ -28,8 +29,6 @@ extern "C" {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_GEMBUF_GEM_CREATE, struct drm_gembuf_gem_create)
 #define DRM_IOCTL_GEMBUF_GEM_MMAP_OFFSET \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_GEMBUF_GEM_MMAP_OFFSET, struct drm_gembuf_gem_mmap_offset)
-#define DRM_IOCTL_GEMBUF_GEM_INFO \
-	DRM_IOWR(DRM_COMMAND_BASE + DRM_GEMBUF_GEM_INFO, struct drm_gembuf_gem_info)
 #define DRM_IOCTL_GEMBUF_DMA_FILL \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_GEMBUF_DMA_FILL, struct drm_gembuf_dma_fill)
 #define DRM_IOCTL_GEMBUF_DMA_COPY \
@@ -100,111 +99,6 @@ struct drm_gembuf_gem_mmap_offset {
 	__u32 handle;
 	__u32 pad;
 	__u64 offset;
-};
-
-/* drm_gembuf_mapping.kind: the VCM kind the mapping lives in */
-#define GEMBUF_MAPPING_IOMMU		0
-#define GEMBUF_MAPPING_KERNEL		1
-#define GEMBUF_MAPPING_USER		2
-#define GEMBUF_MAPPING_ONE_TO_ONE	3
-/*
- * A DMA API mapping: a dma-buf importer's, or the engine's where no IOMMU
- * translates for it (no IOMMU, or an identity domain)
- */
-#define GEMBUF_MAPPING_DMA_API		4
-
-/**
- * struct drm_gembuf_mapping - one device's mapping of an object
- * @device: the device's name, NUL-terminated
- * @dev_addr: the address the device uses, where it is safe to tell: an
- *	IOVA of gembuf's engine, or the caller's own mapping of the
- *	object; 0 for every other mapping (kernel virtual
- *	addresses, other processes' mappings, and other importers' DMA
- *	addresses, which may be physical, are never reported)
- * @size: bytes mapped
- * @kind: GEMBUF_MAPPING_*
- * @attr: the VCM reservation attributes (access and cache policy)
- * @ptes: IOMMU page-table entries the mapping uses (IOMMU kind)
- * @users: how many users hold the mapping
- */
-struct drm_gembuf_mapping {
-	char device[32];
-	__u64 dev_addr;
-	__u64 size;
-	__u32 kind;
-	__u32 attr;
-	__u32 ptes;
-	__u32 users;
-};
-
-/* drm_gembuf_gem_info.flags (out) */
-#define GEMBUF_INFO_CONTIGUOUS		(1 << 0)
-#define GEMBUF_INFO_IMPORTED		(1 << 1)
-#define GEMBUF_INFO_ALLOCATED		(1 << 2)	/* memory is there */
-
-/*
- * drm_gembuf_placement.need and .refused_unmet: what the memory must be
- * for the devices that use it (the constraints of VCM).
- */
-#define GEMBUF_NEED_CONTIGUOUS		(1 << 0)	/* one physical range */
-#define GEMBUF_NEED_LIMIT		(1 << 1)	/* below dma_limit */
-#define GEMBUF_NEED_GRANULE		(1 << 2)	/* IOMMU-sized chunks */
-
-/**
- * struct drm_gembuf_placement - what an object's memory was chosen for
- * @need: GEMBUF_NEED_* of every device that uses the object so far
- * @devices: how many devices those are
- * @dma_limit: the highest physical address the memory may use, all ones
- *	for none
- * @addr_bits: how many address bits the memory's highest byte needs
- *	(32 when all of it is below 4 GiB); 0 before it is allocated, and
- *	for a caller without CAP_SYS_ADMIN
- * @moves: times the memory was moved to fit a device that came later
- * @refused: the errno of the last attach refused (-EBUSY: the memory did
- *	not fit the device and was mapped already), 0 for none
- * @refused_unmet: the GEMBUF_NEED_* the memory lacked for it
- * @refused_device: its device's name, NUL-terminated
- */
-struct drm_gembuf_placement {
-	__u32 need;
-	__u32 devices;
-	__u64 dma_limit;
-	__u32 addr_bits;
-	__u32 moves;
-	__s32 refused;
-	__u32 refused_unmet;
-	char refused_device[32];
-};
-
-#define GEMBUF_INFO_CHUNK_ORDERS	48
-
-/**
- * struct drm_gembuf_gem_info - what an object is made of and where it is mapped
- * @handle: in: the object
- * @flags: out: GEMBUF_INFO_* flags
- * @size: out: the object's size
- * @cache: out: its GEMBUF_CACHE_* policy
- * @num_chunks: out: physically contiguous chunks backing it
- * @chunks: out: chunks[n] counts the chunks of 2^n up to 2^(n+1) - 1 bytes
- * @num_mappings: in: entries @mappings_ptr has room for; out: mappings the
- *	object has (which may be more)
- * @pad: must be zero
- * @mappings_ptr: in: user pointer to an array of struct drm_gembuf_mapping,
- *	or 0
- * @placement: out: what the memory was chosen for (for an object imported
- *	from another exporter, all zero)
- */
-struct drm_gembuf_gem_info {
-	__u32 handle;
-	__u32 flags;
-	__u64 size;
-	__u32 cache;
-	__u32 num_chunks;
-	__u32 chunks[GEMBUF_INFO_CHUNK_ORDERS];
-	__u32 num_mappings;
-	__u32 pad;
-	__u64 mappings_ptr;
-	struct drm_gembuf_placement placement;
 };
 
 /* The most in-syncobjs one job may wait for. */

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * gembuf debugfs: the module's counters, on every gembuf DRM minor, and
- * fault injection into the work the drivers do outside any client's
- * task, where fail-nth cannot reach: "fail_job" fails DMA engine jobs
+ * gembuf debugfs: the module's counters, on every gembuf DRM minor; what
+ * one object is made of and who maps it ("gembuf_object": write a
+ * client's drm-client-id and a handle, then read); and fault injection
+ * into the work the drivers do outside any client's task, where fail-nth
+ * cannot reach: "fail_job" fails DMA engine jobs
  * (their fences signal with -EIO), "hang_job" hangs the engine on a job
  * until the scheduler's timeout resets it (-ETIMEDOUT), "fail_compose"
  * fails the display's frames (writeback jobs complete with -ENOMEM).
@@ -12,8 +14,13 @@
 
 #include <drm/drm_debugfs.h>
 #include <drm/drm_file.h>
+#include <linux/debugfs.h>
 #include <linux/fault-inject.h>
+#include <linux/seq_buf.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include "gembuf_kms.h"
 
@@ -47,6 +54,92 @@ static int gembuf_state_show(struct seq_file *m, void *data)
 	return 0;
 }
 
+/* Room for an object's report with GEMBUF_DESCRIBE_MAPPINGS mappings. */
+#define GEMBUF_REPORT_SIZE	SZ_16K
+
+struct gembuf_report {
+	struct drm_device *dev;
+	struct mutex lock;	/* serialises the requests of one open file */
+	struct seq_buf s;
+	char buf[GEMBUF_REPORT_SIZE];
+};
+
+static int gembuf_object_open(struct inode *inode, struct file *f)
+{
+	struct gembuf_report *r = kvzalloc(sizeof(*r), GFP_KERNEL);
+
+	if (!r)
+		return -ENOMEM;
+	r->dev = inode->i_private;
+	mutex_init(&r->lock);
+	seq_buf_init(&r->s, r->buf, sizeof(r->buf));
+	f->private_data = r;
+	return 0;
+}
+
+/*
+ * "<client id> <handle>": the report of that object, read from the
+ * start of the file next.
+ */
+static ssize_t gembuf_object_write(struct file *f, const char __user *ubuf,
+				   size_t len, loff_t *ppos)
+{
+	struct gembuf_report *r = f->private_data;
+	char cmd[48];
+	u64 client;
+	u32 handle;
+	int ret;
+
+	if (!len || len >= sizeof(cmd))
+		return -EINVAL;
+	if (copy_from_user(cmd, ubuf, len))
+		return -EFAULT;
+	cmd[len] = '\0';
+	if (sscanf(cmd, "%llu %u", &client, &handle) != 2)
+		return -EINVAL;
+	mutex_lock(&r->lock);
+	seq_buf_clear(&r->s);
+	ret = gembuf_gem_describe(r->dev, client, handle, &r->s);
+	if (ret)
+		seq_buf_clear(&r->s);
+	mutex_unlock(&r->lock);
+	if (ret)
+		return ret;
+	*ppos = 0;
+	return len;
+}
+
+static ssize_t gembuf_object_read(struct file *f, char __user *ubuf,
+				  size_t len, loff_t *ppos)
+{
+	struct gembuf_report *r = f->private_data;
+	ssize_t ret;
+
+	mutex_lock(&r->lock);
+	ret = simple_read_from_buffer(ubuf, len, ppos, r->buf,
+				      seq_buf_used(&r->s));
+	mutex_unlock(&r->lock);
+	return ret;
+}
+
+static int gembuf_object_release(struct inode *inode, struct file *f)
+{
+	struct gembuf_report *r = f->private_data;
+
+	mutex_destroy(&r->lock);
+	kvfree(r);
+	return 0;
+}
+
+static const struct file_operations gembuf_object_fops = {
+	.owner = THIS_MODULE,
+	.open = gembuf_object_open,
+	.write = gembuf_object_write,
+	.read = gembuf_object_read,
+	.llseek = default_llseek,
+	.release = gembuf_object_release,
+};
+
 static const struct drm_debugfs_info gembuf_debugfs_list[] = {
 	{ "gembuf_state", gembuf_state_show, 0 },
 	{ "gembuf_objects", gembuf_place_show, 0 },
@@ -62,6 +155,8 @@ void gembuf_debugfs_init(struct drm_minor *minor)
 
 	drm_debugfs_add_files(minor->dev, gembuf_debugfs_list,
 			      ARRAY_SIZE(gembuf_debugfs_list));
+	debugfs_create_file("gembuf_object", 0600, minor->debugfs_root,
+			    minor->dev, &gembuf_object_fops);
 	if (gdev->role == GEMBUF_ENGINE) {
 		fault_create_debugfs_attr("fail_job", minor->debugfs_root,
 					  &gembuf_fail_job);

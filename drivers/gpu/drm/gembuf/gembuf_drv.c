@@ -43,8 +43,6 @@ static const struct drm_ioctl_desc gembuf_ioctls[] = {
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(GEMBUF_GEM_MMAP_OFFSET, gembuf_gem_mmap_offset_ioctl,
 			  DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(GEMBUF_GEM_INFO, gembuf_gem_info_ioctl,
-			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(GEMBUF_DMA_FILL, gembuf_dma_fill_ioctl,
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(GEMBUF_DMA_COPY, gembuf_dma_copy_ioctl,

@@ -27,11 +27,14 @@
 
 #define GEMBUF_NAME		"gembuf"
 #define GEMBUF_MAX_SIZE		SZ_1G
+/* The mappings of an object gembuf_gem_describe() lists. */
+#define GEMBUF_DESCRIBE_MAPPINGS	64
 
 struct drm_printer;
 struct gembuf_engine;
 struct gembuf_kms;
 struct seq_file;
+struct seq_buf;
 
 /**
  * enum gembuf_role - what a gembuf DRM device is
@@ -81,6 +84,24 @@ struct gembuf_device {
 
 #define to_gembuf_device(d) container_of(d, struct gembuf_device, drm)
 
+/*
+ * enum gembuf_mapping_kind - the VCM a mapping lives in
+ * @GEMBUF_MAPPING_IOMMU: a gembuf device's IOMMU domain
+ * @GEMBUF_MAPPING_KERNEL: the kernel VCM (vmap)
+ * @GEMBUF_MAPPING_USER: a process's VCM (mmap)
+ * @GEMBUF_MAPPING_ONE_TO_ONE: a device without an IOMMU, at physical
+ *	addresses
+ * @GEMBUF_MAPPING_DMA_API: a DMA API mapping: a dma-buf importer's, or
+ *	an engine's where no IOMMU translates for it
+ */
+enum gembuf_mapping_kind {
+	GEMBUF_MAPPING_IOMMU,
+	GEMBUF_MAPPING_KERNEL,
+	GEMBUF_MAPPING_USER,
+	GEMBUF_MAPPING_ONE_TO_ONE,
+	GEMBUF_MAPPING_DMA_API,
+};
+
 /**
  * struct gembuf_mapping - one device's (or one VMA's) view of an object
  * @node: link in &gembuf_object.mappings
@@ -95,7 +116,7 @@ struct gembuf_device {
  *	table: begin/end_cpu_access sync it and the unmap uses it, as the
  *	importer gets a copy
  * @dir: the direction of @sgt's mapping, which every sync of it uses
- * @kind: GEMBUF_MAPPING_* of the uapi
+ * @kind: the kind of VCM it lives in
  * @users: holders of the mapping
  */
 struct gembuf_mapping {
@@ -108,7 +129,7 @@ struct gembuf_mapping {
 	void *vaddr;
 	struct sg_table *sgt;
 	enum dma_data_direction dir;
-	u32 kind;
+	enum gembuf_mapping_kind kind;
 	unsigned int users;
 };
 
@@ -225,8 +246,8 @@ int gembuf_gem_create_ioctl(struct drm_device *dev, void *data,
 			    struct drm_file *file);
 int gembuf_gem_mmap_offset_ioctl(struct drm_device *dev, void *data,
 				 struct drm_file *file);
-int gembuf_gem_info_ioctl(struct drm_device *dev, void *data,
-			  struct drm_file *file);
+int gembuf_gem_describe(struct drm_device *dev, u64 client_id, u32 handle,
+			struct seq_buf *s);
 int gembuf_gem_wait_ioctl(struct drm_device *dev, void *data,
 			  struct drm_file *file);
 int gembuf_dumb_create(struct drm_file *file, struct drm_device *dev,
@@ -252,8 +273,7 @@ int gembuf_place_gdev(struct gembuf_object *obj, struct gembuf_device *gdev);
 int gembuf_place_backing(struct gembuf_object *obj);
 int gembuf_place_add(struct gembuf_object *obj, const struct vcm_constraint *c,
 		     const char *who);
-void gembuf_place_info(struct gembuf_object *obj,
-		       struct drm_gembuf_placement *out, bool privileged);
+void gembuf_place_describe(struct gembuf_object *obj, struct seq_buf *s);
 int gembuf_place_show(struct seq_file *m, void *data);
 
 /* gembuf_prime.c */

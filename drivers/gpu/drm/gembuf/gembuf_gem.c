@@ -9,14 +9,15 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_prime.h>
 #include <drm/gembuf_drm.h>
-#include <linux/dma-buf.h>
 #include <linux/capability.h>
+#include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
 #include <linux/iosys-map.h>
 #include <linux/log2.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/seq_buf.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -396,11 +397,11 @@ int gembuf_gem_mmap_offset_ioctl(struct drm_device *dev, void *data,
 }
 
 /*
- * The address of a mapping, where it tells the caller nothing it must not
- * know: an IOVA of gembuf's engine, or the caller's own mapping of
+ * The address of a mapping, where it tells the reader nothing it need
+ * not know: an IOVA of gembuf's engine, or the reader's own mapping of
  * the object in its address space.  Kernel virtual addresses, and the DMA
  * addresses of other importers (physical addresses under dma-direct), are
- * never handed out: they would help defeat KASLR or aim Rowhammer.
+ * not printed even to root, as %p hashes kernel pointers.
  */
 static u64 gembuf_info_addr(const struct gembuf_mapping *map)
 {
@@ -419,103 +420,121 @@ static u64 gembuf_info_addr(const struct gembuf_mapping *map)
 	}
 }
 
-static void gembuf_info_mapping(struct drm_gembuf_mapping *out,
-				const struct gembuf_mapping *map)
+/* One mapping: device kind address bytes attributes IOMMU-entries users. */
+static void gembuf_describe_mapping(struct seq_buf *s,
+				    const struct gembuf_mapping *map)
 {
-	static const char *const cpu_names[] = {
+	static const char *const kinds[] = {
+		[GEMBUF_MAPPING_IOMMU] = "iommu",
 		[GEMBUF_MAPPING_KERNEL] = "kernel",
 		[GEMBUF_MAPPING_USER] = "user",
+		[GEMBUF_MAPPING_ONE_TO_ONE] = "1:1",
+		[GEMBUF_MAPPING_DMA_API] = "dma-api",
 	};
-	const char *name = map->dev ? dev_name(map->dev) : cpu_names[map->kind];
+	const char *name = map->dev ? dev_name(map->dev) : kinds[map->kind];
+	u32 attr = 0, ptes = 0;
+	u64 size = 0;
 
-	memset(out, 0, sizeof(*out));
-	strscpy(out->device, name, sizeof(out->device));
-	out->kind = map->kind;
-	out->users = map->users;
-	out->dev_addr = gembuf_info_addr(map);
 	if (map->res) {
-		out->size = vcm_get_res_len(map->res);
-		out->attr = vcm_get_res_attr(map->res);
-		out->ptes = vcm_get_res_num_ptes(map->res);
+		size = vcm_get_res_len(map->res);
+		attr = vcm_get_res_attr(map->res);
+		ptes = vcm_get_res_num_ptes(map->res);
 	} else if (map->sgt) {
 		struct scatterlist *sg;
 		unsigned int i;
 
 		/* Every byte mapped. */
 		for_each_sgtable_dma_sg(map->sgt, sg, i)
-			out->size += sg_dma_len(sg);
+			size += sg_dma_len(sg);
 	}
+	seq_buf_printf(s, "mapping %s %s 0x%llx %llu 0x%x %u %u\n", name,
+		       kinds[map->kind], gembuf_info_addr(map), size, attr, ptes,
+		       map->users);
 }
 
-int gembuf_gem_info_ioctl(struct drm_device *dev, void *data,
-			  struct drm_file *file)
+/* A file of @dev's by its fdinfo client id, and its object @handle. */
+static struct drm_gem_object *gembuf_lookup_client(struct drm_device *dev,
+						   u64 client_id, u32 handle)
 {
-	struct drm_gembuf_gem_info *args = data;
-	struct drm_gembuf_mapping *maps = NULL;
+	struct drm_gem_object *gem = ERR_PTR(-ESRCH);
+	struct drm_file *file;
+
+	mutex_lock(&dev->filelist_mutex);
+	list_for_each_entry(file, &dev->filelist, lhead) {
+		if (file->client_id != client_id)
+			continue;
+		gem = drm_gem_object_lookup(file, handle) ?: ERR_PTR(-ENOENT);
+		break;
+	}
+	mutex_unlock(&dev->filelist_mutex);
+	return gem;
+}
+
+/**
+ * gembuf_gem_describe() - what an object is made of and who maps it
+ * @dev: the DRM device
+ * @client_id: the file's client id (drm-client-id in its fdinfo)
+ * @handle: the object's handle in that file
+ * @s: the report, one "key value..." line each: size, cache policy,
+ *	flags, the number of physically contiguous chunks and a "chunk
+ *	<order> <count>" line for each order that has some (2^order up to
+ *	2^(order + 1) - 1 bytes), the placement (gembuf_place_describe()),
+ *	then the number of mappings and a line for each of the first
+ *	%GEMBUF_DESCRIBE_MAPPINGS
+ *
+ * For debugfs (root), as it tells where the memory is.  Addresses are
+ * still told only where they reveal no kernel, physical or other
+ * process's address: IOVAs of gembuf's engines, and the reader's own
+ * CPU mappings.
+ *
+ * Return: 0, -ESRCH for no such client of @dev, -ENOENT for no such
+ * object, -ENOSPC when the report does not fit.
+ */
+int gembuf_gem_describe(struct drm_device *dev, u64 client_id, u32 handle,
+			struct seq_buf *s)
+{
+	unsigned int cursor, order, n = 0, chunks = 0;
+	unsigned int orders[BITS_PER_LONG] = {};
 	struct drm_gem_object *gem;
 	struct gembuf_mapping *map;
 	struct gembuf_object *obj;
-	unsigned int cursor, n = 0, room;
-	bool privileged;
 	phys_addr_t phys;
 	size_t len;
-	int ret = 0;
 
-	if (args->pad || args->flags)
-		return -EINVAL;
-	room = args->mappings_ptr ? args->num_mappings : 0;
-	if (room > 64)
-		return -EINVAL;
-
-	gem = drm_gem_object_lookup(file, args->handle);
-	if (!gem)
-		return -ENOENT;
+	gem = gembuf_lookup_client(dev, client_id, handle);
+	if (IS_ERR(gem))
+		return PTR_ERR(gem);
 	obj = to_gembuf_object(gem)->real;
-	/* Asked once, before the lock, and not audited: most callers are not. */
-	privileged = has_capability_noaudit(current, CAP_SYS_ADMIN);
 
-	if (room) {
-		maps = kcalloc(room, sizeof(*maps), GFP_KERNEL);
-		if (!maps) {
-			ret = -ENOMEM;
-			goto out;
-		}
-	}
-
-	args->size = gem->size;
-	args->cache = obj->cache;
-	if (gem->import_attach || obj != to_gembuf_object(gem))
-		args->flags |= GEMBUF_INFO_IMPORTED;
-	memset(args->chunks, 0, sizeof(args->chunks));
-	args->num_chunks = 0;
-
-	/* Copy out after unlocking: a fault on the user buffer may mmap. */
+	seq_buf_printf(s, "size %zu\ncache %u\nflags", gem->size, obj->cache);
 	mutex_lock(&obj->lock);
-	vcm_for_each_phys_chunk(obj->physmem, cursor, phys, len) {
-		args->chunks[min_t(unsigned int, ilog2(len),
-				   GEMBUF_INFO_CHUNK_ORDERS - 1)]++;
-		args->num_chunks++;
-	}
-	if (args->num_chunks == 1)
-		args->flags |= GEMBUF_INFO_CONTIGUOUS;
 	if (obj->physmem)
-		args->flags |= GEMBUF_INFO_ALLOCATED;
-	gembuf_place_info(obj, &args->placement, privileged);
-	list_for_each_entry(map, &obj->mappings, node) {
-		if (n < room)
-			gembuf_info_mapping(&maps[n], map);
+		seq_buf_puts(s, " allocated");
+	if (gem->import_attach || obj != to_gembuf_object(gem))
+		seq_buf_puts(s, " imported");
+	vcm_for_each_phys_chunk(obj->physmem, cursor, phys, len) {
+		orders[ilog2(len)]++;
+		chunks++;
+	}
+	if (chunks == 1)
+		seq_buf_puts(s, " contiguous");
+	seq_buf_printf(s, "\nchunks %u\n", chunks);
+	for (order = 0; order < ARRAY_SIZE(orders); order++)
+		if (orders[order])
+			seq_buf_printf(s, "chunk %u %u\n", order, orders[order]);
+	gembuf_place_describe(obj, s);
+	list_for_each_entry(map, &obj->mappings, node)
 		n++;
+	seq_buf_printf(s, "mappings %u\n", n);
+	n = 0;
+	list_for_each_entry(map, &obj->mappings, node) {
+		if (n++ == GEMBUF_DESCRIBE_MAPPINGS)
+			break;
+		gembuf_describe_mapping(s, map);
 	}
 	mutex_unlock(&obj->lock);
-
-	if (room && copy_to_user(u64_to_user_ptr(args->mappings_ptr), maps,
-				 min(n, room) * sizeof(*maps)))
-		ret = -EFAULT;
-	args->num_mappings = n;
-out:
-	kfree(maps);
 	drm_gem_object_put(gem);
-	return ret;
+	return seq_buf_has_overflowed(s) ? -ENOSPC : 0;
 }
 
 int gembuf_gem_wait_ioctl(struct drm_device *dev, void *data,

@@ -52,7 +52,8 @@ void gembuf_mapping_del(struct gembuf_object *obj, struct gembuf_mapping *map)
 }
 
 static struct gembuf_mapping *gembuf_mapping_new(struct gembuf_object *obj,
-						 struct vcm *vcm, u32 kind)
+						 struct vcm *vcm,
+						 enum gembuf_mapping_kind kind)
 {
 	struct gembuf_mapping *map;
 	struct vcm_res *res;
@@ -138,7 +139,7 @@ static void gembuf_mapping_release(struct gembuf_object *obj,
  * addresses are IOVAs when an IOMMU translates for it in its DMA domain,
  * and bus addresses, which may be physical ones, when none does.
  */
-static u32 gembuf_mapping_kind(struct gembuf_device *gdev)
+static enum gembuf_mapping_kind gembuf_mapping_kind(struct gembuf_device *gdev)
 {
 	struct iommu_domain *domain;
 

@@ -26,6 +26,7 @@
 #include <linux/log2.h>
 #include <linux/memcontrol.h>
 #include <linux/sched/mm.h>
+#include <linux/seq_buf.h>
 #include <linux/seq_file.h>
 
 #include "gembuf_drv.h"
@@ -124,7 +125,7 @@ static int gembuf_place_move(struct gembuf_object *obj,
  * gembuf_place_add() - add a device's needs to an object's
  * @obj: a real object, locked
  * @c: the device's constraint
- * @who: the device's name, for messages and GEM_INFO
+ * @who: the device's name, for messages and debugfs
  *
  * Before the memory is allocated this only narrows what it will be.
  * Memory that does not meet the result is moved while nothing maps it.
@@ -133,8 +134,7 @@ static int gembuf_place_move(struct gembuf_object *obj,
  * needs, -EINVAL when the object's size is not a multiple of an IOMMU's
  * granule; -EBUSY when the memory does not meet them and is mapped; the
  * error of the move otherwise.  On error the object's needs and memory
- * are as they were, and the refusal is recorded for GEM_INFO and
- * debugfs.
+ * are as they were, and the refusal is recorded for debugfs.
  */
 int gembuf_place_add(struct gembuf_object *obj, const struct vcm_constraint *c,
 		     const char *who)
@@ -176,47 +176,6 @@ refuse:
 static_assert(sizeof_field(struct gembuf_object, gdevs) * BITS_PER_BYTE >=
 	      GEMBUF_MAX_GDEVS);
 
-/* VCM's constraint bits are the uapi's GEMBUF_NEED_* bits. */
-static_assert(VCM_CONSTRAINT_CONTIGUOUS == GEMBUF_NEED_CONTIGUOUS);
-static_assert(VCM_CONSTRAINT_LIMIT == GEMBUF_NEED_LIMIT);
-static_assert(VCM_CONSTRAINT_GRANULE == GEMBUF_NEED_GRANULE);
-
-/**
- * gembuf_place_info() - what GEM_INFO tells of an object's placement
- * @obj: a real object, locked
- * @out: filled in
- * @privileged: the caller may know where the memory is (CAP_SYS_ADMIN)
- */
-void gembuf_place_info(struct gembuf_object *obj,
-		       struct drm_gembuf_placement *out, bool privileged)
-{
-	phys_addr_t phys, top = 0;
-	unsigned int cursor;
-	size_t len;
-
-	lockdep_assert_held(&obj->lock);
-	memset(out, 0, sizeof(*out));
-	if (obj->foreign)
-		return;
-	out->need = obj->need.flags;
-	out->devices = obj->need.devices;
-	out->dma_limit = obj->need.dma_limit;
-	out->moves = obj->moves;
-	out->refused = obj->refused;
-	out->refused_unmet = obj->refused_unmet;
-	strscpy(out->refused_device, obj->refused_dev,
-		sizeof(out->refused_device));
-	/*
-	 * Where the memory is, even as a number of address bits, helps aim
-	 * Rowhammer: for the privileged only, as the PFNs of pagemap.
-	 */
-	if (!obj->physmem || !privileged)
-		return;
-	vcm_for_each_phys_chunk(obj->physmem, cursor, phys, len)
-		top = max(top, phys + len - 1);
-	out->addr_bits = order_base_2(top + 1);
-}
-
 /* The names of a constraint's bits, for debugfs. */
 static void gembuf_place_show_flags(struct seq_file *m, u32 flags)
 {
@@ -230,6 +189,59 @@ static void gembuf_place_show_flags(struct seq_file *m, u32 flags)
 		flags &= ~bit;
 		seq_printf(m, "%s%s", vcm_constraint_name(bit), flags ? "," : "");
 	}
+}
+
+/* The names of a constraint's bits, into a report. */
+static void gembuf_place_describe_flags(struct seq_buf *s, u32 flags)
+{
+	u32 bit;
+
+	if (!flags)
+		seq_buf_puts(s, "-");
+	for (bit = 1; flags; bit <<= 1) {
+		if (!(flags & bit))
+			continue;
+		flags &= ~bit;
+		seq_buf_printf(s, "%s%s", vcm_constraint_name(bit),
+			       flags ? "," : "");
+	}
+}
+
+/**
+ * gembuf_place_describe() - an object's placement, for debugfs
+ * @obj: a real object, locked
+ * @s: the report
+ *
+ * What its devices need (the VCM_CONSTRAINT_* bits, and their names),
+ * how many they are, the DMA limit, how many address bits the memory's
+ * highest byte needs, how often the memory moved, and the last refusal:
+ * errno, what the memory lacked, the device's name.  All zero for a
+ * foreign import, whose memory is its exporter's.
+ */
+void gembuf_place_describe(struct gembuf_object *obj, struct seq_buf *s)
+{
+	phys_addr_t phys, top = 0, limit = 0;
+	unsigned int cursor, addr_bits = 0;
+	size_t len;
+
+	lockdep_assert_held(&obj->lock);
+	if (obj->foreign) {
+		seq_buf_printf(s, "need 0x0 -\ndevices 0\ndma_limit %pa\n", &limit);
+		seq_buf_puts(s, "addr_bits 0\nmoves 0\nrefused 0 0x0 -\n");
+		return;
+	}
+	if (obj->physmem) {
+		vcm_for_each_phys_chunk(obj->physmem, cursor, phys, len)
+			top = max(top, phys + len - 1);
+		addr_bits = order_base_2(top + 1);
+	}
+	seq_buf_printf(s, "need 0x%x ", obj->need.flags);
+	gembuf_place_describe_flags(s, obj->need.flags);
+	seq_buf_printf(s, "\ndevices %u\ndma_limit %pa\naddr_bits %u\nmoves %u\n",
+		       obj->need.devices, &obj->need.dma_limit, addr_bits,
+		       obj->moves);
+	seq_buf_printf(s, "refused %d 0x%x %s\n", obj->refused,
+		       obj->refused_unmet, obj->refused ? obj->refused_dev : "-");
 }
 
 /**
