@@ -206,7 +206,7 @@ igt_main
 		gk_fb_destroy(&k, &ov);
 	}
 
-	igt_describe("The overlay with the higher zpos is on top, both ways round.");
+	igt_describe("The overlay with the higher zpos is on top, both ways round; on one zpos, the overlay of the higher plane id is on top (normalize_zpos).");
 	igt_subtest("zpos") {
 		struct gk_layer l[3] = { base_layer() };
 		struct gk_fb a, b;
@@ -226,6 +226,17 @@ igt_main
 		igt_assert_eq(gk_commit(&k, l, 3, &wb, 0), 0);
 		assert_px(50, 50, 0xff0000);
 		assert_px(90, 90, 0x0000ff);
+		/* One zpos for both: accepted, stacked by plane id. */
+		igt_assert_cmpuint(k.planes[1].id, <, >=, k.planes[2].id);
+		l[1].zpos = 2;
+		l[2].zpos = 2;
+		igt_assert_eq(gk_commit(&k, l, 3, &wb, 0), 0);
+		assert_px(50, 50, 0x0000ff);
+		assert_px(20, 20, 0xff0000);
+		l[1].zpos = 1;
+		l[2].zpos = 1;
+		igt_assert_eq(gk_commit(&k, l, 3, &wb, 0), 0);
+		assert_px(50, 50, 0x0000ff);
 		gk_fb_destroy(&k, &a);
 		gk_fb_destroy(&k, &b);
 	}
@@ -397,11 +408,12 @@ igt_main
 		}
 	}
 
-	igt_describe("Three overlapping translucent overlays and the cursor in all six zpos orders of the overlays equal the CPU reference.");
+	igt_describe("Three overlapping translucent overlays and the cursor in all six zpos orders of the overlays, and with overlays sharing a zpos (stacked by plane id), equal the CPU reference.");
 	igt_subtest("reference-zpos") {
-		static const int orders[6][3] = {
+		static const int orders[][3] = {
 			{ 1, 2, 3 }, { 1, 3, 2 }, { 2, 1, 3 },
 			{ 2, 3, 1 }, { 3, 1, 2 }, { 3, 2, 1 },
+			{ 2, 2, 2 }, { 3, 1, 3 }, { 1, 1, 2 },
 		};
 		struct gk_layer l[5] = { base_layer() };
 		struct gk_fb ov[3], cur;
@@ -418,7 +430,7 @@ igt_main
 		gk_fb_noise(&cur, 20);
 		l[4] = layer(&cur, 120, 90, -1);
 		l[4].blend = 0;
-		for (int o = 0; o < 6; o++) {
+		for (unsigned int o = 0; o < ARRAY_SIZE(orders); o++) {
 			for (int i = 0; i < 3; i++)
 				l[i + 1].zpos = orders[o][i];
 			check_ref(l, 5, 1);
@@ -747,7 +759,7 @@ igt_main
 		gk_fb_destroy(&k, &ov);
 	}
 
-	igt_describe("Bad framebuffers (formats no plane offers, modifiers, buffers too small, pitches and offsets that split a pixel) and bad plane states (a format or size the plane does not take, out-of-range properties, shared zpos, a wrong writeback size) are refused with EINVAL, leaving the frame as it was and nothing allocated.");
+	igt_describe("Bad framebuffers (formats no plane offers, modifiers, buffers too small, pitches and offsets that split a pixel) and bad plane states (a format or size the plane does not take, out-of-range properties, a wrong writeback size) are refused with EINVAL, leaving the frame as it was and nothing allocated.");
 	igt_subtest_with_dynamic("bad-input") {
 		static const struct {
 			const char *name;
@@ -841,12 +853,7 @@ igt_main
 				drmModeAtomicFree(req);
 			}
 
-			/* Two overlays on one zpos. */
-			l[2] = layer(&fb, 200, 10, 1);
-			igt_assert_eq(gk_commit(&k, l, 3, NULL, 0), -EINVAL);
 			/* The cursor takes neither YCbCr nor more than its size. */
-			l[2] = (struct gk_layer){};
-			l[3] = (struct gk_layer){};
 			l[4] = layer(&nv12, 100, 100, -1);
 			igt_assert_eq(gk_commit(&k, l, 5, NULL, 0), -EINVAL);
 			l[4] = layer(&big, 100, 100, -1);

@@ -239,12 +239,13 @@ igt_main
 		kmstest_dumb_destroy(fd, handle);
 	}
 
-	igt_describe("zpos is immutable on the primary and the cursor, ranges 1..3 on overlays, and two enabled planes may not share one.");
+	igt_describe("zpos is immutable on the primary and the cursor and ranges 1..3 on overlays; two enabled overlays may share one, and then the one of the higher plane id is on top (the CRC of the layout with zpos told apart that way).");
 	igt_subtest("plane-immutable-zpos") {
 		const struct gk_plane *pri = gk_plane(&k, DRM_PLANE_TYPE_PRIMARY, 0);
 		const struct gk_plane *cur = gk_plane(&k, DRM_PLANE_TYPE_CURSOR, 0);
 		const struct gk_plane *o1 = gk_plane(&k, DRM_PLANE_TYPE_OVERLAY, 0);
 		struct gk_layer l[3] = { gk_layer_of(&primary), gk_layer_of(&ov), gk_layer_of(&ov) };
+		igt_crc_t shared, by_id, reversed;
 
 		for (int i = 0; i < 2; i++) {
 			uint32_t id = i ? cur->id : pri->id;
@@ -258,13 +259,29 @@ igt_main
 		igt_assert_eq(try_set(o1->id, DRM_MODE_OBJECT_PLANE, "zpos", 0, 0), -EINVAL);
 		igt_assert_eq(try_set(o1->id, DRM_MODE_OBJECT_PLANE, "zpos", 4, 0), -EINVAL);
 
+		/*
+		 * Two overlays on one zpos, overlapping: DRM leaves their order
+		 * undefined, normalize_zpos stacks them by plane id.  The CRC
+		 * is that of the same layout with the higher id given the
+		 * higher zpos, and not that of the other order.
+		 */
+		igt_assert_cmpuint(k.planes[1].id, <, >=, k.planes[2].id);
 		l[1].zpos = 2;
 		l[2].zpos = 2;
 		l[2].x = 40;
-		igt_assert_eq(gk_commit(&k, l, 3, NULL, DRM_MODE_ATOMIC_TEST_ONLY), -EINVAL);
-		l[2].zpos = 3;
 		igt_assert_eq(gk_commit(&k, l, 3, NULL, DRM_MODE_ATOMIC_TEST_ONLY), 0);
-		/* The same zpos on a disabled plane is no collision. */
+		igt_assert_eq(gk_commit(&k, l, 3, NULL, 0), 0);
+		frame_crc(&shared);
+		l[2].zpos = 3;
+		igt_assert_eq(gk_commit(&k, l, 3, NULL, 0), 0);
+		frame_crc(&by_id);
+		igt_assert_crc_equal(&shared, &by_id);
+		l[1].zpos = 3;
+		l[2].zpos = 2;
+		igt_assert_eq(gk_commit(&k, l, 3, NULL, 0), 0);
+		frame_crc(&reversed);
+		igt_assert(!igt_check_crc_equal(&shared, &reversed));
+		/* The same zpos on a disabled plane is no collision either. */
 		l[2].fb = NULL;
 		l[1].zpos = 1;
 		igt_assert_eq(gk_commit(&k, l, 3, NULL, 0), 0);

@@ -122,17 +122,21 @@ static uint64_t current(struct gk *k, const struct gk_plane *p, const char *name
 struct ref_layer {
 	const struct gk_layer *l;
 	uint64_t zpos;
-	unsigned int idx;
+	uint32_t plane_id;
 	int blend;
 };
 
+/*
+ * By zpos; planes sharing one by plane id, the lower id below, as
+ * drm_atomic_normalize_zpos() stacks them (the uapi leaves it open).
+ */
 static int by_zpos(const void *a, const void *b)
 {
 	const struct ref_layer *x = a, *y = b;
 
 	if (x->zpos != y->zpos)
 		return x->zpos < y->zpos ? -1 : 1;
-	return (int)x->idx - (int)y->idx;
+	return x->plane_id < y->plane_id ? -1 : x->plane_id > y->plane_id;
 }
 
 /* The source pixel nearest to destination point (u, v) in 0..1. */
@@ -207,7 +211,7 @@ void gk_ref_compose(struct gk *k, const struct gk_layer *layers, unsigned int n,
 
 		if (!l->fb)
 			continue;
-		order[m] = (struct ref_layer){ .l = l, .idx = i };
+		order[m] = (struct ref_layer){ .l = l, .plane_id = p->id };
 		order[m].zpos = l->zpos >= 0 && p->type == DRM_PLANE_TYPE_OVERLAY ?
 				(uint64_t)l->zpos : current(k, p, "zpos", i);
 		order[m].blend = l->blend >= 0 ? l->blend :

@@ -8,7 +8,8 @@
  * rounding) or, put on the primary plane alone, with the CRTC's CRC.
  *
  * The semantics it implements, from the DRM documentation:
- *  - planes stack by zpos over a black background;
+ *  - planes stack by zpos over a black background, planes sharing a zpos
+ *    by plane id (the lower id below), as normalize_zpos orders them;
  *  - a destination pixel takes the source pixel nearest to its centre:
  *    the source is reflected first (reflect-x, reflect-y), then rotated
  *    counter-clockwise, then scaled onto the destination rectangle;

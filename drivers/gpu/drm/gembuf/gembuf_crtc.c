@@ -156,9 +156,10 @@ static const struct drm_crtc_funcs gembuf_crtc_funcs = {
 };
 
 /*
- * Refuse enabled planes sharing a zpos (DRM leaves their order undefined;
- * a client asking for it gets -EINVAL instead of an arbitrary stacking)
- * and collect the visible planes, by normalized zpos, for the composer.
+ * Collect the visible planes, by normalized zpos, for the composer.
+ * Planes sharing a zpos are accepted: DRM leaves their order undefined,
+ * and drm_atomic_normalize_zpos() (mode_config.normalize_zpos) stacks
+ * them by plane id, the lower id below, as other drivers do.
  */
 static int gembuf_crtc_atomic_check(struct drm_crtc *crtc,
 				    struct drm_atomic_state *state)
@@ -168,7 +169,6 @@ static int gembuf_crtc_atomic_check(struct drm_crtc *crtc,
 	struct drm_plane_state *ps[GEMBUF_MAX_PLANES] = {};
 	struct drm_plane *plane;
 	unsigned int i, n = 0;
-	u32 zpos_used = 0;
 	int ret;
 
 	if (crtc_state->gamma_lut &&
@@ -189,14 +189,6 @@ static int gembuf_crtc_atomic_check(struct drm_crtc *crtc,
 
 		if (!p)
 			p = plane->state;
-		if (p->fb && p->zpos < 32) {
-			if (zpos_used & BIT(p->zpos)) {
-				drm_dbg_kms(crtc->dev, "[PLANE:%d] zpos %u already used\n",
-					    plane->base.id, p->zpos);
-				return -EINVAL;
-			}
-			zpos_used |= BIT(p->zpos);
-		}
 		if (!p->visible || p->normalized_zpos >= GEMBUF_MAX_PLANES)
 			continue;
 		ps[p->normalized_zpos] = p;
