@@ -13,6 +13,9 @@
  * where blending needs it.  Every path gives the same pixels, bit for
  * bit; the X bytes of an XRGB8888 writeback, padding, are the planes'
  * own where no plane was blended.
+ *
+ * Words of 32-bit RGB pixels are kept as the framebuffers hold them,
+ * little-endian (__le32), and converted where their channels are used.
  */
 
 #include <drm/drm_blend.h>
@@ -22,6 +25,7 @@
 #include <drm/drm_gem_framebuffer_helper.h>
 #include <drm/drm_vblank.h>
 #include <drm/drm_writeback.h>
+#include <asm/byteorder.h>
 #include <kunit/visibility.h>
 #include <linux/crc32.h>
 #include <linux/math64.h>
@@ -173,7 +177,7 @@ EXPORT_SYMBOL_IF_KUNIT(gembuf_blend);
  * word is read and written once, a span of columns shown by one run at a
  * time, so a plane hidden by another is not read.
  */
-VISIBLE_IF_KUNIT void gembuf_lay_runs(u32 *dst, int width,
+VISIBLE_IF_KUNIT void gembuf_lay_runs(__le32 *dst, int width,
 				      const struct gembuf_run *runs, int n)
 {
 	int cut[2 * GEMBUF_MAX_PLANES + 2], ncut = 0, i, j, a, b;
@@ -211,16 +215,18 @@ EXPORT_SYMBOL_IF_KUNIT(gembuf_lay_runs);
  * @n: their number
  *
  * Two words at a time: the CRC is taken over the line once it is done.
+ * Read as little-endian, a pair is its first word then its second, so
+ * the mask clears byte 3 of each, whatever the CPU's byte order.
  */
-VISIBLE_IF_KUNIT void gembuf_clear_x_line(u32 *words, int n)
+VISIBLE_IF_KUNIT void gembuf_clear_x_line(__le32 *words, int n)
 {
-	u64 *pairs = (u64 *)words;
+	__le64 *pairs = (__le64 *)words;
 	int i;
 
 	for (i = 0; i < n / 2; i++)
-		pairs[i] &= 0x00ffffff00ffffffULL;
+		pairs[i] &= cpu_to_le64(0x00ffffff00ffffffULL);
 	if (n & 1)
-		words[n - 1] &= 0xffffff;
+		words[n - 1] &= cpu_to_le32(0xffffff);
 }
 EXPORT_SYMBOL_IF_KUNIT(gembuf_clear_x_line);
 
@@ -233,12 +239,12 @@ EXPORT_SYMBOL_IF_KUNIT(gembuf_clear_x_line);
  * Each channel as the XRGB8888 reader gives it.
  */
 VISIBLE_IF_KUNIT void gembuf_widen_line(struct gembuf_pixel *line,
-					const u32 *words, int n)
+					const __le32 *words, int n)
 {
 	int i;
 
 	for (i = 0; i < n; i++) {
-		u32 v = words[i];
+		u32 v = le32_to_cpu(words[i]);
 
 		line[i] = (struct gembuf_pixel){
 			.a = 0xffff,
@@ -259,14 +265,14 @@ EXPORT_SYMBOL_IF_KUNIT(gembuf_widen_line);
  * The 8 high bits of each channel, as an XRGB8888 writeback stores them;
  * the CRC is taken over these words.
  */
-VISIBLE_IF_KUNIT void gembuf_narrow_line(u32 *words,
+VISIBLE_IF_KUNIT void gembuf_narrow_line(__le32 *words,
 					 const struct gembuf_pixel *line, int n)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
-		words[i] = (line[i].r >> 8) << 16 | (line[i].g >> 8) << 8 |
-			   line[i].b >> 8;
+		words[i] = cpu_to_le32((line[i].r >> 8) << 16 |
+				       (line[i].g >> 8) << 8 | line[i].b >> 8);
 }
 EXPORT_SYMBOL_IF_KUNIT(gembuf_narrow_line);
 
@@ -276,13 +282,13 @@ EXPORT_SYMBOL_IF_KUNIT(gembuf_narrow_line);
  * mode gets a loop of its own.
  */
 static __always_inline void blend_rgb32_run(struct gembuf_pixel *dst,
-					    const u32 *src, int n,
+					    const __le32 *src, int n,
 					    u16 plane_alpha, u16 mode)
 {
 	int i;
 
 	for (i = 0; i < n; i++) {
-		u32 v = src[i];
+		u32 v = le32_to_cpu(src[i]);
 		struct gembuf_pixel p = {
 			.a = (v >> 24) * 0x101,
 			.r = (v >> 16 & 0xff) * 0x101,
@@ -314,7 +320,7 @@ static __always_inline void blend_rgb32_run(struct gembuf_pixel *dst,
  * pixel blend mode None does.
  */
 VISIBLE_IF_KUNIT void gembuf_blend_rgb32_line(struct gembuf_pixel *dst,
-					      const u32 *src, int n,
+					      const __le32 *src, int n,
 					      const struct drm_plane_state *s)
 {
 	u16 mode = s->fb->format->has_alpha ? s->pixel_blend_mode :
@@ -403,14 +409,14 @@ static int source_per_line(const struct drm_plane_state *s, int y)
 struct gembuf_layer {
 	const struct gembuf_plane_state *ps;
 	const int *xs;
-	u32 *gather;
+	__le32 *gather;
 	bool rgb32;
 	bool opaque;
 };
 
 static void layer_init(struct gembuf_layer *l,
 		       const struct gembuf_plane_state *ps, int *xs,
-		       u32 *gather)
+		       __le32 *gather)
 {
 	const struct drm_plane_state *s = &ps->base;
 	u32 format = s->fb->format->format;
@@ -437,21 +443,21 @@ static void layer_init(struct gembuf_layer *l,
  * place, or gathered into the layer's own buffer (which the const layer
  * points to; each line overwrites it).
  */
-static const u32 *layer_words(const struct gembuf_layer *l, int y)
+static const __le32 *layer_words(const struct gembuf_layer *l, int y)
 {
 	const struct drm_plane_state *s = &l->ps->base;
 	unsigned int pitch = s->fb->pitches[0];
 	int i, col, n = drm_rect_width(&s->dst);
-	const u32 *row;
+	const __le32 *row;
 
 	if (!l->gather)
-		return (const u32 *)(l->ps->vaddr[0] +
-				     source_per_line(s, y) * pitch) + l->xs[0];
+		return (const __le32 *)(l->ps->vaddr[0] +
+					source_per_line(s, y) * pitch) + l->xs[0];
 	if (transposed(s)) {
 		col = source_per_line(s, y);
 		for (i = 0; i < n; i++)
-			l->gather[i] = *((const u32 *)(l->ps->vaddr[0] +
-						       l->xs[i] * pitch) + col);
+			l->gather[i] = *((const __le32 *)(l->ps->vaddr[0] +
+							  l->xs[i] * pitch) + col);
 	} else {
 		row = l->ps->vaddr[0] + source_per_line(s, y) * pitch;
 		for (i = 0; i < n; i++)
@@ -475,11 +481,11 @@ static const u32 *layer_words(const struct gembuf_layer *l, int y)
  * or -ENOMEM.
  */
 VISIBLE_IF_KUNIT int gembuf_layer_line(const struct gembuf_plane_state *ps,
-				       int y, u32 *out)
+				       int y, __le32 *out)
 {
 	int ret = -ENOMEM, n = drm_rect_width(&ps->base.dst);
 	struct gembuf_layer l;
-	u32 *gather;
+	__le32 *gather;
 	int *xs;
 
 	xs = kcalloc(n, sizeof(*xs), GFP_KERNEL);
@@ -529,7 +535,7 @@ static void compose_plane_line(struct gembuf_pixel *line,
  * @width: the frame's width
  * @wide_out: the output needs the 16-bit line (gamma LUT, XRGB2101010
  *	writeback) even where no plane was blended
- * @words: a line as XRGB8888 words
+ * @words: a line as little-endian XRGB8888 words
  * @line: a line as composer pixels
  * @px: a plane's line as its reader gives it
  */
@@ -538,7 +544,7 @@ struct gembuf_frame {
 	unsigned int num_layers;
 	int width;
 	bool wide_out;
-	u32 *words;
+	__le32 *words;
 	struct gembuf_pixel *line;
 	struct gembuf_pixel *px;
 };
@@ -699,7 +705,7 @@ void gembuf_composer_work(struct work_struct *work)
 	bool crc_on, wb, wb_words = false, wide, direct;
 	u32 crc = 0;
 	int height, y, n, x1, x2, *xs = NULL, ret = 0;
-	u32 *gather = NULL;
+	__le32 *gather = NULL;
 	unsigned int i, first;
 	u64 frame, frame_end, start = ktime_get_ns();
 
@@ -730,7 +736,7 @@ void gembuf_composer_work(struct work_struct *work)
 		ret = -ENOMEM;
 		goto out;
 	}
-	gather = (u32 *)(xs + f.width * GEMBUF_MAX_PLANES);
+	gather = (__le32 *)(xs + f.width * GEMBUF_MAX_PLANES);
 	/* Planes under the topmost full-frame opaque one are not read at all. */
 	for (first = 0, i = 0; i < state->num_planes; i++)
 		if (hides_below(state->planes[i], f.width, height))
@@ -753,7 +759,7 @@ void gembuf_composer_work(struct work_struct *work)
 	if (ret)
 		goto out;
 	for (y = 0; y < height; y++) {
-		u32 *words = f.words;
+		__le32 *words = f.words;
 
 		i = opaque_runs(&f, y, runs, &n);
 		wide = i < f.num_layers || f.wide_out;

@@ -4,10 +4,15 @@
  * per plane state, and the writeback writers.  Readers return 16 bits a
  * channel with straight (not premultiplied) alpha; YCbCr is converted
  * with the plane's COLOR_ENCODING (BT.601, BT.709) and COLOR_RANGE.
+ *
+ * DRM formats are little-endian: a pixel of several bytes is read and
+ * written as an __le16 or __le32, which costs nothing on a little-endian
+ * CPU and gives the same pixels on a big-endian one.
  */
 
 #include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
+#include <asm/byteorder.h>
 #include <kunit/visibility.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
@@ -86,7 +91,7 @@ static inline void px_xrgb8888(const u8 *const rows[2], int x,
 			       const struct drm_plane_state *state,
 			       struct gembuf_pixel *out)
 {
-	u32 v = ((const u32 *)rows[0])[x];
+	u32 v = le32_to_cpu(((const __le32 *)rows[0])[x]);
 
 	out->a = 0xffff;
 	out->r = expand((v >> 16) & 0xff, 8);
@@ -101,7 +106,7 @@ static inline void px_argb8888(const u8 *const rows[2], int x,
 			       struct gembuf_pixel *out)
 {
 	px_xrgb8888(rows, x, state, out);
-	out->a = expand(((const u32 *)rows[0])[x] >> 24, 8);
+	out->a = expand(le32_to_cpu(((const __le32 *)rows[0])[x]) >> 24, 8);
 }
 
 GEMBUF_LINE_READER(argb8888)
@@ -110,7 +115,7 @@ static inline void px_xbgr8888(const u8 *const rows[2], int x,
 			       const struct drm_plane_state *state,
 			       struct gembuf_pixel *out)
 {
-	u32 v = ((const u32 *)rows[0])[x];
+	u32 v = le32_to_cpu(((const __le32 *)rows[0])[x]);
 
 	out->a = 0xffff;
 	out->b = expand((v >> 16) & 0xff, 8);
@@ -125,7 +130,7 @@ static inline void px_abgr8888(const u8 *const rows[2], int x,
 			       struct gembuf_pixel *out)
 {
 	px_xbgr8888(rows, x, state, out);
-	out->a = expand(((const u32 *)rows[0])[x] >> 24, 8);
+	out->a = expand(le32_to_cpu(((const __le32 *)rows[0])[x]) >> 24, 8);
 }
 
 GEMBUF_LINE_READER(abgr8888)
@@ -134,7 +139,7 @@ static inline void px_rgb565(const u8 *const rows[2], int x,
 			     const struct drm_plane_state *state,
 			     struct gembuf_pixel *out)
 {
-	u16 v = ((const u16 *)rows[0])[x];
+	u16 v = le16_to_cpu(((const __le16 *)rows[0])[x]);
 
 	out->a = 0xffff;
 	out->r = expand(v >> 11, 5);
@@ -148,7 +153,7 @@ static inline void px_xrgb2101010(const u8 *const rows[2], int x,
 				  const struct drm_plane_state *state,
 				  struct gembuf_pixel *out)
 {
-	u32 v = ((const u32 *)rows[0])[x];
+	u32 v = le32_to_cpu(((const __le32 *)rows[0])[x]);
 
 	out->a = 0xffff;
 	out->r = expand((v >> 20) & 0x3ff, 10);
@@ -162,11 +167,11 @@ static inline void px_xrgb16161616(const u8 *const rows[2], int x,
 				   const struct drm_plane_state *state,
 				   struct gembuf_pixel *out)
 {
-	const u16 *v = (const u16 *)rows[0] + x * 4;
+	const __le16 *v = (const __le16 *)rows[0] + x * 4;
 
-	out->b = v[0];
-	out->g = v[1];
-	out->r = v[2];
+	out->b = le16_to_cpu(v[0]);
+	out->g = le16_to_cpu(v[1]);
+	out->r = le16_to_cpu(v[2]);
 	out->a = 0xffff;
 }
 
@@ -177,7 +182,7 @@ static inline void px_argb16161616(const u8 *const rows[2], int x,
 				   struct gembuf_pixel *out)
 {
 	px_xrgb16161616(rows, x, state, out);
-	out->a = ((const u16 *)rows[0])[x * 4 + 3];
+	out->a = le16_to_cpu(((const __le16 *)rows[0])[x * 4 + 3]);
 }
 
 GEMBUF_LINE_READER(argb16161616)
@@ -302,17 +307,18 @@ EXPORT_SYMBOL_IF_KUNIT(gembuf_format_reader);
 void gembuf_write_line(const struct drm_framebuffer *fb, void *vaddr, int y,
 		       const struct gembuf_pixel *line, int width)
 {
-	u32 *dst = vaddr + fb->offsets[0] + y * fb->pitches[0];
+	__le32 *dst = vaddr + fb->offsets[0] + y * fb->pitches[0];
 	const struct gembuf_pixel *p = line;
 	int x;
 
 	if (fb->format->format == DRM_FORMAT_XRGB2101010) {
 		for (x = 0; x < width; x++, p++)
-			dst[x] = (p->r >> 6) << 20 | (p->g >> 6) << 10 | p->b >> 6;
+			dst[x] = cpu_to_le32((p->r >> 6) << 20 | (p->g >> 6) << 10 |
+					     p->b >> 6);
 		return;
 	}
 	for (x = 0; x < width; x++, p++)
-		dst[x] = (p->r >> 8) << 16 | (p->g >> 8) << 8 | p->b >> 8;
+		dst[x] = cpu_to_le32((p->r >> 8) << 16 | (p->g >> 8) << 8 | p->b >> 8);
 }
 EXPORT_SYMBOL_IF_KUNIT(gembuf_write_line);
 
@@ -321,14 +327,15 @@ EXPORT_SYMBOL_IF_KUNIT(gembuf_write_line);
  * @fb: the framebuffer, XRGB8888
  * @vaddr: its kernel address
  * @y: the line
- * @words: the pixels as XRGB8888 words (X bytes as the planes had them)
+ * @words: the pixels as little-endian XRGB8888 words (X bytes as the
+ *	planes had them)
  * @width: their number
  *
  * The composer has the words already when the line needs no 16-bit
  * pixels or has been narrowed for the CRC: they are the line's bytes.
  */
 void gembuf_write_words(const struct drm_framebuffer *fb, void *vaddr, int y,
-			const u32 *words, int width)
+			const __le32 *words, int width)
 {
 	memcpy(vaddr + fb->offsets[0] + y * fb->pitches[0], words,
 	       width * sizeof(*words));

@@ -222,7 +222,7 @@ gembuf_read_fn gembuf_format_reader(u32 format);
 void gembuf_write_line(const struct drm_framebuffer *fb, void *vaddr, int y,
 		       const struct gembuf_pixel *line, int width);
 void gembuf_write_words(const struct drm_framebuffer *fb, void *vaddr, int y,
-			const u32 *words, int width);
+			const __le32 *words, int width);
 
 /* gembuf_composer.c */
 
@@ -230,12 +230,13 @@ void gembuf_write_words(const struct drm_framebuffer *fb, void *vaddr, int y,
  * struct gembuf_run - opaque 32-bit RGB pixels a plane shows on a line
  * @x1: the first column on the CRTC
  * @x2: the column after the last
- * @words: the pixel shown at @x1, and those after it
+ * @words: the pixel shown at @x1, and those after it, little-endian as
+ *	the framebuffer holds them
  */
 struct gembuf_run {
 	int x1;
 	int x2;
-	const u32 *words;
+	const __le32 *words;
 };
 
 void gembuf_composer_work(struct work_struct *work);
@@ -244,13 +245,13 @@ void gembuf_source_point(const struct drm_plane_state *s, int x, int y,
 			 int *sx, int *sy);
 void gembuf_blend(struct gembuf_pixel *dst, const struct gembuf_pixel *src,
 		  u16 plane_alpha, u16 mode);
-void gembuf_lay_runs(u32 *dst, int width, const struct gembuf_run *runs,
+void gembuf_lay_runs(__le32 *dst, int width, const struct gembuf_run *runs,
 		     int n);
-void gembuf_clear_x_line(u32 *words, int n);
-int gembuf_layer_line(const struct gembuf_plane_state *ps, int y, u32 *out);
-void gembuf_widen_line(struct gembuf_pixel *line, const u32 *words, int n);
-void gembuf_narrow_line(u32 *words, const struct gembuf_pixel *line, int n);
-void gembuf_blend_rgb32_line(struct gembuf_pixel *dst, const u32 *src, int n,
+void gembuf_clear_x_line(__le32 *words, int n);
+int gembuf_layer_line(const struct gembuf_plane_state *ps, int y, __le32 *out);
+void gembuf_widen_line(struct gembuf_pixel *line, const __le32 *words, int n);
+void gembuf_narrow_line(__le32 *words, const struct gembuf_pixel *line, int n);
+void gembuf_blend_rgb32_line(struct gembuf_pixel *dst, const __le32 *src, int n,
 			     const struct drm_plane_state *s);
 #endif
 

@@ -3,6 +3,8 @@
  * KUnit tests of gembuf's composer's line paths for 32-bit RGB planes,
  * against the per-pixel path (the format's reader and gembuf_blend()) on
  * pseudo-random lines: they must give the same pixels, bit for bit.
+ * Lines of words are little-endian, as framebuffers hold them, so the
+ * tests hold on a big-endian kernel too.
  */
 
 #include <drm/drm_blend.h>
@@ -42,7 +44,7 @@ static struct rnd_state *line_rnd(struct kunit *test)
 	return rnd;
 }
 
-static void random_words(struct rnd_state *rnd, u32 *words, int n)
+static void random_words(struct rnd_state *rnd, __le32 *words, int n)
 {
 	int i;
 
@@ -50,7 +52,7 @@ static void random_words(struct rnd_state *rnd, u32 *words, int n)
 		u32 v = prandom_u32_state(rnd);
 		u32 a = i % 6 < 5 ? edge_alphas[i % 6] : v >> 24;
 
-		words[i] = a << 24 | (i % 7 ? v & 0xffffff : 0);
+		words[i] = cpu_to_le32(a << 24 | (i % 7 ? v & 0xffffff : 0));
 	}
 }
 
@@ -74,7 +76,7 @@ static void random_pixels(struct rnd_state *rnd, struct gembuf_pixel *line,
  * run with the format's reader, then gembuf_blend() each pixel.
  */
 static void per_pixel_line(struct kunit *test, struct gembuf_pixel *line,
-			   const u32 *src, int n,
+			   const __le32 *src, int n,
 			   const struct drm_plane_state *s)
 {
 	void *planes[DRM_FORMAT_MAX_PLANES] = { (void *)src };
@@ -112,7 +114,7 @@ static int first_difference(const struct gembuf_pixel *a,
  * @alpha.  Return whether they agree.
  */
 static bool check_rgb32_blend(struct kunit *test, u32 format, u16 mode,
-			      u16 alpha, const u32 *src,
+			      u16 alpha, const __le32 *src,
 			      const struct gembuf_pixel *below, int n)
 {
 	struct drm_framebuffer fb = {
@@ -141,7 +143,7 @@ static bool check_rgb32_blend(struct kunit *test, u32 format, u16 mode,
 	if (i >= 0)
 		KUNIT_FAIL(test,
 			   "%p4cc mode %u alpha %#x, pixel %d %08x over %04x %04x %04x: got %04x %04x %04x %04x, want %04x %04x %04x %04x",
-			   &format, mode, alpha, i, src[i], below[i].r,
+			   &format, mode, alpha, i, le32_to_cpu(src[i]), below[i].r,
 			   below[i].g, below[i].b, got[i].a, got[i].r, got[i].g,
 			   got[i].b, want[i].a, want[i].r, want[i].g, want[i].b);
 	kunit_kfree(test, got);
@@ -157,7 +159,7 @@ static void gembuf_test_blend_rgb32_line(struct kunit *test)
 {
 	static const u32 formats[] = { DRM_FORMAT_XRGB8888, DRM_FORMAT_ARGB8888 };
 	struct rnd_state *rnd = line_rnd(test);
-	u32 *src = kunit_kcalloc(test, LINE_LEN, sizeof(*src), GFP_KERNEL);
+	__le32 *src = kunit_kcalloc(test, LINE_LEN, sizeof(*src), GFP_KERNEL);
 	struct gembuf_pixel *below = kunit_kcalloc(test, LINE_LEN, sizeof(*below),
 						   GFP_KERNEL);
 	unsigned int f, m, a;
@@ -183,7 +185,7 @@ static void gembuf_test_blend_rgb32_line(struct kunit *test)
 static void gembuf_test_blend_rgb32_sweep(struct kunit *test)
 {
 	struct rnd_state *rnd = line_rnd(test);
-	u32 *src = kunit_kcalloc(test, 256, sizeof(*src), GFP_KERNEL);
+	__le32 *src = kunit_kcalloc(test, 256, sizeof(*src), GFP_KERNEL);
 	struct gembuf_pixel *below = kunit_kcalloc(test, 256, sizeof(*below),
 						   GFP_KERNEL);
 	unsigned int m, alpha, i;
@@ -193,7 +195,8 @@ static void gembuf_test_blend_rgb32_sweep(struct kunit *test)
 	for (m = 0; m < ARRAY_SIZE(blend_modes); m++) {
 		for (alpha = 0; alpha <= 0xffff + 0x7e; alpha += 0x7f) {
 			for (i = 0; i < 256; i++)
-				src[i] = i << 24 | (prandom_u32_state(rnd) & 0xffffff);
+				src[i] = cpu_to_le32(i << 24 |
+						     (prandom_u32_state(rnd) & 0xffffff));
 			random_pixels(rnd, below, 256);
 			if (!check_rgb32_blend(test, DRM_FORMAT_ARGB8888,
 					       blend_modes[m], min(alpha, 0xffffU),
@@ -228,8 +231,8 @@ static void gembuf_test_rgb32_words(struct kunit *test)
 		.alpha = DRM_BLEND_ALPHA_OPAQUE,
 	};
 	struct gembuf_run runs[ARRAY_SIZE(opaque)];
-	u32 *words = kunit_kcalloc(test, LINE_LEN, sizeof(*words), GFP_KERNEL);
-	u32 *stored = kunit_kcalloc(test, LINE_LEN, sizeof(*stored), GFP_KERNEL);
+	__le32 *words = kunit_kcalloc(test, LINE_LEN, sizeof(*words), GFP_KERNEL);
+	__le32 *stored = kunit_kcalloc(test, LINE_LEN, sizeof(*stored), GFP_KERNEL);
 	struct gembuf_pixel *want = kunit_kcalloc(test, LINE_LEN, sizeof(*want),
 						  GFP_KERNEL);
 	struct gembuf_pixel *got = kunit_kcalloc(test, LINE_LEN, sizeof(*got),
@@ -245,14 +248,15 @@ static void gembuf_test_rgb32_words(struct kunit *test)
 	/* Three planes: the whole line, then two runs on top of it. */
 	for (j = 0; j < ARRAY_SIZE(opaque); j++) {
 		int x = 37 * j, n = j ? 300 : LINE_LEN;
-		u32 *src = kunit_kcalloc(test, n, sizeof(*src), GFP_KERNEL);
+		__le32 *src = kunit_kcalloc(test, n, sizeof(*src), GFP_KERNEL);
 
 		KUNIT_ASSERT_NOT_NULL(test, src);
 		random_words(rnd, src, n);
 		/* Every channel value, where no run covers the first plane. */
 		if (!j)
 			for (i = 0; i < 256; i++)
-				src[LINE_LEN - 256 + i] = 0xa5000000 | i * 0x010101;
+				src[LINE_LEN - 256 + i] =
+					cpu_to_le32(0xa5000000 | i * 0x010101);
 		src_fb.format = drm_format_info(opaque[j].format);
 		src_fb.pitches[0] = n * 4;
 		s.pixel_blend_mode = opaque[j].mode;
@@ -279,10 +283,10 @@ static void gembuf_test_lay_runs(struct kunit *test)
 {
 	struct rnd_state *rnd = line_rnd(test);
 	struct gembuf_run runs[GEMBUF_MAX_PLANES];
-	u32 *src = kunit_kcalloc(test, GEMBUF_MAX_PLANES * LINE_LEN,
-				 sizeof(*src), GFP_KERNEL);
-	u32 *got = kunit_kcalloc(test, LINE_LEN + 1, sizeof(*got), GFP_KERNEL);
-	u32 *want = kunit_kcalloc(test, LINE_LEN, sizeof(*want), GFP_KERNEL);
+	__le32 *src = kunit_kcalloc(test, GEMBUF_MAX_PLANES * LINE_LEN,
+				    sizeof(*src), GFP_KERNEL);
+	__le32 *got = kunit_kcalloc(test, LINE_LEN + 1, sizeof(*got), GFP_KERNEL);
+	__le32 *want = kunit_kcalloc(test, LINE_LEN, sizeof(*want), GFP_KERNEL);
 	int round, n, j, a, b, width;
 
 	KUNIT_ASSERT_NOT_NULL(test, src);
@@ -315,7 +319,7 @@ static void gembuf_test_lay_runs(struct kunit *test)
 		gembuf_lay_runs(got, width, runs, n);
 		KUNIT_ASSERT_MEMEQ_MSG(test, got, want, width * sizeof(*got),
 				       "round %d, %d runs", round, n);
-		KUNIT_ASSERT_EQ(test, got[width], 0x5a5a5a5a);
+		KUNIT_ASSERT_EQ(test, le32_to_cpu(got[width]), 0x5a5a5a5a);
 	}
 }
 
@@ -323,8 +327,8 @@ static void gembuf_test_lay_runs(struct kunit *test)
 static void gembuf_test_clear_x_line(struct kunit *test)
 {
 	struct rnd_state *rnd = line_rnd(test);
-	u32 *got = kunit_kcalloc(test, LINE_LEN + 1, sizeof(*got), GFP_KERNEL);
-	u32 *want = kunit_kcalloc(test, LINE_LEN + 1, sizeof(*want), GFP_KERNEL);
+	__le32 *got = kunit_kcalloc(test, LINE_LEN + 1, sizeof(*got), GFP_KERNEL);
+	__le32 *want = kunit_kcalloc(test, LINE_LEN + 1, sizeof(*want), GFP_KERNEL);
 	int n, i;
 
 	KUNIT_ASSERT_NOT_NULL(test, got);
@@ -332,7 +336,7 @@ static void gembuf_test_clear_x_line(struct kunit *test)
 	for (n = LINE_LEN - 3; n <= LINE_LEN; n++) {
 		random_words(rnd, got, LINE_LEN + 1);
 		for (i = 0; i <= LINE_LEN; i++)
-			want[i] = i < n ? got[i] & 0xffffff : got[i];
+			want[i] = i < n ? got[i] & cpu_to_le32(0xffffff) : got[i];
 		gembuf_clear_x_line(got, n);
 		KUNIT_ASSERT_MEMEQ_MSG(test, got, want,
 				       (LINE_LEN + 1) * sizeof(*got), "%d words", n);
@@ -371,8 +375,8 @@ static void gembuf_test_layer_line(struct kunit *test)
 	struct gembuf_plane_state ps = {
 		.base = { .fb = &fb, .alpha = DRM_BLEND_ALPHA_OPAQUE },
 	};
-	u32 *pixels = kunit_kcalloc(test, fw * fh, sizeof(u32), GFP_KERNEL);
-	u32 *got = kunit_kcalloc(test, 5 * fw, sizeof(u32), GFP_KERNEL);
+	__le32 *pixels = kunit_kcalloc(test, fw * fh, sizeof(*pixels), GFP_KERNEL);
+	__le32 *got = kunit_kcalloc(test, 5 * fw, sizeof(*got), GFP_KERNEL);
 	const unsigned int nr = ARRAY_SIZE(reflections), ns = ARRAY_SIZE(scales);
 	unsigned int c, k;
 	int i, x, y, w, h, sx, sy;
@@ -380,7 +384,7 @@ static void gembuf_test_layer_line(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, pixels);
 	KUNIT_ASSERT_NOT_NULL(test, got);
 	for (i = 0; i < fw * fh; i++)
-		pixels[i] = 0x5a000000 | i;
+		pixels[i] = cpu_to_le32(0x5a000000 | i);
 	ps.vaddr[0] = pixels;
 	/* Each rotation, each reflection, each scale, each source. */
 	for (c = 0; c < ARRAY_SIZE(rotations) * nr * ns * ARRAY_SIZE(srcs); c++) {
@@ -404,8 +408,8 @@ static void gembuf_test_layer_line(struct kunit *test)
 				gembuf_source_point(s, x, y, &sx, &sy);
 				sx = clamp(sx, 0, fw - 1);
 				sy = clamp(sy, 0, fh - 1);
-				KUNIT_ASSERT_EQ_MSG(test, got[x - s->dst.x1],
-						    pixels[sy * fw + sx],
+				KUNIT_ASSERT_EQ_MSG(test, le32_to_cpu(got[x - s->dst.x1]),
+						    le32_to_cpu(pixels[sy * fw + sx]),
 						    "rotation %#x, %dx%d, at (%d,%d)",
 						    s->rotation, w, h, x, y);
 			}
@@ -421,8 +425,8 @@ static void gembuf_test_narrow_line(struct kunit *test)
 		.format = drm_format_info(DRM_FORMAT_XRGB8888),
 		.pitches = { LINE_LEN * 4 },
 	};
-	u32 *words = kunit_kcalloc(test, LINE_LEN, sizeof(*words), GFP_KERNEL);
-	u32 *stored = kunit_kcalloc(test, LINE_LEN, sizeof(*stored), GFP_KERNEL);
+	__le32 *words = kunit_kcalloc(test, LINE_LEN, sizeof(*words), GFP_KERNEL);
+	__le32 *stored = kunit_kcalloc(test, LINE_LEN, sizeof(*stored), GFP_KERNEL);
 	struct gembuf_pixel *line = kunit_kcalloc(test, LINE_LEN, sizeof(*line),
 						  GFP_KERNEL);
 

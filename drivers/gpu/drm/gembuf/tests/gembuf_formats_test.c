@@ -132,7 +132,8 @@ static void gembuf_test_reader(struct kunit *test)
 /* The reader returns the columns asked for, in the order asked. */
 static void gembuf_test_reader_columns(struct kunit *test)
 {
-	static const u32 line[4] = { 0x000001, 0x000002, 0x000003, 0x000004 };
+	/* XRGB8888 pixels of blue 1 to 4, in memory order. */
+	static const u8 line[16] = { 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0 };
 	static const int xs[5] = { 3, 0, 0, 2, 1 };
 	struct drm_framebuffer fb = {
 		.format = drm_format_info(DRM_FORMAT_XRGB8888),
@@ -158,25 +159,34 @@ static void gembuf_test_reader_unknown(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, gembuf_format_reader(0));
 }
 
+/*
+ * The writers store little-endian words, as the formats define them: the
+ * expected lines are bytes in memory order.
+ */
 static void gembuf_test_write_line(struct kunit *test)
 {
 	static const struct gembuf_pixel line[2] = {
 		OPAQUE(0xffff, 0x8000, 0x0000),
 		OPAQUE(0x0100, 0x00ff, 0x1234),
 	};
+	/* Line 0 untouched; 0x00ff8000 and 0x00010012. */
+	static const u8 want_xrgb8888[16] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x80, 0xff, 0x00, 0x12, 0x00, 0x01, 0x00,
+	};
+	/* 0x3ff << 20 | 0x200 << 10 and 0x004 << 20 | 0x003 << 10 | 0x048. */
+	static const u8 want_xrgb2101010[8] = {
+		0x00, 0x00, 0xf8, 0x3f, 0x48, 0x0c, 0x40, 0x00,
+	};
 	struct drm_framebuffer fb = { .pitches = { 8 } };
-	u32 out[4] = {};
+	u8 out[16] = {};
 
 	fb.format = drm_format_info(DRM_FORMAT_XRGB8888);
 	gembuf_write_line(&fb, out, 1, line, 2);
-	KUNIT_EXPECT_EQ(test, out[0], 0);		/* line 0 untouched */
-	KUNIT_EXPECT_EQ(test, out[2], 0x00ff8000);
-	KUNIT_EXPECT_EQ(test, out[3], 0x00010012);
+	KUNIT_EXPECT_MEMEQ(test, out, want_xrgb8888, sizeof(out));
 
 	fb.format = drm_format_info(DRM_FORMAT_XRGB2101010);
 	gembuf_write_line(&fb, out, 0, line, 2);
-	KUNIT_EXPECT_EQ(test, out[0], 0x3ff << 20 | 0x200 << 10);
-	KUNIT_EXPECT_EQ(test, out[1], 0x004 << 20 | 0x003 << 10 | 0x048);
+	KUNIT_EXPECT_MEMEQ(test, out, want_xrgb2101010, sizeof(want_xrgb2101010));
 }
 
 struct blend_case {
