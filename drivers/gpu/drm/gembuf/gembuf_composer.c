@@ -691,8 +691,57 @@ static void frame_end_access(struct gembuf_crtc_state *state,
 }
 
 /**
+ * gembuf_lines_put() - drop a CRTC state's reference to line buffers
+ * @lines: the buffers, or NULL
+ */
+void gembuf_lines_put(struct gembuf_lines *lines)
+{
+	if (lines && refcount_dec_and_test(&lines->ref)) {
+		kvfree(lines->xs);
+		kvfree(lines->words);
+		kvfree(lines->px);
+		kvfree(lines->line);
+		kfree(lines);
+	}
+}
+
+/**
+ * gembuf_lines_alloc() - the line buffers for frames @width pixels wide
+ * @width: the mode's width, at least 1
+ *
+ * Called from the CRTC's atomic_check, in the committing task, so that
+ * composing a frame allocates nothing.
+ *
+ * Return: the buffers with one reference, or NULL without memory.
+ */
+struct gembuf_lines *gembuf_lines_alloc(int width)
+{
+	struct gembuf_lines *lines = kzalloc(sizeof(*lines), GFP_KERNEL);
+
+	if (!lines)
+		return NULL;
+	refcount_set(&lines->ref, 1);
+	lines->width = width;
+	lines->line = kvmalloc_array(width, sizeof(*lines->line), GFP_KERNEL);
+	lines->px = kvmalloc_array(width, sizeof(*lines->px), GFP_KERNEL);
+	lines->words = kvmalloc_array(width, sizeof(*lines->words), GFP_KERNEL);
+	/* Each plane's columns, then its gathered words, in one block. */
+	lines->xs = kvmalloc_array(width * GEMBUF_MAX_PLANES,
+				   sizeof(*lines->xs) + sizeof(*lines->gather),
+				   GFP_KERNEL);
+	if (!lines->line || !lines->px || !lines->words || !lines->xs) {
+		gembuf_lines_put(lines);
+		return NULL;
+	}
+	lines->gather = (__le32 *)(lines->xs + width * GEMBUF_MAX_PLANES);
+	return lines;
+}
+
+/**
  * gembuf_composer_work() - compose one frame
  * @work: &gembuf_output.composer_work
+ *
+ * It allocates nothing: the line buffers come with the CRTC state.
  */
 void gembuf_composer_work(struct work_struct *work)
 {
@@ -700,12 +749,12 @@ void gembuf_composer_work(struct work_struct *work)
 						 composer_work);
 	const struct drm_property_blob *gamma_lut;
 	struct gembuf_crtc_state *state;
+	struct gembuf_lines *lines;
 	struct gembuf_frame f = {};
 	struct gembuf_run runs[GEMBUF_MAX_PLANES];
 	bool crc_on, wb, wb_words = false, wide, direct;
 	u32 crc = 0;
-	int height, y, n, x1, x2, *xs = NULL, ret = 0;
-	__le32 *gather = NULL;
+	int height, y, n, x1, x2, ret = 0;
 	unsigned int i, first;
 	u64 frame, frame_end, start = ktime_get_ns();
 
@@ -725,25 +774,27 @@ void gembuf_composer_work(struct work_struct *work)
 
 	f.width = state->base.mode.hdisplay;
 	height = state->base.mode.vdisplay;
-	f.line = kvmalloc_array(f.width, sizeof(*f.line), GFP_KERNEL);
-	f.px = kvmalloc_array(f.width, sizeof(*f.px), GFP_KERNEL);
-	f.words = kvmalloc_array(f.width, sizeof(*f.words), GFP_KERNEL);
-	/* Each plane's columns, then its gathered words. */
-	xs = kvmalloc_array(f.width * GEMBUF_MAX_PLANES,
-			    sizeof(*xs) + sizeof(*gather), GFP_KERNEL);
-	if (!f.line || !f.px || !f.words || !xs ||
-	    should_fail(&gembuf_fail_compose, 1)) {
-		ret = -ENOMEM;
+	/* atomic_check gave every active state buffers of its width. */
+	lines = state->lines;
+	if (WARN_ON_ONCE(!lines || lines->width != f.width)) {
+		ret = -EINVAL;
 		goto out;
 	}
-	gather = (__le32 *)(xs + f.width * GEMBUF_MAX_PLANES);
+	/* A frame the composer could not make (the fault attribute). */
+	if (should_fail(&gembuf_fail_compose, 1)) {
+		ret = -EIO;
+		goto out;
+	}
+	f.line = lines->line;
+	f.px = lines->px;
+	f.words = lines->words;
 	/* Planes under the topmost full-frame opaque one are not read at all. */
 	for (first = 0, i = 0; i < state->num_planes; i++)
 		if (hides_below(state->planes[i], f.width, height))
 			first = i;
 	for (i = first; i < state->num_planes; i++)
 		layer_init(&f.layers[f.num_layers++], state->planes[i],
-			   xs + i * f.width, gather + i * f.width);
+			   lines->xs + i * f.width, lines->gather + i * f.width);
 	gamma_lut = state->base.gamma_lut;
 	if (wb)
 		wb_words = state->wb_fb->format->format == DRM_FORMAT_XRGB8888;
@@ -805,8 +856,4 @@ out:
 		drm_writeback_signal_completion(&out->wb, ret);
 		drm_crtc_vblank_put(&out->crtc);
 	}
-	kvfree(xs);
-	kvfree(f.words);
-	kvfree(f.px);
-	kvfree(f.line);
 }

@@ -76,21 +76,29 @@ static bool gembuf_get_vblank_timestamp(struct drm_crtc *crtc, int *max_error,
 	return true;
 }
 
+/* The copy shares the line buffers; atomic_check replaces them if need be. */
 static struct drm_crtc_state *gembuf_crtc_duplicate_state(struct drm_crtc *crtc)
 {
+	struct gembuf_crtc_state *old = to_gembuf_crtc_state(crtc->state);
 	struct gembuf_crtc_state *state = kzalloc(sizeof(*state), GFP_KERNEL);
 
 	if (!state)
 		return NULL;
 	__drm_atomic_helper_crtc_duplicate_state(crtc, &state->base);
+	state->lines = old->lines;
+	if (state->lines)
+		refcount_inc(&state->lines->ref);
 	return &state->base;
 }
 
 static void gembuf_crtc_destroy_state(struct drm_crtc *crtc,
 				      struct drm_crtc_state *state)
 {
+	struct gembuf_crtc_state *s = to_gembuf_crtc_state(state);
+
 	__drm_atomic_helper_crtc_destroy_state(state);
-	kfree(to_gembuf_crtc_state(state));
+	gembuf_lines_put(s->lines);
+	kfree(s);
 }
 
 static void gembuf_crtc_reset(struct drm_crtc *crtc)
@@ -156,6 +164,32 @@ static const struct drm_crtc_funcs gembuf_crtc_funcs = {
 };
 
 /*
+ * An active CRTC's state gets the composer's line buffers for its mode's
+ * width here, where an allocation failure can still fail the commit: the
+ * composer allocates nothing.  A state of the same width keeps those it
+ * shares with the state it was duplicated from; an inactive one has none.
+ */
+static int gembuf_crtc_check_lines(struct drm_crtc *crtc,
+				   struct gembuf_crtc_state *s)
+{
+	int width = s->base.mode.hdisplay;
+	struct gembuf_lines *lines = NULL;
+
+	if (s->base.active && s->lines && s->lines->width == width)
+		return 0;
+	if (s->base.active) {
+		lines = gembuf_lines_alloc(width);
+		if (!lines) {
+			drm_dbg_kms(crtc->dev, "no line buffers for width %d\n", width);
+			return -ENOMEM;
+		}
+	}
+	gembuf_lines_put(s->lines);
+	s->lines = lines;
+	return 0;
+}
+
+/*
  * Collect the visible planes, by normalized zpos, for the composer.
  * Planes sharing a zpos are accepted: DRM leaves their order undefined,
  * and drm_atomic_normalize_zpos() (mode_config.normalize_zpos) stacks
@@ -177,6 +211,10 @@ static int gembuf_crtc_atomic_check(struct drm_crtc *crtc,
 			    drm_color_lut_size(crtc_state->gamma_lut), GEMBUF_LUT_SIZE);
 		return -EINVAL;
 	}
+
+	ret = gembuf_crtc_check_lines(crtc, s);
+	if (ret)
+		return ret;
 
 	ret = drm_atomic_add_affected_planes(state, crtc);
 	if (ret) {

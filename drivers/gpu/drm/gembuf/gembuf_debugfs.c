@@ -7,7 +7,7 @@
  * cannot reach: "fail_job" fails DMA engine jobs
  * (their fences signal with -EIO), "hang_job" hangs the engine on a job
  * until the scheduler's timeout resets it (-ETIMEDOUT), "fail_compose"
- * fails the display's frames (writeback jobs complete with -ENOMEM).
+ * fails the display's frames (writeback jobs complete with -EIO).
  * All three are the kernel's fault attributes, there only with
  * CONFIG_FAULT_INJECTION_DEBUG_FS (Documentation/fault-injection/).
  */

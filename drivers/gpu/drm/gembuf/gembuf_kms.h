@@ -21,6 +21,7 @@
 #include <drm/drm_plane.h>
 #include <drm/drm_writeback.h>
 #include <linux/hrtimer.h>
+#include <linux/refcount.h>
 #include <linux/workqueue.h>
 
 #include "gembuf_drv.h"
@@ -104,8 +105,36 @@ struct gembuf_plane {
 #define to_gembuf_plane(p) container_of(p, struct gembuf_plane, base)
 
 /**
+ * struct gembuf_lines - the composer's line buffers for one frame width
+ * @ref: a reference for each CRTC state holding them: states of one
+ *	width share them, as one output composes one frame at a time
+ * @width: the frame width they are for
+ * @line: a line as composer pixels
+ * @px: a plane's line as its reader gives it
+ * @words: a line as little-endian XRGB8888 words, 8-byte aligned
+ * @xs: the source columns of each of %GEMBUF_MAX_PLANES planes, @width
+ *	each
+ * @gather: the gathered words of each plane, @width each (after @xs, in
+ *	its allocation)
+ *
+ * Allocated by the CRTC's atomic_check, in the committing task, so that
+ * the composer, which signals the writeback out-fence, allocates nothing.
+ */
+struct gembuf_lines {
+	refcount_t ref;
+	int width;
+	struct gembuf_pixel *line;
+	struct gembuf_pixel *px;
+	__le32 *words;
+	int *xs;
+	__le32 *gather;
+};
+
+/**
  * struct gembuf_crtc_state - CRTC state with the planes to compose
  * @base: the DRM CRTC state, first
+ * @lines: the composer's line buffers, for the mode's width while the
+ *	CRTC is active, else NULL
  * @planes: the visible planes, by increasing normalized zpos
  * @num_planes: their number
  * @wb_pending: a writeback job waits for the next frame
@@ -114,6 +143,7 @@ struct gembuf_plane {
  */
 struct gembuf_crtc_state {
 	struct drm_crtc_state base;
+	struct gembuf_lines *lines;
 	struct gembuf_plane_state *planes[GEMBUF_MAX_PLANES];
 	unsigned int num_planes;
 	bool wb_pending;
@@ -239,6 +269,8 @@ struct gembuf_run {
 	const __le32 *words;
 };
 
+struct gembuf_lines *gembuf_lines_alloc(int width);
+void gembuf_lines_put(struct gembuf_lines *lines);
 void gembuf_composer_work(struct work_struct *work);
 #if IS_ENABLED(CONFIG_KUNIT)
 void gembuf_source_point(const struct drm_plane_state *s, int x, int y,
