@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <drm_fourcc.h>
 #include <linux/dma-buf.h>
@@ -24,6 +25,7 @@
 #include "igt.h"
 #include "gembuf.h"
 #include "gembuf_kms.h"
+#include "igt_pipe_crc.h"
 #include "sw_sync.h"
 
 IGT_TEST_DESCRIPTION("Commits racing writeback jobs; fences outliving every file.");
@@ -409,6 +411,63 @@ static void compose_fails(void)
 	igt_assert_eq(gembuf_state("mappings"), mappings);
 }
 
+/*
+ * A foreign framebuffer (a system-heap dma-buf) on the primary, the CRC
+ * running; then a write fence that never signals goes on the dma-buf.
+ * The display began its CPU access to the buffer with the commit
+ * (begin_fb_access), so the composer, which signals the writeback
+ * out-fences, keeps composing frames of it: CRCs keep coming.  A
+ * composer that began the exporter's CPU access itself, every frame,
+ * would wait for the fence there and stop.
+ */
+static void foreign_fence_after_commit(void)
+{
+	struct dma_buf_import_sync_file imp = { .flags = DMA_BUF_SYNC_WRITE };
+	const uint32_t w = k.mode.hdisplay, h = k.mode.vdisplay;
+	long objects = gembuf_state("objects");
+	struct gk_fb fb = {};
+	struct timespec t0, t;
+	int dmabuf, timeline, n, got = 0;
+	igt_pipe_crc_t *pc;
+	struct gk_layer l;
+	igt_crc_t *crcs;
+
+	igt_require(kernel_has_sw_sync());
+	dmabuf = gembuf_heap_alloc("system", (size_t)w * h * 4);
+	gk_fb_from_handle(&k, &fb, prime_fd_to_handle(k.fd, dmabuf), w, h,
+			  DRM_FORMAT_XRGB8888, w * 4, 0, 0);
+	l = gk_layer_of(&fb);
+	igt_assert_eq(gk_commit(&k, &l, 1, NULL, 0), 0);
+	pc = igt_pipe_crc_new_nonblock(k.fd, k.pipe, IGT_PIPE_CRC_SOURCE_AUTO);
+	igt_pipe_crc_start(pc);
+
+	timeline = sw_sync_timeline_create();
+	imp.fd = sw_sync_timeline_create_fence(timeline, 1);
+	do_ioctl(dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &imp);
+	close(imp.fd);
+	/* The frames before the fence, and the one composed as it came. */
+	n = igt_pipe_crc_get_crcs(pc, 64, &crcs);
+	free(crcs);
+	igt_debug("%d CRCs before the fence\n", n);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		usleep(20000);
+		got += igt_pipe_crc_get_crcs(pc, 64, &crcs);
+		free(crcs);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (got < 3 && t.tv_sec - t0.tv_sec < 3);
+	/* Let the frames go on either way, before asserting. */
+	sw_sync_timeline_inc(timeline, 1);
+	close(timeline);
+	igt_assert_f(got >= 3, "%d frames composed in 3 s behind the fence\n", got);
+
+	igt_pipe_crc_free(pc);
+	gk_disable(&k);
+	gk_fb_destroy(&k, &fb);
+	close(dmabuf);
+	igt_assert_lte(settle("objects", objects), objects);
+}
+
 #define DMA_DRIVER "/sys/bus/pci/drivers/gembuf_dma"
 
 /* The PCI address of the device gembuf_dma drives, into @addr. */
@@ -561,6 +620,10 @@ igt_main
 	igt_describe("A frame the composer fails to make completes its writeback job with -EIO (out-fence status), not -ENOMEM, as the composer allocates nothing; the next frame is composed and written back.");
 	igt_subtest("compose-fails")
 		compose_fails();
+
+	igt_describe("A write fence that never signals, put on a foreign framebuffer's dma-buf after the commit that shows it, does not stall the composer: the exporter's CPU access began in the commit, and CRCs keep coming.");
+	igt_subtest("foreign-fence-after-commit")
+		foreign_fence_after_commit();
 
 	igt_describe("Unbinding the engine's PCI device under a client with an object, its dma-buf on the display and a job waiting: ioctls fail with ENODEV, the display still reads the engine's data, the job completes, nothing leaks, and binding again gives a working engine.");
 	igt_subtest("unbind")

@@ -4,7 +4,8 @@
  * into 16-bit-a-channel pixels (each plane's line read with one call of
  * its format's reader), applies the gamma LUT and hands the frame
  * to the CRC and the writeback connector.  Every plane is read where its
- * framebuffer's objects are, through the display's VCM mapping.
+ * framebuffer's objects are, through the kernel mapping its
+ * shadow-plane state holds for the commit.
  *
  * Most frames are 32-bit RGB planes shown at their size, and most of
  * their pixels are opaque: those planes are copied as runs of words, each
@@ -22,7 +23,6 @@
 #include <drm/drm_color_mgmt.h>
 #include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
-#include <drm/drm_gem_framebuffer_helper.h>
 #include <drm/drm_vblank.h>
 #include <drm/drm_writeback.h>
 #include <asm/byteorder.h>
@@ -418,7 +418,7 @@ static void layer_init(struct gembuf_layer *l,
 		       const struct gembuf_plane_state *ps, int *xs,
 		       __le32 *gather)
 {
-	const struct drm_plane_state *s = &ps->base;
+	const struct drm_plane_state *s = &ps->base.base;
 	u32 format = s->fb->format->format;
 	int i, n = drm_rect_width(&s->dst);
 
@@ -445,7 +445,7 @@ static void layer_init(struct gembuf_layer *l,
  */
 static const __le32 *layer_words(const struct gembuf_layer *l, int y)
 {
-	const struct drm_plane_state *s = &l->ps->base;
+	const struct drm_plane_state *s = &l->ps->base.base;
 	unsigned int pitch = s->fb->pitches[0];
 	int i, col, n = drm_rect_width(&s->dst);
 	const __le32 *row;
@@ -471,7 +471,7 @@ static const __le32 *layer_words(const struct gembuf_layer *l, int y)
  * gembuf_layer_line() - the words a 32-bit RGB plane shows on a line
  * @ps: the plane state: XRGB8888 or ARGB8888, no color key
  * @y: the destination line, within the plane's
- * @out: drm_rect_width(&@ps->base.dst) words
+ * @out: drm_rect_width(&@ps->base.base.dst) words
  *
  * What the composer reads of the plane for line @y, in place or gathered,
  * for the tests to hold against the plane's pixel at each destination
@@ -483,7 +483,7 @@ static const __le32 *layer_words(const struct gembuf_layer *l, int y)
 VISIBLE_IF_KUNIT int gembuf_layer_line(const struct gembuf_plane_state *ps,
 				       int y, __le32 *out)
 {
-	int ret = -ENOMEM, n = drm_rect_width(&ps->base.dst);
+	int ret = -ENOMEM, n = drm_rect_width(&ps->base.base.dst);
 	struct gembuf_layer l;
 	__le32 *gather;
 	int *xs;
@@ -509,7 +509,7 @@ static void compose_plane_line(struct gembuf_pixel *line,
 			       struct gembuf_pixel *px, int y,
 			       const struct gembuf_plane_state *ps, const int *xs)
 {
-	const struct drm_plane_state *s = &ps->base;
+	const struct drm_plane_state *s = &ps->base.base;
 	const struct drm_framebuffer *fb = s->fb;
 	int i, sx, n = drm_rect_width(&s->dst);
 
@@ -563,7 +563,7 @@ static unsigned int opaque_runs(const struct gembuf_frame *f, int y,
 	*n = 0;
 	for (i = 0; i < f->num_layers; i++) {
 		const struct gembuf_layer *l = &f->layers[i];
-		const struct drm_rect *dst = &l->ps->base.dst;
+		const struct drm_rect *dst = &l->ps->base.base.dst;
 
 		if (y < dst->y1 || y >= dst->y2)
 			continue;
@@ -590,7 +590,7 @@ static void blend_span(const struct gembuf_frame *f, int y, unsigned int first,
 	*x1 = f->width;
 	*x2 = 0;
 	for (i = first; i < f->num_layers; i++) {
-		const struct drm_rect *dst = &f->layers[i].ps->base.dst;
+		const struct drm_rect *dst = &f->layers[i].ps->base.base.dst;
 
 		if (y < dst->y1 || y >= dst->y2)
 			continue;
@@ -606,7 +606,7 @@ static void blend_layers(struct gembuf_frame *f, int y, unsigned int first)
 
 	for (i = first; i < f->num_layers; i++) {
 		const struct gembuf_layer *l = &f->layers[i];
-		const struct drm_plane_state *s = &l->ps->base;
+		const struct drm_plane_state *s = &l->ps->base.base;
 
 		if (y < s->dst.y1 || y >= s->dst.y2)
 			continue;
@@ -627,7 +627,7 @@ static void blend_layers(struct gembuf_frame *f, int y, unsigned int first)
 static bool hides_below(const struct gembuf_plane_state *ps, int width,
 			int height)
 {
-	const struct drm_plane_state *s = &ps->base;
+	const struct drm_plane_state *s = &ps->base.base;
 
 	return s->alpha == DRM_BLEND_ALPHA_OPAQUE && !ps->colorkey_mask &&
 	       (!s->fb->format->has_alpha ||
@@ -647,47 +647,6 @@ static void apply_gamma(struct gembuf_pixel *line, int width,
 		line[x].g = lut[line[x].g >> 8].green;
 		line[x].b = lut[line[x].b >> 8].blue;
 	}
-}
-
-/*
- * The CPU reads and writes a foreign buffer only between its exporter's
- * CPU access calls, one frame at a time: the exporter syncs its other
- * devices' caches around each frame, and the writeback buffer is synced
- * for its next user before its fence says it is done.  Objects of
- * gembuf's own have nothing to sync (drm_gem_fb_*_cpu_access() skip them).
- */
-static int frame_begin_access(struct gembuf_crtc_state *state,
-			      unsigned int first, bool wb)
-{
-	unsigned int i;
-	int ret = 0;
-
-	for (i = first; i < state->num_planes && !ret; i++)
-		ret = drm_gem_fb_begin_cpu_access(state->planes[i]->base.fb,
-						  DMA_FROM_DEVICE);
-	if (!ret && wb) {
-		ret = drm_gem_fb_begin_cpu_access(state->wb_fb, DMA_TO_DEVICE);
-		i++;
-	}
-	if (!ret)
-		return 0;
-	/* Undo what began: the entry that failed has nothing to end. */
-	for (i--; i-- > first; )
-		drm_gem_fb_end_cpu_access(state->planes[i]->base.fb,
-					  DMA_FROM_DEVICE);
-	return ret;
-}
-
-static void frame_end_access(struct gembuf_crtc_state *state,
-			     unsigned int first, bool wb)
-{
-	unsigned int i;
-
-	for (i = first; i < state->num_planes; i++)
-		drm_gem_fb_end_cpu_access(state->planes[i]->base.fb,
-					  DMA_FROM_DEVICE);
-	if (wb)
-		drm_gem_fb_end_cpu_access(state->wb_fb, DMA_TO_DEVICE);
 }
 
 /**
@@ -737,11 +696,40 @@ struct gembuf_lines *gembuf_lines_alloc(int width)
 	return lines;
 }
 
+/* Whether no composer run uses a CRTC state the output replaced. */
+static bool composer_fresh(struct gembuf_output *out)
+{
+	bool fresh;
+
+	spin_lock_irq(&out->lock);
+	fresh = !out->composing || out->composing == out->composer_state;
+	spin_unlock_irq(&out->lock);
+	return fresh;
+}
+
+/**
+ * gembuf_composer_wait_stale() - wait for a run on a replaced state
+ * @out: the output
+ *
+ * A commit gives the composer its new CRTC state in atomic_flush; a run
+ * that took the old one before may still read the old plane states'
+ * framebuffers.  Their end of CPU access waits here for that run, at
+ * most one frame, and does not wait for runs on the new state.
+ */
+void gembuf_composer_wait_stale(struct gembuf_output *out)
+{
+	wait_event(out->composer_idle, composer_fresh(out));
+}
+
 /**
  * gembuf_composer_work() - compose one frame
  * @work: &gembuf_output.composer_work
  *
- * It allocates nothing: the line buffers come with the CRTC state.
+ * It allocates nothing (the line buffers come with the CRTC state) and
+ * begins no CPU access: the planes' framebuffers are mapped and their
+ * exporters' CPU access begun by the commit (begin_fb_access), the
+ * writeback buffer's when its job was prepared.  It only ends the
+ * writeback buffer's CPU access, which must precede the job's completion.
  */
 void gembuf_composer_work(struct work_struct *work)
 {
@@ -768,6 +756,8 @@ void gembuf_composer_work(struct work_struct *work)
 	wb = state && state->wb_pending;
 	if (wb)
 		state->wb_pending = false;
+	if (state && (crc_on || wb))
+		out->composing = state;
 	spin_unlock_irq(&out->lock);
 	if (!state || (!crc_on && !wb))
 		return;
@@ -806,9 +796,6 @@ void gembuf_composer_work(struct work_struct *work)
 	 */
 	direct = wb_words && !crc_on && !f.wide_out;
 
-	ret = frame_begin_access(state, first, wb);
-	if (ret)
-		goto out;
 	for (y = 0; y < height; y++) {
 		__le32 *words = f.words;
 
@@ -845,7 +832,6 @@ void gembuf_composer_work(struct work_struct *work)
 			crc = crc32_le(crc, (u8 *)f.words,
 				       f.width * sizeof(*f.words));
 	}
-	frame_end_access(state, first, wb);
 	atomic64_add(ktime_get_ns() - start, &out->compose_ns);
 	atomic64_inc(&out->frames_composed);
 	/* Frames the composer fell behind on showed this same picture. */
@@ -853,7 +839,13 @@ void gembuf_composer_work(struct work_struct *work)
 		drm_crtc_add_crc_entry(&out->crtc, true, frame++, &crc);
 out:
 	if (wb) {
+		/* The exporter syncs the buffer for its next user first. */
+		gembuf_writeback_end_access(state->wb_job);
 		drm_writeback_signal_completion(&out->wb, ret);
 		drm_crtc_vblank_put(&out->crtc);
 	}
+	spin_lock_irq(&out->lock);
+	out->composing = NULL;
+	spin_unlock_irq(&out->lock);
+	wake_up_all(&out->composer_idle);
 }

@@ -399,6 +399,7 @@ int gembuf_crtc_init(struct gembuf_device *gdev, struct gembuf_output *out)
 	drm_crtc_enable_color_mgmt(crtc, 0, false, GEMBUF_LUT_SIZE);
 
 	spin_lock_init(&out->lock);
+	init_waitqueue_head(&out->composer_idle);
 	hrtimer_init(&out->vblank_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	out->vblank_timer.function = gembuf_vblank_simulate;
 	out->composer_wq = alloc_ordered_workqueue("gembuf-composer-%u", 0,

@@ -5,11 +5,13 @@
  * The display has GEMBUF_NUM_CRTCS outputs, each a CRTC with its own
  * primary plane, GEMBUF_NUM_OVERLAYS overlay planes and cursor, a
  * virtual connector and a writeback connector.  Planes read their
- * framebuffers in place, through the display's VCM mapping of the
- * objects; the composer blends them into an ARGB16161616 line buffer per
- * output line (a line of XRGB8888 words while only opaque 32-bit RGB
- * planes lie on it) and writes the frame to the writeback framebuffer
- * and to the CRC.
+ * framebuffers in place: each framebuffer object is mapped for the
+ * display (its VCM) when the framebuffer is prepared, and the composer
+ * reads it through the kernel mapping each commit's plane state holds
+ * (struct drm_shadow_plane_state).  The composer blends the planes into
+ * an ARGB16161616 line buffer per output line (a line of XRGB8888 words
+ * while only opaque 32-bit RGB planes lie on it) and writes the frame to
+ * the writeback framebuffer and to the CRC.
  */
 #ifndef _GEMBUF_KMS_H_
 #define _GEMBUF_KMS_H_
@@ -18,10 +20,13 @@
 #include <drm/drm_crtc.h>
 #include <drm/drm_encoder.h>
 #include <drm/drm_fourcc.h>
+#include <drm/drm_gem_atomic_helper.h>
 #include <drm/drm_plane.h>
 #include <drm/drm_writeback.h>
 #include <linux/hrtimer.h>
+#include <linux/iosys-map.h>
 #include <linux/refcount.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include "gembuf_drv.h"
@@ -74,23 +79,32 @@ typedef void (*gembuf_read_fn)(void *const planes[DRM_FORMAT_MAX_PLANES],
 
 /**
  * struct gembuf_plane_state - plane state with what composition needs
- * @base: the DRM plane state, first
- * @maps: the display's mapping of each framebuffer object
- * @vaddr: kernel address of each framebuffer plane (object + offset)
+ * @base: the shadow-plane state, first: the DRM plane state, and the
+ *	kernel mapping of the framebuffer (&drm_shadow_plane_state.map and
+ *	.data), set by begin_fb_access for the commit
+ * @maps: the display's mapping of each framebuffer object (prepare_fb):
+ *	the object placed for the display, in its VCM
+ * @vmapped: begin_fb_access mapped the framebuffer with the shadow-plane
+ *	helper, the display's mappings having no kernel address
+ *	(display_dma); else @base's mapping is the display's own
+ * @vaddr: &drm_shadow_plane_state.data of each framebuffer plane (object
+ *	+ offset) as the plain pointers the readers take, set with them
  * @read: the pixel reader of the framebuffer's format
  * @colorkey: XRGB8888 color made transparent, where @colorkey_mask says
  * @colorkey_mask: bits of the color compared; 0 disables the key
  */
 struct gembuf_plane_state {
-	struct drm_plane_state base;
+	struct drm_shadow_plane_state base;
 	struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES];
+	bool vmapped;
 	void *vaddr[DRM_FORMAT_MAX_PLANES];
 	gembuf_read_fn read;
 	u32 colorkey;
 	u32 colorkey_mask;
 };
 
-#define to_gembuf_plane_state(s) container_of(s, struct gembuf_plane_state, base)
+#define to_gembuf_plane_state(s) \
+	container_of(s, struct gembuf_plane_state, base.base)
 
 /**
  * struct gembuf_plane - a gembuf plane
@@ -131,6 +145,27 @@ struct gembuf_lines {
 };
 
 /**
+ * struct gembuf_wb_job - what a writeback job holds of its framebuffer
+ * @fb: the framebuffer
+ * @maps: the display's mapping of its objects
+ * @map: their kernel mapping: the display's own, or drm_gem_fb_vmap()'s
+ *	if @vmapped
+ * @data: the kernel address of each framebuffer plane
+ * @vmapped: @map is drm_gem_fb_vmap()'s (display_dma)
+ * @cpu_access: the CPU access begun when the job was prepared is not
+ *	ended yet: the composer ends it before the job completes, the
+ *	job's cleanup if it never got there
+ */
+struct gembuf_wb_job {
+	struct drm_framebuffer *fb;
+	struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES];
+	struct iosys_map map[DRM_FORMAT_MAX_PLANES];
+	struct iosys_map data[DRM_FORMAT_MAX_PLANES];
+	bool vmapped;
+	bool cpu_access;
+};
+
+/**
  * struct gembuf_crtc_state - CRTC state with the planes to compose
  * @base: the DRM CRTC state, first
  * @lines: the composer's line buffers, for the mode's width while the
@@ -140,6 +175,7 @@ struct gembuf_lines {
  * @wb_pending: a writeback job waits for the next frame
  * @wb_vaddr: kernel address of the writeback framebuffer
  * @wb_fb: the writeback framebuffer
+ * @wb_job: that job's framebuffer mappings and CPU access
  */
 struct gembuf_crtc_state {
 	struct drm_crtc_state base;
@@ -149,6 +185,7 @@ struct gembuf_crtc_state {
 	bool wb_pending;
 	void *wb_vaddr;
 	struct drm_framebuffer *wb_fb;
+	struct gembuf_wb_job *wb_job;
 };
 
 #define to_gembuf_crtc_state(s) container_of(s, struct gembuf_crtc_state, base)
@@ -167,8 +204,12 @@ struct gembuf_crtc_state {
  * @period_ns: frame period of the current mode
  * @composer_wq: ordered queue of composition work
  * @composer_work: composes one frame
- * @lock: protects @composer_state, @crc_enabled and the frame numbers
+ * @composer_idle: woken when a composer run ends
+ * @lock: protects @composer_state, @composing, @crc_enabled and the frame
+ *	numbers
  * @composer_state: the CRTC state the next frame is composed from
+ * @composing: the CRTC state the running composer run took, NULL between
+ *	runs
  * @crc_enabled: a CRC source is set
  * @frames_queued: vblanks passed since the composer took the last frame
  * @frame_start: vblank count of the first of them
@@ -194,8 +235,10 @@ struct gembuf_output {
 	ktime_t period_ns;
 	struct workqueue_struct *composer_wq;
 	struct work_struct composer_work;
+	wait_queue_head_t composer_idle;
 	spinlock_t lock;	/* see the kernel-doc above */
 	struct gembuf_crtc_state *composer_state;
+	struct gembuf_crtc_state *composing;
 	bool crc_enabled;
 	bool frames_queued;
 	u64 frame_start;
@@ -233,13 +276,17 @@ struct drm_plane *gembuf_plane_create(struct gembuf_device *gdev,
 				      struct gembuf_output *out,
 				      enum drm_plane_type type, unsigned int zpos);
 int gembuf_fb_map(struct gembuf_device *gdev, struct drm_framebuffer *fb,
-		  struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES],
-		  void *vaddr[DRM_FORMAT_MAX_PLANES]);
+		  struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES]);
 void gembuf_fb_unmap(struct drm_framebuffer *fb,
 		     struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES]);
+bool gembuf_fb_kernel_view(const struct drm_framebuffer *fb,
+			   struct gembuf_mapping *const maps[DRM_FORMAT_MAX_PLANES],
+			   struct iosys_map map[DRM_FORMAT_MAX_PLANES],
+			   struct iosys_map data[DRM_FORMAT_MAX_PLANES]);
 
 /* gembuf_writeback.c */
 int gembuf_writeback_init(struct gembuf_device *gdev, struct gembuf_output *out);
+void gembuf_writeback_end_access(struct gembuf_wb_job *wj);
 
 /* gembuf_formats.c */
 extern const u32 gembuf_plane_formats[];
@@ -272,6 +319,7 @@ struct gembuf_run {
 struct gembuf_lines *gembuf_lines_alloc(int width);
 void gembuf_lines_put(struct gembuf_lines *lines);
 void gembuf_composer_work(struct work_struct *work);
+void gembuf_composer_wait_stale(struct gembuf_output *out);
 #if IS_ENABLED(CONFIG_KUNIT)
 void gembuf_source_point(const struct drm_plane_state *s, int x, int y,
 			 int *sx, int *sy);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * gembuf planes: the overlay RFC's objects as drm_planes.  Each plane
- * maps its framebuffer's objects through the display's VCM when the
- * framebuffer is prepared, and the composer reads them there in place.
+ * maps its framebuffer's objects for the display (its VCM) when the
+ * framebuffer is prepared, and the GEM shadow-plane helpers map them
+ * into the kernel for each commit; the composer reads them there, in
+ * place.
  */
 
 #include <drm/drm_atomic.h>
@@ -12,6 +14,7 @@
 #include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_gem_atomic_helper.h>
+#include <drm/drm_gem_framebuffer_helper.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 
@@ -37,8 +40,6 @@ void gembuf_fb_unmap(struct drm_framebuffer *fb,
 
 		if (!maps[i])
 			continue;
-		if (maps[i]->kind == GEMBUF_MAPPING_ONE_TO_ONE)
-			gembuf_vunmap(obj);
 		gembuf_mapping_put(obj, maps[i]);
 		maps[i] = NULL;
 	}
@@ -49,25 +50,23 @@ void gembuf_fb_unmap(struct drm_framebuffer *fb,
  * @gdev: the display
  * @fb: the framebuffer
  * @maps: output, the mapping of each plane's object
- * @vaddr: output, the kernel address of each plane
  *
- * The composer brackets each frame's access to a foreign buffer with the
- * exporter's CPU access calls.  A display that scans out by DMA
- * (display_dma) maps the objects in its one-to-one VCM, and the composer,
- * which stands in for its hardware, reads them through the kernel's map.
+ * The display's own view of the objects, made when a framebuffer is
+ * prepared and kept until it is cleaned up: the objects are placed where
+ * the display can reach them, in its VCM (one-to-one with display_dma,
+ * the display scanning out by DMA).  The CPU address the composer, which
+ * stands in for the display's hardware, reads through is the kernel
+ * mapping drm_gem_fb_vmap() makes.
  *
  * Return: 0 or a negative errno, with nothing mapped.
  */
 int gembuf_fb_map(struct gembuf_device *gdev, struct drm_framebuffer *fb,
-		  struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES],
-		  void *vaddr[DRM_FORMAT_MAX_PLANES])
+		  struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES])
 {
 	unsigned int i;
 
 	for (i = 0; i < fb->format->num_planes; i++) {
 		struct gembuf_object *obj = to_gembuf_object(fb->obj[i]);
-
-		void *base;
 
 		maps[i] = gembuf_mapping_get(obj, gdev);
 		if (IS_ERR(maps[i])) {
@@ -77,21 +76,44 @@ int gembuf_fb_map(struct gembuf_device *gdev, struct drm_framebuffer *fb,
 			gembuf_fb_unmap(fb, maps);
 			return ret;
 		}
-		base = maps[i]->vaddr;
-		if (maps[i]->kind == GEMBUF_MAPPING_ONE_TO_ONE) {
-			base = gembuf_vmap(obj);
-			if (IS_ERR(base)) {
-				gembuf_mapping_put(obj, maps[i]);
-				maps[i] = NULL;
-				gembuf_fb_unmap(fb, maps);
-				return PTR_ERR(base);
-			}
-		}
-		vaddr[i] = base + fb->offsets[i];
 	}
 	return 0;
 }
 
+/**
+ * gembuf_fb_kernel_view() - the display's own kernel mapping of a framebuffer
+ * @fb: the framebuffer
+ * @maps: the display's mapping of each of its objects (gembuf_fb_map())
+ * @map: output, the kernel mapping of each object
+ * @data: output, the kernel address of each framebuffer plane
+ *
+ * The display reading with the CPU maps objects in the kernel's VCM, and
+ * a foreign buffer through its exporter's vmap: those mappings are the
+ * CPU's too, and a second one would only take address space (and show
+ * as another mapping in GEM_INFO).  A display that scans out by DMA
+ * (display_dma) has no kernel address of an object of gembuf's own: the
+ * caller then maps the framebuffer with drm_gem_fb_vmap().
+ *
+ * Return: whether @map and @data were filled.
+ */
+bool gembuf_fb_kernel_view(const struct drm_framebuffer *fb,
+			   struct gembuf_mapping *const maps[DRM_FORMAT_MAX_PLANES],
+			   struct iosys_map map[DRM_FORMAT_MAX_PLANES],
+			   struct iosys_map data[DRM_FORMAT_MAX_PLANES])
+{
+	unsigned int i;
+
+	for (i = 0; i < fb->format->num_planes; i++)
+		if (!maps[i]->vaddr)
+			return false;
+	for (i = 0; i < fb->format->num_planes; i++) {
+		iosys_map_set_vaddr(&map[i], maps[i]->vaddr);
+		iosys_map_set_vaddr(&data[i], maps[i]->vaddr + fb->offsets[i]);
+	}
+	return true;
+}
+
+/* State handling goes through the shadow-plane helpers, plus the color key. */
 static struct drm_plane_state *
 gembuf_plane_duplicate_state(struct drm_plane *plane)
 {
@@ -101,17 +123,19 @@ gembuf_plane_duplicate_state(struct drm_plane *plane)
 	state = kzalloc(sizeof(*state), GFP_KERNEL);
 	if (!state)
 		return NULL;
-	__drm_atomic_helper_plane_duplicate_state(plane, &state->base);
+	__drm_gem_duplicate_shadow_plane_state(plane, &state->base);
 	state->colorkey = old->colorkey;
 	state->colorkey_mask = old->colorkey_mask;
-	return &state->base;
+	return &state->base.base;
 }
 
 static void gembuf_plane_destroy_state(struct drm_plane *plane,
 				       struct drm_plane_state *state)
 {
-	__drm_atomic_helper_plane_destroy_state(state);
-	kfree(to_gembuf_plane_state(state));
+	struct gembuf_plane_state *s = to_gembuf_plane_state(state);
+
+	__drm_gem_destroy_shadow_plane_state(&s->base);
+	kfree(s);
 }
 
 static void gembuf_plane_reset(struct drm_plane *plane)
@@ -123,7 +147,7 @@ static void gembuf_plane_reset(struct drm_plane *plane)
 	plane->state = NULL;
 	state = kzalloc(sizeof(*state), GFP_KERNEL);
 	if (state)
-		__drm_atomic_helper_plane_reset(plane, &state->base);
+		__drm_gem_reset_shadow_plane(plane, &state->base);
 }
 
 static int gembuf_plane_set_property(struct drm_plane *plane,
@@ -147,7 +171,7 @@ static int gembuf_plane_get_property(struct drm_plane *plane,
 				     struct drm_property *property, u64 *val)
 {
 	const struct gembuf_plane_state *s =
-		container_of(state, struct gembuf_plane_state, base);
+		container_of(state, struct gembuf_plane_state, base.base);
 	struct gembuf_kms *kms = to_gembuf_device(plane->dev)->kms;
 
 	if (property == kms->colorkey_prop)
@@ -210,8 +234,70 @@ static int gembuf_plane_prepare_fb(struct drm_plane *plane,
 	if (ret)
 		return ret;
 	s->read = gembuf_format_reader(state->fb->format->format);
-	return gembuf_fb_map(to_gembuf_device(plane->dev), state->fb, s->maps,
-			     s->vaddr);
+	return gembuf_fb_map(to_gembuf_device(plane->dev), state->fb, s->maps);
+}
+
+/*
+ * The commit's CPU access to the framebuffer, from this commit to the
+ * one that replaces the state: its kernel mapping in the shadow-plane
+ * state (the display's own where that is a kernel one, else the
+ * shadow-plane helper's, which in 6.12 only maps), and the exporter's
+ * CPU access calls for a foreign buffer, which may wait for its fences
+ * and take its locks.  Both happen here, in the committing task, not in
+ * the composer that signals the writeback out-fence.  The composer reads
+ * with plain loads: an I/O memory mapping is refused.
+ */
+static int gembuf_plane_begin_fb_access(struct drm_plane *plane,
+					struct drm_plane_state *state)
+{
+	struct gembuf_plane_state *s = to_gembuf_plane_state(state);
+	struct drm_framebuffer *fb = state->fb;
+	unsigned int i;
+	int ret;
+
+	if (!fb)
+		return 0;
+	s->vmapped = !gembuf_fb_kernel_view(fb, s->maps, s->base.map,
+					    s->base.data);
+	if (s->vmapped) {
+		ret = drm_gem_begin_shadow_fb_access(plane, state);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < fb->format->num_planes; i++) {
+		if (s->base.data[i].is_iomem) {
+			ret = -EOPNOTSUPP;
+			goto err_unmap;
+		}
+		s->vaddr[i] = s->base.data[i].vaddr;
+	}
+	ret = drm_gem_fb_begin_cpu_access(fb, DMA_FROM_DEVICE);
+	if (ret)
+		goto err_unmap;
+	return 0;
+
+err_unmap:
+	drm_dbg_kms(plane->dev, "[PLANE:%d] no CPU access: %d\n", plane->base.id, ret);
+	if (s->vmapped)
+		drm_gem_end_shadow_fb_access(plane, state);
+	return ret;
+}
+
+/*
+ * Called for the old state at the end of the commit that replaced it
+ * (drm_atomic_helper_commit_planes(), after atomic_flush gave the
+ * composer the new CRTC state): a composer run that took the old CRTC
+ * state may still read this plane's framebuffer, so wait for it first.
+ */
+static void gembuf_plane_end_fb_access(struct drm_plane *plane,
+				       struct drm_plane_state *state)
+{
+	if (!state->fb)
+		return;
+	gembuf_composer_wait_stale(to_gembuf_plane(plane)->out);
+	drm_gem_fb_end_cpu_access(state->fb, DMA_FROM_DEVICE);
+	if (to_gembuf_plane_state(state)->vmapped)
+		drm_gem_end_shadow_fb_access(plane, state);
 }
 
 static void gembuf_plane_cleanup_fb(struct drm_plane *plane,
@@ -247,6 +333,8 @@ static const struct drm_plane_helper_funcs gembuf_plane_helper_funcs = {
 	.atomic_update = gembuf_plane_atomic_update,
 	.prepare_fb = gembuf_plane_prepare_fb,
 	.cleanup_fb = gembuf_plane_cleanup_fb,
+	.begin_fb_access = gembuf_plane_begin_fb_access,
+	.end_fb_access = gembuf_plane_end_fb_access,
 };
 
 /**

@@ -8,6 +8,7 @@
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_edid.h>
 #include <drm/drm_framebuffer.h>
+#include <drm/drm_gem_framebuffer_helper.h>
 #include <drm/drm_print.h>
 #include <drm/drm_probe_helper.h>
 #include <drm/drm_vblank.h>
@@ -15,16 +16,6 @@
 #include <linux/slab.h>
 
 #include "gembuf_kms.h"
-
-/**
- * struct gembuf_wb_job - the mapping of one writeback framebuffer
- * @maps: the display's mapping of its objects
- * @vaddr: its kernel address
- */
-struct gembuf_wb_job {
-	struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES];
-	void *vaddr[DRM_FORMAT_MAX_PLANES];
-};
 
 static const struct drm_connector_funcs gembuf_wb_connector_funcs = {
 	.fill_modes = drm_helper_probe_single_connector_modes,
@@ -63,6 +54,31 @@ static int gembuf_wb_get_modes(struct drm_connector *connector)
 	return drm_add_modes_noedid(connector, GEMBUF_XRES_MAX, GEMBUF_YRES_MAX);
 }
 
+/**
+ * gembuf_writeback_end_access() - end the CPU access to a job's buffer
+ * @wj: the job's mappings
+ *
+ * The composer calls it once the frame is written, before the job
+ * completes, so that the exporter of a foreign buffer syncs it for its
+ * next user before the out-fence signals; the job's cleanup calls it for
+ * a job that never got a frame.  Buffers of gembuf's own have nothing to
+ * sync.
+ */
+void gembuf_writeback_end_access(struct gembuf_wb_job *wj)
+{
+	if (!wj->cpu_access)
+		return;
+	drm_gem_fb_end_cpu_access(wj->fb, DMA_TO_DEVICE);
+	wj->cpu_access = false;
+}
+
+/*
+ * Everything a job's frame needs, in the committing task: the display's
+ * mapping of the buffer, its kernel mapping (the display's own where
+ * that is a kernel one, else drm_gem_fb_vmap()'s), and the beginning of
+ * the CPU access, which for a foreign buffer waits for its fences and
+ * may take its exporter's locks.  The composer only writes the frame.
+ */
 static int gembuf_wb_prepare_job(struct drm_writeback_connector *wb,
 				 struct drm_writeback_job *job)
 {
@@ -74,14 +90,37 @@ static int gembuf_wb_prepare_job(struct drm_writeback_connector *wb,
 	wj = kzalloc(sizeof(*wj), GFP_KERNEL);
 	if (!wj)
 		return -ENOMEM;
-	ret = gembuf_fb_map(to_gembuf_device(wb->base.dev), job->fb, wj->maps,
-			    wj->vaddr);
-	if (ret) {
-		kfree(wj);
-		return ret;
+	wj->fb = job->fb;
+	ret = gembuf_fb_map(to_gembuf_device(wb->base.dev), job->fb, wj->maps);
+	if (ret)
+		goto err_free;
+	wj->vmapped = !gembuf_fb_kernel_view(job->fb, wj->maps, wj->map,
+					     wj->data);
+	if (wj->vmapped) {
+		ret = drm_gem_fb_vmap(job->fb, wj->map, wj->data);
+		if (ret)
+			goto err_unmap;
 	}
+	/* The composer writes with plain stores. */
+	if (wj->map[0].is_iomem) {
+		ret = -EOPNOTSUPP;
+		goto err_vunmap;
+	}
+	ret = drm_gem_fb_begin_cpu_access(job->fb, DMA_TO_DEVICE);
+	if (ret)
+		goto err_vunmap;
+	wj->cpu_access = true;
 	job->priv = wj;
 	return 0;
+
+err_vunmap:
+	if (wj->vmapped)
+		drm_gem_fb_vunmap(job->fb, wj->map);
+err_unmap:
+	gembuf_fb_unmap(job->fb, wj->maps);
+err_free:
+	kfree(wj);
+	return ret;
 }
 
 static void gembuf_wb_cleanup_job(struct drm_writeback_connector *wb,
@@ -91,6 +130,9 @@ static void gembuf_wb_cleanup_job(struct drm_writeback_connector *wb,
 
 	if (!wj)
 		return;
+	gembuf_writeback_end_access(wj);
+	if (wj->vmapped)
+		drm_gem_fb_vunmap(job->fb, wj->map);
 	gembuf_fb_unmap(job->fb, wj->maps);
 	kfree(wj);
 }
@@ -128,7 +170,8 @@ static void gembuf_wb_atomic_commit(struct drm_connector *connector,
 	drm_writeback_queue_job(&out->wb, conn_state);
 	spin_lock_irq(&out->lock);
 	crtc_state->wb_fb = job->fb;
-	crtc_state->wb_vaddr = wj->vaddr[0] - job->fb->offsets[0];
+	crtc_state->wb_vaddr = wj->map[0].vaddr;
+	crtc_state->wb_job = wj;
 	crtc_state->wb_pending = true;
 	spin_unlock_irq(&out->lock);
 }

@@ -373,7 +373,7 @@ static void gembuf_test_layer_line(struct kunit *test)
 		.width = fw, .height = fh, .pitches = { fw * 4 },
 	};
 	struct gembuf_plane_state ps = {
-		.base = { .fb = &fb, .alpha = DRM_BLEND_ALPHA_OPAQUE },
+		.base.base = { .fb = &fb, .alpha = DRM_BLEND_ALPHA_OPAQUE },
 	};
 	__le32 *pixels = kunit_kcalloc(test, fw * fh, sizeof(*pixels), GFP_KERNEL);
 	__le32 *got = kunit_kcalloc(test, 5 * fw, sizeof(*got), GFP_KERNEL);
@@ -389,7 +389,7 @@ static void gembuf_test_layer_line(struct kunit *test)
 	/* Each rotation, each reflection, each scale, each source. */
 	for (c = 0; c < ARRAY_SIZE(rotations) * nr * ns * ARRAY_SIZE(srcs); c++) {
 		const struct drm_rect *src = &srcs[c % ARRAY_SIZE(srcs)];
-		struct drm_plane_state *s = &ps.base;
+		struct drm_plane_state *s = &ps.base.base;
 		int rw = drm_rect_width(src), rh = drm_rect_height(src);
 		bool t;
 
