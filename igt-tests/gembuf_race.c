@@ -468,6 +468,58 @@ static void foreign_fence_after_commit(void)
 	igt_assert_lte(settle("objects", objects), objects);
 }
 
+/*
+ * Whether a task's /proc comm is @name: workqueue threads show in full,
+ * followed while they run a work by "+" or "-" and its queue's name.
+ */
+static bool task_named(const char *name)
+{
+	char path[300], comm[128];
+	size_t len = strlen(name);
+	struct dirent *d;
+	bool found = false;
+	DIR *proc = opendir("/proc");
+
+	igt_assert(proc);
+	while (!found && (d = readdir(proc))) {
+		FILE *f;
+
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f)) {
+			comm[strcspn(comm, "\n")] = '\0';
+			found = !strncmp(comm, name, len) &&
+				(!comm[len] || comm[len] == '+' || comm[len] == '-');
+		}
+		fclose(f);
+	}
+	closedir(proc);
+	return found;
+}
+
+/*
+ * The composer completes writeback out-fences, which memory reclaim may
+ * wait for: its queue is WQ_MEM_RECLAIM, so that it makes progress when
+ * no new worker can be made.  Such a queue has a rescuer thread,
+ * "kworker/R-<queue>" in /proc (6.12 names the rescuer so).
+ */
+static void composer_rescuer(void)
+{
+	int n = gk_num_pipes(k.fd);
+
+	igt_assert_lt(0, n);
+	for (int i = 0; i < n; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "kworker/R-gembuf-composer-%d", i);
+		igt_assert_f(task_named(name), "no rescuer %s\n", name);
+	}
+}
+
 #define DMA_DRIVER "/sys/bus/pci/drivers/gembuf_dma"
 
 /* The PCI address of the device gembuf_dma drives, into @addr. */
@@ -624,6 +676,10 @@ igt_main
 	igt_describe("A write fence that never signals, put on a foreign framebuffer's dma-buf after the commit that shows it, does not stall the composer: the exporter's CPU access began in the commit, and CRCs keep coming.");
 	igt_subtest("foreign-fence-after-commit")
 		foreign_fence_after_commit();
+
+	igt_describe("Each CRTC's composer queue, which completes writeback out-fences, is WQ_MEM_RECLAIM: it has its rescuer thread.");
+	igt_subtest("composer-rescuer")
+		composer_rescuer();
 
 	igt_describe("Unbinding the engine's PCI device under a client with an object, its dma-buf on the display and a job waiting: ioctls fail with ENODEV, the display still reads the engine's data, the job completes, nothing leaks, and binding again gives a working engine.");
 	igt_subtest("unbind")

@@ -28,6 +28,7 @@
 #include <asm/byteorder.h>
 #include <kunit/visibility.h>
 #include <linux/crc32.h>
+#include <linux/dma-fence.h>
 #include <linux/math64.h>
 #include <linux/slab.h>
 
@@ -730,6 +731,16 @@ void gembuf_composer_wait_stale(struct gembuf_output *out)
  * exporters' CPU access begun by the commit (begin_fb_access), the
  * writeback buffer's when its job was prepared.  It only ends the
  * writeback buffer's CPU access, which must precede the job's completion.
+ *
+ * The writeback out-fence and the CRC depend on it, so it is a fence
+ * signalling critical section (dma_fence_begin_signalling()): nothing in
+ * it may allocate memory that reclaim could need a fence for, nor take a
+ * lock held while waiting for a fence.  The one call left outside is the
+ * foreign writeback buffer's dma_buf_end_cpu_access(): it may take the
+ * buffer's reservation lock, under which others wait for fences (lockdep
+ * knows it: might_lock() in dma-buf).  It cannot move to the commit, as
+ * the exporter must sync the buffer before its out-fence signals, and
+ * buffers of gembuf's own make no call there.
  */
 void gembuf_composer_work(struct work_struct *work)
 {
@@ -740,7 +751,7 @@ void gembuf_composer_work(struct work_struct *work)
 	struct gembuf_lines *lines;
 	struct gembuf_frame f = {};
 	struct gembuf_run runs[GEMBUF_MAX_PLANES];
-	bool crc_on, wb, wb_words = false, wide, direct;
+	bool crc_on, wb, wb_words = false, wide, direct, fence_cookie;
 	u32 crc = 0;
 	int height, y, n, x1, x2, ret = 0;
 	unsigned int i, first;
@@ -762,6 +773,7 @@ void gembuf_composer_work(struct work_struct *work)
 	if (!state || (!crc_on && !wb))
 		return;
 
+	fence_cookie = dma_fence_begin_signalling();
 	f.width = state->base.mode.hdisplay;
 	height = state->base.mode.vdisplay;
 	/* atomic_check gave every active state buffers of its width. */
@@ -839,11 +851,17 @@ void gembuf_composer_work(struct work_struct *work)
 		drm_crtc_add_crc_entry(&out->crtc, true, frame++, &crc);
 out:
 	if (wb) {
-		/* The exporter syncs the buffer for its next user first. */
+		/*
+		 * The exporter syncs the buffer for its next user first,
+		 * outside the critical section (see above).
+		 */
+		dma_fence_end_signalling(fence_cookie);
 		gembuf_writeback_end_access(state->wb_job);
+		fence_cookie = dma_fence_begin_signalling();
 		drm_writeback_signal_completion(&out->wb, ret);
 		drm_crtc_vblank_put(&out->crtc);
 	}
+	dma_fence_end_signalling(fence_cookie);
 	spin_lock_irq(&out->lock);
 	out->composing = NULL;
 	spin_unlock_irq(&out->lock);

@@ -10,23 +10,32 @@
 #include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 #include <drm/drm_vblank.h>
+#include <linux/dma-fence.h>
 
 #include "gembuf_kms.h"
 
 /* One CRC source: the composed frame, after the gamma LUT. */
 const char *const gembuf_crc_sources[] = { "auto" };
 
+/*
+ * The vblank signals the events and out-fences of the commits it
+ * completes: a fence signalling section, as vkms marks it (in the timer's
+ * hard interrupt the annotation itself does nothing; it documents).
+ */
 static enum hrtimer_restart gembuf_vblank_simulate(struct hrtimer *timer)
 {
 	struct gembuf_output *out = container_of(timer, struct gembuf_output,
 						 vblank_timer);
 	struct drm_crtc *crtc = &out->crtc;
 	struct gembuf_crtc_state *state;
-	bool compose;
+	bool compose, fence_cookie;
 
 	hrtimer_forward_now(timer, out->period_ns);
-	if (!drm_crtc_handle_vblank(crtc))
+	fence_cookie = dma_fence_begin_signalling();
+	if (!drm_crtc_handle_vblank(crtc)) {
+		dma_fence_end_signalling(fence_cookie);
 		return HRTIMER_RESTART;
+	}
 
 	spin_lock(&out->lock);
 	state = out->composer_state;
@@ -40,6 +49,7 @@ static enum hrtimer_restart gembuf_vblank_simulate(struct hrtimer *timer)
 	spin_unlock(&out->lock);
 	if (compose)
 		queue_work(out->composer_wq, &out->composer_work);
+	dma_fence_end_signalling(fence_cookie);
 	return HRTIMER_RESTART;
 }
 
@@ -402,8 +412,12 @@ int gembuf_crtc_init(struct gembuf_device *gdev, struct gembuf_output *out)
 	init_waitqueue_head(&out->composer_idle);
 	hrtimer_init(&out->vblank_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	out->vblank_timer.function = gembuf_vblank_simulate;
-	out->composer_wq = alloc_ordered_workqueue("gembuf-composer-%u", 0,
-						   out->index);
+	/*
+	 * Frames complete writeback out-fences, which memory reclaim may
+	 * wait for: the queue must make progress under memory pressure.
+	 */
+	out->composer_wq = alloc_ordered_workqueue("gembuf-composer-%u",
+						   WQ_MEM_RECLAIM, out->index);
 	if (!out->composer_wq)
 		return -ENOMEM;
 	INIT_WORK(&out->composer_work, gembuf_composer_work);
