@@ -5,6 +5,8 @@
  * frame are equal and come one a frame, blocking and non-blocking reads,
  * a bad source is refused with EINVAL, equal pictures in XR24 and NV12
  * give equal CRCs, and a capture survives its CRTC going off and on.
+ * Besides upstream's: a black frame's CRC is not all zeros, which
+ * upstream's CRC reader warns about as a dead CRC.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -193,6 +195,43 @@ static void test_disable_crc_after_crtc(struct gk *k)
 	gk_fb_destroy(k, &fb);
 }
 
+/*
+ * A black frame, every byte of it 0, has a CRC that is not 0: upstream's
+ * igt warns "Suspicious CRC: All values are 0" for one that is (and
+ * "... powered down well" for all ones).  A CRC of the bytes seeded
+ * with 0 gives 0 for any run of zeros.
+ */
+static void test_black_crc(struct gk *k)
+{
+	igt_pipe_crc_t *pc = igt_pipe_crc_new(fd, k->pipe, IGT_PIPE_CRC_SOURCE_AUTO);
+	igt_crc_t crc, grey;
+	struct gk_fb fb;
+	bool zero = true;
+	char *text;
+
+	gk_fb_create(k, &fb, k->mode.hdisplay, k->mode.vdisplay, DRM_FORMAT_XRGB8888);
+	gk_fb_fill(&fb, 0);
+	show(k, &fb);
+	igt_pipe_crc_collect_crc(pc, &crc);
+	text = igt_crc_to_string(&crc);
+	igt_info("black: %s\n", text);
+	free(text);
+	igt_assert_lt(0, crc.n_words);
+	for (int i = 0; i < crc.n_words; i++) {
+		zero &= !crc.crc[i];
+		igt_assert_neq_u32(crc.crc[i], 0xffffffff);
+	}
+	igt_assert_f(!zero, "the black frame's CRC is all zeros\n");
+	/* Still a CRC of the picture: one step lighter differs. */
+	gk_fb_fill(&fb, 0x010101);
+	igt_pipe_crc_collect_crc(pc, &grey);
+	igt_assert(!igt_check_crc_equal(&grey, &crc));
+
+	igt_pipe_crc_free(pc);
+	gk_disable(k);
+	gk_fb_destroy(k, &fb);
+}
+
 /* Run @body once per pipe, as a dynamic subtest pipe-<X>-<output>. */
 #define for_each_pipe_dynamic(k, body)					\
 	for (int pipe = 0; pipe < num_pipes; pipe++) {				\
@@ -250,6 +289,10 @@ igt_main
 	igt_describe("Check that disabling CRCs on a CRTC after having disabled the CRTC does not cause issues.");
 	igt_subtest_with_dynamic("disable-crc-after-crtc")
 		for_each_pipe_dynamic(k, test_disable_crc_after_crtc(&k));
+
+	igt_describe("A black frame's CRC is not all zeros (nor all ones), which igt would take for a dead CRC.");
+	igt_subtest_with_dynamic("black-crc-nonzero")
+		for_each_pipe_dynamic(k, test_black_crc(&k));
 
 	igt_describe("Basic sanity check for CRC mismatches with XR24 format");
 	igt_subtest_with_dynamic("compare-crc-sanitycheck-xr24")

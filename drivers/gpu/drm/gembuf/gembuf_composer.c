@@ -752,7 +752,12 @@ void gembuf_composer_work(struct work_struct *work)
 	struct gembuf_frame f = {};
 	struct gembuf_run runs[GEMBUF_MAX_PLANES];
 	bool crc_on, wb, wb_words = false, wide, direct, fence_cookie;
-	u32 crc = 0;
+	/*
+	 * The frame's CRC is CRC-32 as zlib and Ethernet take it: started
+	 * at ~0 and inverted at the end, so that no frame of zero bytes (a
+	 * black one) gets a CRC of 0, which igt reads as a dead CRC.
+	 */
+	u32 crc = ~0U;
 	int height, y, n, x1, x2, ret = 0;
 	unsigned int i, first;
 	u64 frame, frame_end, start = ktime_get_ns();
@@ -844,6 +849,7 @@ void gembuf_composer_work(struct work_struct *work)
 			crc = crc32_le(crc, (u8 *)f.words,
 				       f.width * sizeof(*f.words));
 	}
+	crc = ~crc;
 	atomic64_add(ktime_get_ns() - start, &out->compose_ns);
 	atomic64_inc(&out->frames_composed);
 	/* Frames the composer fell behind on showed this same picture. */

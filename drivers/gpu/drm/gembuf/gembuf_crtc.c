@@ -14,7 +14,10 @@
 
 #include "gembuf_kms.h"
 
-/* One CRC source: the composed frame, after the gamma LUT. */
+/*
+ * One CRC source: the composed frame, after the gamma LUT, as CRC-32
+ * (zlib's crc32()) of its XRGB8888 bytes with the X bytes cleared.
+ */
 const char *const gembuf_crc_sources[] = { "auto" };
 
 /*
