@@ -408,6 +408,35 @@ igt_main
 		}
 	}
 
+	igt_describe("The primary and the overlays offer \"alpha\" and \"pixel blend mode\"; the cursor offers neither, as it takes no framebuffer of the screen's size (what clients blend with them), and composes opaque and pre-multiplied, equal to the CPU reference.");
+	igt_subtest("cursor-no-alpha") {
+		struct gk_layer l[GK_MAX_PLANES] = { base_layer() };
+		const struct gk_plane *cursor = gk_plane(&k, DRM_PLANE_TYPE_CURSOR, 0);
+		struct gk_fb cur;
+
+		igt_assert(cursor);
+		for (unsigned int i = 0; i < k.num_planes; i++) {
+			const struct gk_plane *p = &k.planes[i];
+			bool is_cursor = p->type == DRM_PLANE_TYPE_CURSOR;
+
+			igt_assert_f(!p->alpha_prop == is_cursor,
+				     "plane %u (type %u): alpha property %u\n",
+				     p->id, p->type, p->alpha_prop);
+			igt_assert_f(!p->blend_prop == is_cursor,
+				     "plane %u (type %u): blend mode property %u\n",
+				     p->id, p->type, p->blend_prop);
+		}
+		/* What a client asks of the cursor's alpha is not set. */
+		gk_fb_noise(&primary, 8);
+		gk_fb_create(&k, &cur, 128, 128, DRM_FORMAT_ARGB8888);
+		gk_fb_noise(&cur, 9);
+		l[cursor - k.planes] = layer(&cur, 60, 40, -1);
+		l[cursor - k.planes].alpha = 0x4000;
+		l[cursor - k.planes].blend = 1;
+		check_ref(l, cursor - k.planes + 1, 1);
+		gk_fb_destroy(&k, &cur);
+	}
+
 	igt_describe("Three overlapping translucent overlays and the cursor in all six zpos orders of the overlays, and with overlays sharing a zpos (stacked by plane id), equal the CPU reference.");
 	igt_subtest("reference-zpos") {
 		static const int orders[][3] = {

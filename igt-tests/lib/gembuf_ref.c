@@ -123,6 +123,7 @@ struct ref_layer {
 	const struct gk_layer *l;
 	uint64_t zpos;
 	uint32_t plane_id;
+	uint16_t alpha;
 	int blend;
 };
 
@@ -214,8 +215,17 @@ void gk_ref_compose(struct gk *k, const struct gk_layer *layers, unsigned int n,
 		order[m] = (struct ref_layer){ .l = l, .plane_id = p->id };
 		order[m].zpos = l->zpos >= 0 && p->type == DRM_PLANE_TYPE_OVERLAY ?
 				(uint64_t)l->zpos : current(k, p, "zpos", i);
-		order[m].blend = l->blend >= 0 ? l->blend :
-				 (int)current(k, p, "pixel blend mode", 0);
+		/*
+		 * A plane without "alpha" or "pixel blend mode" (gembuf's
+		 * cursor) has DRM's defaults, opaque and pre-multiplied,
+		 * whatever the layer asks: gk_commit() cannot set them.
+		 */
+		order[m].alpha = p->alpha_prop ? l->alpha : 0xffff;
+		if (!p->blend_prop)
+			order[m].blend = 0;
+		else
+			order[m].blend = l->blend >= 0 ? l->blend :
+					 (int)current(k, p, "pixel blend mode", 0);
 		m++;
 	}
 	qsort(order, m, sizeof(order[0]), by_zpos);
@@ -237,7 +247,7 @@ void gk_ref_compose(struct gk *k, const struct gk_layer *layers, unsigned int n,
 
 				if (!keyed(l, &c))
 					blend(&acc[y * width + x], &c,
-					      l->alpha / 65535.0, order[i].blend);
+					      order[i].alpha / 65535.0, order[i].blend);
 			}
 		}
 	}

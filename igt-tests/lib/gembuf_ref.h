@@ -14,7 +14,8 @@
  *    the source is reflected first (reflect-x, reflect-y), then rotated
  *    counter-clockwise, then scaled onto the destination rectangle;
  *  - "pixel blend mode": None (pixel alpha ignored), Pre-multiplied and
- *    Coverage, each with the plane "alpha";
+ *    Coverage, each with the plane "alpha"; a plane without those
+ *    properties is opaque and pre-multiplied, DRM's defaults;
  *  - YCbCr by COLOR_ENCODING (BT.601, BT.709) and COLOR_RANGE;
  *  - gembuf's COLORKEY/COLORKEY_MASK on the 8-bit RGB of a source pixel;
  *  - the CRTC's GAMMA_LUT on the 8-bit composed value.

@@ -373,11 +373,21 @@ struct drm_plane *gembuf_plane_create(struct gembuf_device *gdev,
 						     GEMBUF_NUM_OVERLAYS);
 	else
 		ret = drm_plane_create_zpos_immutable_property(plane, zpos);
-	ret = ret ?: drm_plane_create_alpha_property(plane);
-	ret = ret ?: drm_plane_create_blend_mode_property(plane,
-					BIT(DRM_MODE_BLEND_PIXEL_NONE) |
-					BIT(DRM_MODE_BLEND_PREMULTI) |
-					BIT(DRM_MODE_BLEND_COVERAGE));
+	/*
+	 * Plane alpha and blend modes on the primary and overlays only:
+	 * clients (igt's alpha-blend tests among them) blend a framebuffer
+	 * of the mode's size on every plane that offers them, which the
+	 * cursor, at most DRM_CAP_CURSOR_WIDTH x HEIGHT, refuses.  The
+	 * cursor keeps DRM's defaults: opaque plane alpha, pre-multiplied
+	 * pixels.
+	 */
+	if (!cursor) {
+		ret = ret ?: drm_plane_create_alpha_property(plane);
+		ret = ret ?: drm_plane_create_blend_mode_property(plane,
+						BIT(DRM_MODE_BLEND_PIXEL_NONE) |
+						BIT(DRM_MODE_BLEND_PREMULTI) |
+						BIT(DRM_MODE_BLEND_COVERAGE));
+	}
 	ret = ret ?: drm_plane_create_rotation_property(plane, DRM_MODE_ROTATE_0,
 					DRM_MODE_ROTATE_MASK | DRM_MODE_REFLECT_MASK);
 	ret = ret ?: drm_plane_create_color_properties(plane,
