@@ -1507,6 +1507,28 @@ static unsigned long long print_clients(FILE *out)
 	return mine;
 }
 
+/*
+ * Frame @n of @frames is done.  On a terminal, one line that rewrites
+ * itself ("frame N/M", the count never shrinking, so nothing is left of
+ * the previous one), ended when the last frame is; in a log or a pipe
+ * (the guest's console, which the host filters for these lines), a line
+ * every tenth frame and for the last.
+ */
+static void progress(int n, int frames)
+{
+	static int tty = -1;
+
+	if (tty < 0)
+		tty = isatty(STDOUT_FILENO);
+	if (tty)
+		printf("\rframe %d/%d%s", n, frames, n == frames ? "\n" : "");
+	else if (n % 10 == 0 || n == frames)
+		printf("frame %d/%d\n", n, frames);
+	else
+		return;
+	fflush(stdout);
+}
+
 static void demo(int display, int engine, bool check, int frames, const char *out)
 {
 	static struct scene s;
@@ -1562,7 +1584,7 @@ static void demo(int display, int engine, bool check, int frames, const char *ou
 		if (shown >= 0)
 			camera_queue(&s, shown);
 		shown = cam;
-		printf("frame %d/%d\n", n + 1, frames);
+		progress(n + 1, frames);
 	}
 	free(ref);
 
