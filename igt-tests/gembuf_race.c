@@ -414,11 +414,12 @@ static void compose_fails(void)
 /*
  * A foreign framebuffer (a system-heap dma-buf) on the primary, the CRC
  * running; then a write fence that never signals goes on the dma-buf.
- * The display began its CPU access to the buffer with the commit
- * (begin_fb_access), so the composer, which signals the writeback
- * out-fences, keeps composing frames of it: CRCs keep coming.  A
- * composer that began the exporter's CPU access itself, every frame,
- * would wait for the fence there and stop.
+ * The display began its CPU access to the buffer in the commit that
+ * shows it (the plane's atomic_update, in the commit tail), so the
+ * composer, which signals the writeback out-fences, keeps composing
+ * frames of it: CRCs keep coming.  A composer that began the exporter's
+ * CPU access itself, every frame, would wait for the fence there and
+ * stop.
  */
 static void foreign_fence_after_commit(void)
 {
@@ -464,6 +465,109 @@ static void foreign_fence_after_commit(void)
 	igt_pipe_crc_free(pc);
 	gk_disable(&k);
 	gk_fb_destroy(&k, &fb);
+	close(dmabuf);
+	igt_assert_lte(settle("objects", objects), objects);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + t.tv_nsec;
+}
+
+/*
+ * A nonblocking commit flips the primary to a foreign framebuffer (a
+ * system-heap dma-buf) whose writer has not finished: a write fence that
+ * has not signalled is on the dma-buf.  The ioctl returns at once; the
+ * commit tail waits for the fence, and begins the exporter's CPU access
+ * after it (the plane's atomic_update).  The flip, seen in the frame
+ * written back, happens only once the fence signals, and shows the
+ * buffer.  A display that began the exporter's CPU access in the ioctl
+ * (begin_fb_access, drm_atomic_helper_prepare_planes()) waits there for
+ * the fence: a watchdog process signals it after 5 s, so that such a
+ * commit returns, late, rather than hang the test.
+ */
+static void foreign_fence_nonblocking_commit(void)
+{
+	struct dma_buf_import_sync_file imp = { .flags = DMA_BUF_SYNC_WRITE };
+	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE };
+	const uint32_t w = k.mode.hdisplay, h = k.mode.vdisplay, color = 0xc0ffee;
+	const size_t size = (size_t)w * h * 4;
+	long objects = gembuf_state("objects");
+	struct pollfd pfd = { .events = POLLIN };
+	struct sync_file_info info = {};
+	struct gk_fb own, out, foreign = {};
+	uint64_t t0, took;
+	int dmabuf, timeline, ret;
+	bool held, shown;
+	struct gk_layer l;
+	pid_t watchdog;
+	uint32_t *p;
+
+	igt_require(kernel_has_sw_sync());
+	dmabuf = gembuf_heap_alloc("system", size);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, dmabuf, 0);
+	igt_assert(p != MAP_FAILED);
+	do_ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
+	for (size_t i = 0; i < size / 4; i++)
+		p[i] = color;
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE;
+	do_ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
+	munmap(p, size);
+	gk_fb_from_handle(&k, &foreign, prime_fd_to_handle(k.fd, dmabuf), w, h,
+			  DRM_FORMAT_XRGB8888, w * 4, 0, 0);
+
+	/* The CRTC on, written back, showing a buffer of gembuf's own. */
+	gk_fb_create(&k, &own, w, h, DRM_FORMAT_XRGB8888);
+	gk_fb_create(&k, &out, w, h, DRM_FORMAT_XRGB8888);
+	gk_fb_fill(&own, 0x123456);
+	gk_fb_fill(&out, 0);
+	l = gk_layer_of(&own);
+	igt_assert_eq(gk_commit(&k, &l, 1, &out, 0), 0);
+	igt_assert(all_pixels(&out, 0x123456));
+
+	/* The foreign buffer's writer, not done. */
+	timeline = sw_sync_timeline_create();
+	imp.fd = sw_sync_timeline_create_fence(timeline, 1);
+	do_ioctl(dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &imp);
+	close(imp.fd);
+	watchdog = fork();
+	igt_assert(watchdog >= 0);
+	if (!watchdog) {
+		sleep(5);
+		sw_sync_timeline_inc(timeline, 1);
+		_exit(0);
+	}
+
+	l = gk_layer_of(&foreign);
+	t0 = now_ns();
+	ret = gk_commit_start(&k, &l, 1, &out, DRM_MODE_ATOMIC_NONBLOCK, &pfd.fd);
+	took = now_ns() - t0;
+	kill(watchdog, SIGKILL);
+	igt_assert_eq(waitpid(watchdog, NULL, 0), watchdog);
+	igt_assert_eq(ret, 0);
+	/* No frame of the buffer while its writer is not done. */
+	held = poll(&pfd, 1, 500) == 0;
+	sw_sync_timeline_inc(timeline, 1);
+	close(timeline);
+	igt_assert_eq(poll(&pfd, 1, 5000), 1);
+	do_ioctl(pfd.fd, SYNC_IOC_FILE_INFO, &info);
+	close(pfd.fd);
+	shown = all_pixels(&out, color);
+
+	igt_assert_f(took < 1000000000ull,
+		     "the nonblocking commit spent %.3f s in the ioctl, behind the buffer's fence\n",
+		     took / 1e9);
+	igt_assert_f(held, "the flip came before the buffer's fence signalled\n");
+	igt_assert_eq(info.status, 1);
+	igt_assert_f(shown, "the frame after the flip is not the foreign buffer's\n");
+
+	gk_disable(&k);
+	gk_fb_destroy(&k, &out);
+	gk_fb_destroy(&k, &own);
+	gk_fb_destroy(&k, &foreign);
 	close(dmabuf);
 	igt_assert_lte(settle("objects", objects), objects);
 }
@@ -673,9 +777,13 @@ igt_main
 	igt_subtest("compose-fails")
 		compose_fails();
 
-	igt_describe("A write fence that never signals, put on a foreign framebuffer's dma-buf after the commit that shows it, does not stall the composer: the exporter's CPU access began in the commit, and CRCs keep coming.");
+	igt_describe("A write fence that never signals, put on a foreign framebuffer's dma-buf after the commit that shows it, does not stall the composer: the exporter's CPU access began in that commit's tail, and CRCs keep coming.");
 	igt_subtest("foreign-fence-after-commit")
 		foreign_fence_after_commit();
+
+	igt_describe("A nonblocking commit that flips to a foreign framebuffer whose dma-buf carries an unsignalled write fence returns from the ioctl at once (under 1 s, the fence unsignalled for 5 s): the fence is waited for in the commit tail, where the exporter's CPU access begins; the flip comes only after the fence signals, and shows the buffer.");
+	igt_subtest("foreign-fence-nonblocking-commit")
+		foreign_fence_nonblocking_commit();
 
 	igt_describe("Each CRTC's composer queue, which completes writeback out-fences, is WQ_MEM_RECLAIM: it has its rescuer thread.");
 	igt_subtest("composer-rescuer")

@@ -726,11 +726,15 @@ void gembuf_composer_wait_stale(struct gembuf_output *out)
  * gembuf_composer_work() - compose one frame
  * @work: &gembuf_output.composer_work
  *
- * It allocates nothing (the line buffers come with the CRTC state) and
- * begins no CPU access: the planes' framebuffers are mapped and their
- * exporters' CPU access begun by the commit (begin_fb_access), the
- * writeback buffer's when its job was prepared.  It only ends the
- * writeback buffer's CPU access, which must precede the job's completion.
+ * It allocates nothing (the line buffers come with the CRTC state),
+ * waits for no fence and begins no CPU access: the planes' framebuffers
+ * are mapped by the commit (begin_fb_access) and their CPU access begun
+ * in its tail, after its fences (the planes' atomic_update), the
+ * writeback buffer's where its job was queued, in the same tail.  A
+ * plane whose CPU access did not begin is not read, as if it were off; a
+ * job whose buffer's did not begin completes with that error, its buffer
+ * unwritten.  It only ends the writeback buffer's CPU access, which must
+ * precede the job's completion.
  *
  * The writeback out-fence and the CRC depend on it, so it is a fence
  * signalling critical section (dma_fence_begin_signalling()): nothing in
@@ -751,7 +755,7 @@ void gembuf_composer_work(struct work_struct *work)
 	struct gembuf_lines *lines;
 	struct gembuf_frame f = {};
 	struct gembuf_run runs[GEMBUF_MAX_PLANES];
-	bool crc_on, wb, wb_words = false, wide, direct, fence_cookie;
+	bool crc_on, wb, wb_write, wb_words = false, wide, direct, fence_cookie;
 	/*
 	 * The frame's CRC is CRC-32 as zlib and Ethernet take it: started
 	 * at ~0 and inverted at the end, so that no frame of zero bytes (a
@@ -779,6 +783,10 @@ void gembuf_composer_work(struct work_struct *work)
 		return;
 
 	fence_cookie = dma_fence_begin_signalling();
+	/* A job whose buffer could not be accessed only completes. */
+	wb_write = wb && !state->wb_job->error;
+	if (!crc_on && !wb_write)
+		goto out;
 	f.width = state->base.mode.hdisplay;
 	height = state->base.mode.vdisplay;
 	/* atomic_check gave every active state buffers of its width. */
@@ -795,17 +803,24 @@ void gembuf_composer_work(struct work_struct *work)
 	f.line = lines->line;
 	f.px = lines->px;
 	f.words = lines->words;
-	/* Planes under the topmost full-frame opaque one are not read at all. */
+	/*
+	 * Planes under the topmost full-frame opaque one are not read at
+	 * all, nor are planes whose CPU access did not begin (atomic_update
+	 * said why): those are left out, as if off.
+	 */
 	for (first = 0, i = 0; i < state->num_planes; i++)
-		if (hides_below(state->planes[i], f.width, height))
+		if (state->planes[i]->cpu_access &&
+		    hides_below(state->planes[i], f.width, height))
 			first = i;
 	for (i = first; i < state->num_planes; i++)
-		layer_init(&f.layers[f.num_layers++], state->planes[i],
-			   lines->xs + i * f.width, lines->gather + i * f.width);
+		if (state->planes[i]->cpu_access)
+			layer_init(&f.layers[f.num_layers++], state->planes[i],
+				   lines->xs + i * f.width,
+				   lines->gather + i * f.width);
 	gamma_lut = state->base.gamma_lut;
-	if (wb)
+	if (wb_write)
 		wb_words = state->wb_fb->format->format == DRM_FORMAT_XRGB8888;
-	f.wide_out = gamma_lut || (wb && !wb_words);
+	f.wide_out = gamma_lut || (wb_write && !wb_words);
 
 	/*
 	 * Without a CRC or a gamma LUT, a line of opaque runs is laid
@@ -840,7 +855,7 @@ void gembuf_composer_work(struct work_struct *work)
 		if (wb_words && words == f.words)
 			gembuf_write_words(state->wb_fb, state->wb_vaddr, y,
 					   f.words, f.width);
-		else if (wb && !wb_words)
+		else if (wb_write && !wb_words)
 			gembuf_write_line(state->wb_fb, state->wb_vaddr, y,
 					  f.line, f.width);
 		if (crc_on && !f.wide_out)
@@ -864,7 +879,8 @@ out:
 		dma_fence_end_signalling(fence_cookie);
 		gembuf_writeback_end_access(state->wb_job);
 		fence_cookie = dma_fence_begin_signalling();
-		drm_writeback_signal_completion(&out->wb, ret);
+		drm_writeback_signal_completion(&out->wb,
+						ret ?: state->wb_job->error);
 		drm_crtc_vblank_put(&out->crtc);
 	}
 	dma_fence_end_signalling(fence_cookie);

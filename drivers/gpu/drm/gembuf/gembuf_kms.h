@@ -89,6 +89,10 @@ typedef void (*gembuf_read_fn)(void *const planes[DRM_FORMAT_MAX_PLANES],
  *	(display_dma); else @base's mapping is the display's own
  * @vaddr: &drm_shadow_plane_state.data of each framebuffer plane (object
  *	+ offset) as the plain pointers the readers take, set with them
+ * @cpu_access: atomic_update, in the commit tail, began the CPU access
+ *	to the framebuffer (drm_gem_fb_begin_cpu_access(): the exporter's,
+ *	for a foreign buffer); the composer reads the plane only if set,
+ *	and end_fb_access ends the access only if set
  * @read: the pixel reader of the framebuffer's format
  * @colorkey: XRGB8888 color made transparent, where @colorkey_mask says
  * @colorkey_mask: bits of the color compared; 0 disables the key
@@ -98,6 +102,7 @@ struct gembuf_plane_state {
 	struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES];
 	bool vmapped;
 	void *vaddr[DRM_FORMAT_MAX_PLANES];
+	bool cpu_access;
 	gembuf_read_fn read;
 	u32 colorkey;
 	u32 colorkey_mask;
@@ -152,9 +157,11 @@ struct gembuf_lines {
  *	if @vmapped
  * @data: the kernel address of each framebuffer plane
  * @vmapped: @map is drm_gem_fb_vmap()'s (display_dma)
- * @cpu_access: the CPU access begun when the job was prepared is not
- *	ended yet: the composer ends it before the job completes, the
- *	job's cleanup if it never got there
+ * @cpu_access: the CPU access begun where the job was queued, in the
+ *	commit tail, is not ended yet: the composer ends it before the job
+ *	completes, the job's cleanup if it never got there
+ * @error: the CPU access could not begin: the composer completes the
+ *	job with this error and does not write its buffer
  */
 struct gembuf_wb_job {
 	struct drm_framebuffer *fb;
@@ -163,6 +170,7 @@ struct gembuf_wb_job {
 	struct iosys_map data[DRM_FORMAT_MAX_PLANES];
 	bool vmapped;
 	bool cpu_access;
+	int error;
 };
 
 /**

@@ -4,7 +4,9 @@
  * maps its framebuffer's objects for the display (its VCM) when the
  * framebuffer is prepared, and the GEM shadow-plane helpers map them
  * into the kernel for each commit; the composer reads them there, in
- * place.
+ * place.  The CPU access to the framebuffer (the exporter's, for a
+ * foreign buffer) begins in atomic_update, in the commit tail, after
+ * the commit's fences were waited for.
  */
 
 #include <drm/drm_atomic.h>
@@ -238,14 +240,15 @@ static int gembuf_plane_prepare_fb(struct drm_plane *plane,
 }
 
 /*
- * The commit's CPU access to the framebuffer, from this commit to the
- * one that replaces the state: its kernel mapping in the shadow-plane
- * state (the display's own where that is a kernel one, else the
- * shadow-plane helper's, which in 6.12 only maps), and the exporter's
- * CPU access calls for a foreign buffer, which may wait for its fences
- * and take its locks.  Both happen here, in the committing task, not in
- * the composer that signals the writeback out-fence.  The composer reads
- * with plain loads: an I/O memory mapping is refused.
+ * The plane state's kernel mapping of the framebuffer, from this commit
+ * to the one that replaces the state: the display's own mapping where
+ * that is a kernel one, else the shadow-plane helper's (which in 6.12
+ * only maps).  This runs in drm_atomic_helper_prepare_planes(), in the
+ * ioctl even for a nonblocking commit, before the commit's fences are
+ * waited for: it maps and nothing else, and waits for no fence.  The
+ * exporter's CPU access, which waits for the buffer's fences, begins in
+ * atomic_update, in the commit tail.  The composer reads with plain
+ * loads: an I/O memory mapping is refused.
  */
 static int gembuf_plane_begin_fb_access(struct drm_plane *plane,
 					struct drm_plane_state *state)
@@ -271,13 +274,11 @@ static int gembuf_plane_begin_fb_access(struct drm_plane *plane,
 		}
 		s->vaddr[i] = s->base.data[i].vaddr;
 	}
-	ret = drm_gem_fb_begin_cpu_access(fb, DMA_FROM_DEVICE);
-	if (ret)
-		goto err_unmap;
 	return 0;
 
 err_unmap:
-	drm_dbg_kms(plane->dev, "[PLANE:%d] no CPU access: %d\n", plane->base.id, ret);
+	drm_dbg_kms(plane->dev, "[PLANE:%d] no kernel mapping: %d\n",
+		    plane->base.id, ret);
 	if (s->vmapped)
 		drm_gem_end_shadow_fb_access(plane, state);
 	return ret;
@@ -288,15 +289,22 @@ err_unmap:
  * (drm_atomic_helper_commit_planes(), after atomic_flush gave the
  * composer the new CRTC state): a composer run that took the old CRTC
  * state may still read this plane's framebuffer, so wait for it first.
+ * The CPU access is ended only if atomic_update began it: it did not
+ * for an invisible plane, a plane of an inactive CRTC or a failed
+ * begin, nor for the new states of a commit that failed before its tail
+ * (drm_atomic_helper_unprepare_planes() calls this for them too).
  */
 static void gembuf_plane_end_fb_access(struct drm_plane *plane,
 				       struct drm_plane_state *state)
 {
+	struct gembuf_plane_state *s = to_gembuf_plane_state(state);
+
 	if (!state->fb)
 		return;
 	gembuf_composer_wait_stale(to_gembuf_plane(plane)->out);
-	drm_gem_fb_end_cpu_access(state->fb, DMA_FROM_DEVICE);
-	if (to_gembuf_plane_state(state)->vmapped)
+	if (s->cpu_access)
+		drm_gem_fb_end_cpu_access(state->fb, DMA_FROM_DEVICE);
+	if (s->vmapped)
 		drm_gem_end_shadow_fb_access(plane, state);
 }
 
@@ -310,7 +318,17 @@ static void gembuf_plane_cleanup_fb(struct drm_plane *plane,
 }
 
 /*
- * The plane state holds all the composer needs: nothing to program.
+ * The commit tail, after drm_atomic_helper_wait_for_fences(): the CPU
+ * access to a visible plane's framebuffer begins here, as drivers that
+ * read framebuffers with the CPU begin it in atomic_update.  For a
+ * foreign buffer that calls its exporter, which may take its locks and
+ * waits for the buffer's write fences: those the commit waited for are
+ * signalled, a fence added since (or an implicit one an IN_FENCE_FD
+ * overruled) is waited for here.  It cannot fail the commit: a plane whose
+ * access did not begin is not read by the composer, and so not shown,
+ * while this state lasts.  The interruptible wait can be cut short by a
+ * signal only in a blocking commit, whose tail runs in the ioctl.
+ *
  * Count the framebuffers latched, so tests can tell that a client's
  * imported buffers reached the plane themselves rather than a copy.
  */
@@ -319,9 +337,26 @@ static void gembuf_plane_atomic_update(struct drm_plane *plane,
 {
 	struct drm_plane_state *old = drm_atomic_get_old_plane_state(state, plane);
 	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state, plane);
+	struct gembuf_plane_state *s = to_gembuf_plane_state(new);
 	struct gembuf_output *out = to_gembuf_plane(plane)->out;
+	int ret;
 
-	if (!new->fb || new->fb == old->fb)
+	if (!new->fb)
+		return;
+	if (new->visible) {
+		ret = drm_gem_fb_begin_cpu_access(new->fb, DMA_FROM_DEVICE);
+		if (!ret)
+			s->cpu_access = true;
+		else if (ret == -ERESTARTSYS)
+			drm_dbg_kms(plane->dev,
+				    "[PLANE:%d] [FB:%d] CPU access interrupted, not shown\n",
+				    plane->base.id, new->fb->base.id);
+		else
+			drm_err_ratelimited(plane->dev,
+					    "[PLANE:%d] [FB:%d] no CPU access, not shown: %d\n",
+					    plane->base.id, new->fb->base.id, ret);
+	}
+	if (new->fb == old->fb)
 		return;
 	atomic64_inc(&out->fb_flips);
 	if (to_gembuf_object(new->fb->obj[0])->sgt)

@@ -61,8 +61,9 @@ static int gembuf_wb_get_modes(struct drm_connector *connector)
  * The composer calls it once the frame is written, before the job
  * completes, so that the exporter of a foreign buffer syncs it for its
  * next user before the out-fence signals; the job's cleanup calls it for
- * a job that never got a frame.  Buffers of gembuf's own have nothing to
- * sync.
+ * a job that never got a frame.  It ends only an access that began (in
+ * gembuf_wb_atomic_commit()) and was not ended yet.  Buffers of gembuf's
+ * own have nothing to sync.
  */
 void gembuf_writeback_end_access(struct gembuf_wb_job *wj)
 {
@@ -73,11 +74,12 @@ void gembuf_writeback_end_access(struct gembuf_wb_job *wj)
 }
 
 /*
- * Everything a job's frame needs, in the committing task: the display's
- * mapping of the buffer, its kernel mapping (the display's own where
- * that is a kernel one, else drm_gem_fb_vmap()'s), and the beginning of
- * the CPU access, which for a foreign buffer waits for its fences and
- * may take its exporter's locks.  The composer only writes the frame.
+ * The buffer's mappings, in the ioctl (drm_atomic_helper_prepare_planes(),
+ * for a nonblocking commit too): the display's mapping of the buffer and
+ * its kernel mapping (the display's own where that is a kernel one, else
+ * drm_gem_fb_vmap()'s).  Nothing here waits for a fence: the CPU access,
+ * which for a foreign buffer waits for its fences, begins where the job
+ * is queued, in the commit tail (gembuf_wb_atomic_commit()).
  */
 static int gembuf_wb_prepare_job(struct drm_writeback_connector *wb,
 				 struct drm_writeback_job *job)
@@ -106,10 +108,6 @@ static int gembuf_wb_prepare_job(struct drm_writeback_connector *wb,
 		ret = -EOPNOTSUPP;
 		goto err_vunmap;
 	}
-	ret = drm_gem_fb_begin_cpu_access(job->fb, DMA_TO_DEVICE);
-	if (ret)
-		goto err_vunmap;
-	wj->cpu_access = true;
 	job->priv = wj;
 	return 0;
 
@@ -137,6 +135,16 @@ static void gembuf_wb_cleanup_job(struct drm_writeback_connector *wb,
 	kfree(wj);
 }
 
+/*
+ * The commit tail (drm_atomic_helper_commit_writebacks()): queue the job
+ * for the composer.  The CPU access to the buffer begins here, not when
+ * the job is prepared, in the ioctl: for a foreign buffer the exporter
+ * waits for every fence on it (the frame overwrites it, so readers'
+ * too; drm_atomic_helper_wait_for_fences() waits for the planes' only)
+ * and may take its locks.  The commit cannot fail here: a job whose
+ * access did not begin still goes through the composer, in its turn, and
+ * completes with the error, its buffer unwritten.
+ */
 static void gembuf_wb_atomic_commit(struct drm_connector *connector,
 				    struct drm_atomic_state *state)
 {
@@ -148,6 +156,7 @@ static void gembuf_wb_atomic_commit(struct drm_connector *connector,
 	struct drm_crtc_state *new_crtc_state;
 	struct gembuf_crtc_state *crtc_state;
 	struct gembuf_wb_job *wj;
+	int ret;
 
 	if (!job || !job->fb || !conn_state->crtc)
 		return;
@@ -165,6 +174,21 @@ static void gembuf_wb_atomic_commit(struct drm_connector *connector,
 		drm_writeback_queue_job(&out->wb, conn_state);
 		drm_writeback_signal_completion(&out->wb, -EIO);
 		return;
+	}
+	ret = drm_gem_fb_begin_cpu_access(job->fb, DMA_TO_DEVICE);
+	if (!ret) {
+		wj->cpu_access = true;
+	} else {
+		if (ret == -ERESTARTSYS)
+			drm_dbg_kms(connector->dev,
+				    "[CONNECTOR:%d] [FB:%d] CPU access interrupted, job fails\n",
+				    connector->base.id, job->fb->base.id);
+		else
+			drm_err_ratelimited(connector->dev,
+					    "[CONNECTOR:%d] [FB:%d] no CPU access, job fails: %d\n",
+					    connector->base.id, job->fb->base.id, ret);
+		/* The out-fence takes it to userspace: no -ERESTARTSYS. */
+		wj->error = ret == -ERESTARTSYS ? -EINTR : ret;
 	}
 	/* Queued first: a composer run that sees it pending completes it. */
 	drm_writeback_queue_job(&out->wb, conn_state);
