@@ -92,7 +92,7 @@ int gembuf_fb_map(struct gembuf_device *gdev, struct drm_framebuffer *fb,
  * The display reading with the CPU maps objects in the kernel's VCM, and
  * a foreign buffer through its exporter's vmap: those mappings are the
  * CPU's too, and a second one would only take address space (and show
- * as another mapping in GEM_INFO).  A display that scans out by DMA
+ * as another mapping in debugfs).  A display that scans out by DMA
  * (display_dma) has no kernel address of an object of gembuf's own: the
  * caller then maps the framebuffer with drm_gem_fb_vmap().
  *
