@@ -10,11 +10,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -286,12 +288,89 @@ static void order_child(uint32_t proc, int dmabuf, int out)
 	_exit(0);
 }
 
+static volatile sig_atomic_t ticks;
+
+/* A timer signal; after 3 s of them the timer stops itself. */
+static void tick(int sig)
+{
+	static const struct itimerval stop;
+
+	if (++ticks == 60)
+		setitimer(ITIMER_REAL, &stop, NULL);
+}
+
+/*
+ * GEM_WAIT on a job held back by a gate, with a timer signal every 50 ms
+ * for 3 s, handled with SA_RESTART so the kernel restarts the ioctl
+ * itself: with a deadline the wait ends at it, however often it was
+ * interrupted; a relative timeout would start again on each restart and
+ * end only once the timer stops itself, 3 s on.
+ */
+static void wait_deadline_signals(void)
+{
+	struct sigaction sa = { .sa_handler = tick, .sa_flags = SA_RESTART };
+	struct itimerval it = {
+		.it_interval = { .tv_usec = 50 * 1000 },
+		.it_value = { .tv_usec = 50 * 1000 },
+	};
+	int gate = sw_sync_timeline_create();
+	struct drm_gembuf_sync in = { .handle = syncobj_gated(engine, gate) };
+	uint32_t h = gembuf_create(engine, 4096, 0, GEMBUF_CACHE_WB);
+	struct drm_gembuf_gem_wait w = { .handle = h };
+	int64_t start, took;
+	int ret, err;
+
+	igt_assert_eq(fill_sync(engine, h, 4096, 0x5eed, &in, 1, NULL), 0);
+	igt_assert_eq(sigaction(SIGALRM, &sa, NULL), 0);
+	ticks = 0;
+	start = abs_timeout(0);
+	w.timeout_ns = start + 500 * 1000 * 1000;
+	igt_assert_eq(setitimer(ITIMER_REAL, &it, NULL), 0);
+	/* Restarted by the kernel after each signal: one call here. */
+	ret = ioctl(engine, DRM_IOCTL_GEMBUF_GEM_WAIT, &w);
+	err = errno;
+	took = abs_timeout(0) - start;
+	{
+		static const struct itimerval stop;
+
+		setitimer(ITIMER_REAL, &stop, NULL);
+	}
+	signal(SIGALRM, SIG_DFL);
+	igt_info("GEM_WAIT to a deadline 500 ms ahead: %d (%s) after %lld ms, %d signals\n",
+		 ret, ret ? strerror(err) : "idle", (long long)(took / 1000000), (int)ticks);
+	igt_assert_eq(ret, -1);
+	igt_assert_eq(err, ETIME);
+	igt_assert_f(ticks >= 5, "only %d signals came during the wait\n", (int)ticks);
+	igt_assert_f(took < 1500ll * 1000 * 1000,
+		     "the wait took %lld ms for a deadline 500 ms ahead\n",
+		     (long long)(took / 1000000));
+
+	/* A deadline already past polls. */
+	w.timeout_ns = 0;
+	igt_assert_eq(ioctl(engine, DRM_IOCTL_GEMBUF_GEM_WAIT, &w), -1);
+	igt_assert_eq(errno, ETIME);
+	w.timeout_ns = -1;
+	igt_assert_eq(ioctl(engine, DRM_IOCTL_GEMBUF_GEM_WAIT, &w), -1);
+	igt_assert_eq(errno, EINVAL);
+
+	sw_sync_timeline_inc(gate, 1);
+	gembuf_wait(engine, h);
+	gembuf_check_words(engine, h, 4096, 0x5eed);
+	gem_close(engine, h);
+	drmSyncobjDestroy(engine, in.handle);
+	close(gate);
+}
+
 igt_main
 {
 	igt_fixture {
 		engine = gembuf_open_engine();
 		igt_require(kernel_has_sw_sync());
 	}
+
+	igt_describe("GEM_WAIT takes a CLOCK_MONOTONIC deadline: interrupted by a signal every 50 ms and restarted, it still returns ETIME at its deadline.");
+	igt_subtest("wait-deadline-signals")
+		wait_deadline_signals();
 
 	igt_describe("A job waits for its in-syncobj's fence, though nothing on its object says so.");
 	igt_subtest("in-syncobj") {

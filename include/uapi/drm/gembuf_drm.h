@@ -20,7 +20,7 @@ extern "C" {
 
 #define DRM_GEMBUF_GEM_CREATE		0x00
 #define DRM_GEMBUF_GEM_MMAP_OFFSET	0x01
-/* 0x02 is not used: GEM_INFO became debugfs's gembuf_object. */
+/* 0x02: reserved */
 #define DRM_GEMBUF_DMA_FILL		0x03
 #define DRM_GEMBUF_DMA_COPY		0x04
 #define DRM_GEMBUF_GEM_WAIT		0x05
@@ -77,9 +77,11 @@ extern "C" {
  *
  * Errors: -EINVAL for bad flags, cache policy, size or padding; -EACCES
  * for one physical range without the privilege to take it; -E2BIG above
- * 1 GiB; -ENOMEM, also when no range that large is free where the DMA
- * API allocates it or the memory cgroup is at its limit (see
- * Documentation/gpu/gembuf.rst).
+ * 1 GiB, or for one physical range larger than the device it is
+ * allocated for can take; -ERANGE when no memory meets the needs of the
+ * device it is created on and the flags; -ENOMEM, also when no range
+ * that large is free where the DMA API allocates it or the memory cgroup
+ * is at its limit (see Documentation/gpu/gembuf.rst).
  */
 struct drm_gembuf_gem_create {
 	__u64 size;
@@ -236,9 +238,13 @@ struct drm_gembuf_dma_copy {
  * struct drm_gembuf_gem_wait - wait for the DMA on an object
  * @handle: the object
  * @flags: GEMBUF_WAIT_* flags
- * @timeout_ns: relative timeout; 0 polls
+ * @timeout_ns: the CLOCK_MONOTONIC time to wait until, in nanoseconds,
+ *	as msm and panfrost take it; a time already past (0) polls
  *
- * Returns 0 when idle, -ETIME when the timeout expired first.
+ * Returns 0 when idle, -ETIME when the deadline passed first; -EINVAL
+ * for unknown flags or a negative time, -ENOENT for an unknown object.
+ * A signal interrupts the wait with -ERESTARTSYS; the restarted ioctl
+ * has the same deadline, so signals do not make it wait longer.
  */
 struct drm_gembuf_gem_wait {
 	__u32 handle;

@@ -8,6 +8,7 @@
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_prime.h>
+#include <drm/drm_utils.h>
 #include <drm/gembuf_drm.h>
 #include <linux/capability.h>
 #include <linux/dma-buf.h>
@@ -397,9 +398,9 @@ int gembuf_gem_mmap_offset_ioctl(struct drm_device *dev, void *data,
 }
 
 /*
- * The address of a mapping, where it tells the reader nothing it need
- * not know: an IOVA of gembuf's engine, or the reader's own mapping of
- * the object in its address space.  Kernel virtual addresses, and the DMA
+ * The address of a mapping, where it tells the process asking nothing it
+ * need not know: an IOVA of gembuf's engine, or its own mapping of the
+ * object in its address space.  Kernel virtual addresses, and the DMA
  * addresses of other importers (physical addresses under dma-direct), are
  * not printed even to root, as %p hashes kernel pointers.
  */
@@ -484,11 +485,11 @@ static struct drm_gem_object *gembuf_lookup_client(struct drm_device *dev,
  *
  * For debugfs (root), as it tells where the memory is.  Addresses are
  * still told only where they reveal no kernel, physical or other
- * process's address: IOVAs of gembuf's engines, and the reader's own
- * CPU mappings.
+ * process's address: IOVAs of gembuf's engines, and the CPU mappings of
+ * the process asking (current).
  *
  * Return: 0, -ESRCH for no such client of @dev, -ENOENT for no such
- * object, -ENOSPC when the report does not fit.
+ * object, -EOVERFLOW when the report does not fit.
  */
 int gembuf_gem_describe(struct drm_device *dev, u64 client_id, u32 handle,
 			struct seq_buf *s)
@@ -534,7 +535,7 @@ int gembuf_gem_describe(struct drm_device *dev, u64 client_id, u32 handle,
 	}
 	mutex_unlock(&obj->lock);
 	drm_gem_object_put(gem);
-	return seq_buf_has_overflowed(s) ? -ENOSPC : 0;
+	return seq_buf_has_overflowed(s) ? -EOVERFLOW : 0;
 }
 
 int gembuf_gem_wait_ioctl(struct drm_device *dev, void *data,
@@ -554,7 +555,7 @@ int gembuf_gem_wait_ioctl(struct drm_device *dev, void *data,
 
 	usage = args->flags & GEMBUF_WAIT_READ ? DMA_RESV_USAGE_WRITE :
 						 DMA_RESV_USAGE_READ;
-	timeout = nsecs_to_jiffies(args->timeout_ns);
+	timeout = drm_timeout_abs_to_jiffies(args->timeout_ns);
 	if (!timeout)
 		ret = dma_resv_test_signaled(gem->resv, usage) ? 1 : 0;
 	else
