@@ -469,6 +469,64 @@ static void foreign_fence_after_commit(void)
 	igt_assert_lte(settle("objects", objects), objects);
 }
 
+/*
+ * Writeback goes only into memory of gembuf's own: a system-heap dma-buf
+ * as the writeback framebuffer is refused by the check (TEST_ONLY and a
+ * real commit alike, no out-fence made), and the same commit into a
+ * buffer of gembuf's own is taken.
+ */
+static void writeback_foreign_refused(void)
+{
+	static const uint32_t flags[] = {
+		DRM_MODE_ATOMIC_TEST_ONLY, DRM_MODE_ATOMIC_NONBLOCK,
+	};
+	const uint32_t w = k.mode.hdisplay, h = k.mode.vdisplay;
+	struct gk_fb in = {}, foreign = {}, own = {};
+	int dmabuf;
+
+	gk_fb_create(&k, &in, w, h, DRM_FORMAT_XRGB8888);
+	gk_fb_create(&k, &own, w, h, DRM_FORMAT_XRGB8888);
+	dmabuf = gembuf_heap_alloc("system", (size_t)w * h * 4);
+	gk_fb_from_handle(&k, &foreign, prime_fd_to_handle(k.fd, dmabuf), w, h,
+			  DRM_FORMAT_XRGB8888, w * 4, 0, 0);
+	for (unsigned int i = 0; i < 2 * ARRAY_SIZE(flags); i++) {
+		const struct gk_fb *out = i < ARRAY_SIZE(flags) ? &foreign : &own;
+		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+		int32_t fence = -1;
+		int ret;
+
+		igt_assert(req);
+		add(req, k.crtc_id, k.crtc_active, 1);
+		add(req, k.crtc_id, k.crtc_mode_id, k.mode_blob);
+		add(req, k.conn_id, k.conn_crtc_id, k.crtc_id);
+		add(req, k.wb_id, k.wb_crtc_id, k.crtc_id);
+		add(req, k.wb_id, k.wb_fb_prop, out->fb_id);
+		add(req, k.wb_id, k.wb_fence_prop, (uint64_t)(uintptr_t)&fence);
+		add_plane(req, gk_plane(&k, DRM_PLANE_TYPE_PRIMARY, 0), &in, 0);
+		ret = commit(req, flags[i % ARRAY_SIZE(flags)]);
+		igt_debug("writeback into %s, flags 0x%x: %d\n",
+			  out == &own ? "gembuf's own" : "a system-heap buffer",
+			  flags[i % ARRAY_SIZE(flags)], ret);
+		if (out == &foreign) {
+			igt_assert_eq(ret, -EINVAL);
+			igt_assert_eq(fence, -1);
+			continue;
+		}
+		igt_assert_eq(ret, 0);
+		if (fence >= 0) {
+			struct pollfd pfd = { .fd = fence, .events = POLLIN };
+
+			igt_assert_eq(poll(&pfd, 1, 10000), 1);
+			close(fence);
+		}
+	}
+	gk_disable(&k);
+	gk_fb_destroy(&k, &foreign);
+	gk_fb_destroy(&k, &own);
+	gk_fb_destroy(&k, &in);
+	close(dmabuf);
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec t;
@@ -776,6 +834,10 @@ igt_main
 	igt_describe("A frame the composer fails to make completes its writeback job with -EIO (out-fence status), not -ENOMEM, as the composer allocates nothing; the next frame is composed and written back.");
 	igt_subtest("compose-fails")
 		compose_fails();
+
+	igt_describe("Writeback goes only into memory of gembuf's own: another exporter's buffer is refused by the check, with no out-fence.");
+	igt_subtest("writeback-foreign-refused")
+		writeback_foreign_refused();
 
 	igt_describe("A write fence that never signals, put on a foreign framebuffer's dma-buf after the commit that shows it, does not stall the composer: the exporter's CPU access began in that commit's tail, and CRCs keep coming.");
 	igt_subtest("foreign-fence-after-commit")

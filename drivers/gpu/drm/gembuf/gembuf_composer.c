@@ -729,22 +729,15 @@ void gembuf_composer_wait_stale(struct gembuf_output *out)
  * It allocates nothing (the line buffers come with the CRTC state),
  * waits for no fence and begins no CPU access: the planes' framebuffers
  * are mapped by the commit (begin_fb_access) and their CPU access begun
- * in its tail, after its fences (the planes' atomic_update), the
- * writeback buffer's where its job was queued, in the same tail.  A
- * plane whose CPU access did not begin is not read, as if it were off; a
- * job whose buffer's did not begin completes with that error, its buffer
- * unwritten.  It only ends the writeback buffer's CPU access, which must
- * precede the job's completion.
+ * in its tail, after its fences (the planes' atomic_update).  A plane
+ * whose CPU access did not begin is not read, as if it were off.  The
+ * writeback buffer is gembuf's own memory (the connector refuses
+ * others'), with no exporter to call.
  *
- * The writeback out-fence and the CRC depend on it, so it is a fence
+ * The writeback out-fence and the CRC depend on it, so it is one fence
  * signalling critical section (dma_fence_begin_signalling()): nothing in
  * it may allocate memory that reclaim could need a fence for, nor take a
- * lock held while waiting for a fence.  The one call left outside is the
- * foreign writeback buffer's dma_buf_end_cpu_access(): it may take the
- * buffer's reservation lock, under which others wait for fences (lockdep
- * knows it: might_lock() in dma-buf).  It cannot move to the commit, as
- * the exporter must sync the buffer before its out-fence signals, and
- * buffers of gembuf's own make no call there.
+ * lock held while waiting for a fence.
  */
 void gembuf_composer_work(struct work_struct *work)
 {
@@ -755,7 +748,7 @@ void gembuf_composer_work(struct work_struct *work)
 	struct gembuf_lines *lines;
 	struct gembuf_frame f = {};
 	struct gembuf_run runs[GEMBUF_MAX_PLANES];
-	bool crc_on, wb, wb_write, wb_words = false, wide, direct, fence_cookie;
+	bool crc_on, wb, wb_words = false, wide, direct, fence_cookie;
 	/*
 	 * The frame's CRC is CRC-32 as zlib and Ethernet take it: started
 	 * at ~0 and inverted at the end, so that no frame of zero bytes (a
@@ -783,10 +776,6 @@ void gembuf_composer_work(struct work_struct *work)
 		return;
 
 	fence_cookie = dma_fence_begin_signalling();
-	/* A job whose buffer could not be accessed only completes. */
-	wb_write = wb && !state->wb_job->error;
-	if (!crc_on && !wb_write)
-		goto out;
 	f.width = state->base.mode.hdisplay;
 	height = state->base.mode.vdisplay;
 	/* atomic_check gave every active state buffers of its width. */
@@ -818,9 +807,9 @@ void gembuf_composer_work(struct work_struct *work)
 				   lines->xs + i * f.width,
 				   lines->gather + i * f.width);
 	gamma_lut = state->base.gamma_lut;
-	if (wb_write)
+	if (wb)
 		wb_words = state->wb_fb->format->format == DRM_FORMAT_XRGB8888;
-	f.wide_out = gamma_lut || (wb_write && !wb_words);
+	f.wide_out = gamma_lut || (wb && !wb_words);
 
 	/*
 	 * Without a CRC or a gamma LUT, a line of opaque runs is laid
@@ -855,7 +844,7 @@ void gembuf_composer_work(struct work_struct *work)
 		if (wb_words && words == f.words)
 			gembuf_write_words(state->wb_fb, state->wb_vaddr, y,
 					   f.words, f.width);
-		else if (wb_write && !wb_words)
+		else if (wb && !wb_words)
 			gembuf_write_line(state->wb_fb, state->wb_vaddr, y,
 					  f.line, f.width);
 		if (crc_on && !f.wide_out)
@@ -872,15 +861,7 @@ void gembuf_composer_work(struct work_struct *work)
 		drm_crtc_add_crc_entry(&out->crtc, true, frame++, &crc);
 out:
 	if (wb) {
-		/*
-		 * The exporter syncs the buffer for its next user first,
-		 * outside the critical section (see above).
-		 */
-		dma_fence_end_signalling(fence_cookie);
-		gembuf_writeback_end_access(state->wb_job);
-		fence_cookie = dma_fence_begin_signalling();
-		drm_writeback_signal_completion(&out->wb,
-						ret ?: state->wb_job->error);
+		drm_writeback_signal_completion(&out->wb, ret);
 		drm_crtc_vblank_put(&out->crtc);
 	}
 	dma_fence_end_signalling(fence_cookie);

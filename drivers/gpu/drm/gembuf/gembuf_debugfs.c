@@ -64,6 +64,12 @@ struct gembuf_report {
 	char buf[GEMBUF_REPORT_SIZE];
 };
 
+/*
+ * The drm_device is not referenced: debugfs_create_file()'s proxy makes
+ * every call here wait for the file's removal, which drm_dev_unregister()
+ * does (with the device's debugfs directory) before the device goes, and
+ * fail after it.  The file must not become debugfs_create_file_unsafe().
+ */
 static int gembuf_object_open(struct inode *inode, struct file *f)
 {
 	struct gembuf_report *r = kvzalloc(sizeof(*r), GFP_KERNEL);
@@ -79,7 +85,7 @@ static int gembuf_object_open(struct inode *inode, struct file *f)
 
 /*
  * "<client id> <handle>": the report of that object, read from the
- * start of the file next.
+ * start of the file next; the errors of gembuf_gem_describe().
  */
 static ssize_t gembuf_object_write(struct file *f, const char __user *ubuf,
 				   size_t len, loff_t *ppos)

@@ -84,7 +84,7 @@ struct gembuf_device {
 
 #define to_gembuf_device(d) container_of(d, struct gembuf_device, drm)
 
-/*
+/**
  * enum gembuf_mapping_kind - the VCM a mapping lives in
  * @GEMBUF_MAPPING_IOMMU: a gembuf device's IOMMU domain
  * @GEMBUF_MAPPING_KERNEL: the kernel VCM (vmap)

@@ -89,10 +89,12 @@ typedef void (*gembuf_read_fn)(void *const planes[DRM_FORMAT_MAX_PLANES],
  *	(display_dma); else @base's mapping is the display's own
  * @vaddr: &drm_shadow_plane_state.data of each framebuffer plane (object
  *	+ offset) as the plain pointers the readers take, set with them
- * @cpu_access: atomic_update, in the commit tail, began the CPU access
- *	to the framebuffer (drm_gem_fb_begin_cpu_access(): the exporter's,
- *	for a foreign buffer); the composer reads the plane only if set,
- *	and end_fb_access ends the access only if set
+ * @cpu_access: the state holds the CPU access to the framebuffer
+ *	(drm_gem_fb_begin_cpu_access(): the exporter's, for a foreign
+ *	buffer), begun by atomic_update in the commit tail or taken over
+ *	from the old state that showed the same framebuffer; the composer
+ *	reads the plane only if set, and end_fb_access ends the access only
+ *	if set
  * @read: the pixel reader of the framebuffer's format
  * @colorkey: XRGB8888 color made transparent, where @colorkey_mask says
  * @colorkey_mask: bits of the color compared; 0 disables the key
@@ -157,11 +159,6 @@ struct gembuf_lines {
  *	if @vmapped
  * @data: the kernel address of each framebuffer plane
  * @vmapped: @map is drm_gem_fb_vmap()'s (display_dma)
- * @cpu_access: the CPU access begun where the job was queued, in the
- *	commit tail, is not ended yet: the composer ends it before the job
- *	completes, the job's cleanup if it never got there
- * @error: the CPU access could not begin: the composer completes the
- *	job with this error and does not write its buffer
  */
 struct gembuf_wb_job {
 	struct drm_framebuffer *fb;
@@ -169,8 +166,6 @@ struct gembuf_wb_job {
 	struct iosys_map map[DRM_FORMAT_MAX_PLANES];
 	struct iosys_map data[DRM_FORMAT_MAX_PLANES];
 	bool vmapped;
-	bool cpu_access;
-	int error;
 };
 
 /**
@@ -294,7 +289,6 @@ bool gembuf_fb_kernel_view(const struct drm_framebuffer *fb,
 
 /* gembuf_writeback.c */
 int gembuf_writeback_init(struct gembuf_device *gdev, struct gembuf_output *out);
-void gembuf_writeback_end_access(struct gembuf_wb_job *wj);
 
 /* gembuf_formats.c */
 extern const u32 gembuf_plane_formats[];

@@ -19,6 +19,7 @@
 #include <drm/drm_gem_framebuffer_helper.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_print.h>
+#include <linux/dma-resv.h>
 
 #include "gembuf_kms.h"
 
@@ -318,16 +319,34 @@ static void gembuf_plane_cleanup_fb(struct drm_plane *plane,
 }
 
 /*
+ * The writers of a framebuffer's foreign objects, waited for without
+ * interruption: the commit is past its point of no return, and a signal
+ * must not change what it shows.  The fences prepare_fb took are
+ * signalled by now; this catches one added since.
+ */
+static void gembuf_plane_wait_writers(struct drm_framebuffer *fb)
+{
+	unsigned int i;
+
+	for (i = 0; i < fb->format->num_planes; i++)
+		if (fb->obj[i]->import_attach)
+			dma_resv_wait_timeout(fb->obj[i]->resv,
+					      DMA_RESV_USAGE_WRITE, false,
+					      MAX_SCHEDULE_TIMEOUT);
+}
+
+/*
  * The commit tail, after drm_atomic_helper_wait_for_fences(): the CPU
  * access to a visible plane's framebuffer begins here, as drivers that
  * read framebuffers with the CPU begin it in atomic_update.  For a
- * foreign buffer that calls its exporter, which may take its locks and
- * waits for the buffer's write fences: those the commit waited for are
- * signalled, a fence added since (or an implicit one an IN_FENCE_FD
- * overruled) is waited for here.  It cannot fail the commit: a plane whose
- * access did not begin is not read by the composer, and so not shown,
- * while this state lasts.  The interruptible wait can be cut short by a
- * signal only in a blocking commit, whose tail runs in the ioctl.
+ * foreign buffer that calls its exporter, which may take its locks; its
+ * writers are waited for first, without interruption, so the exporter's
+ * own (interruptible) wait finds them done and only syncs its caches.
+ * One access lasts as long as the plane shows the same framebuffer: a
+ * state that keeps it takes the access over from the old one (dma-buf
+ * does not nest them).  It cannot fail the commit: a plane whose access
+ * did not begin is not read by the composer, and so not shown, while
+ * this state lasts.
  *
  * Count the framebuffers latched, so tests can tell that a client's
  * imported buffers reached the plane themselves rather than a copy.
@@ -337,20 +356,21 @@ static void gembuf_plane_atomic_update(struct drm_plane *plane,
 {
 	struct drm_plane_state *old = drm_atomic_get_old_plane_state(state, plane);
 	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state, plane);
+	struct gembuf_plane_state *o = to_gembuf_plane_state(old);
 	struct gembuf_plane_state *s = to_gembuf_plane_state(new);
 	struct gembuf_output *out = to_gembuf_plane(plane)->out;
 	int ret;
 
 	if (!new->fb)
 		return;
-	if (new->visible) {
+	if (new->visible && new->fb == old->fb && o->cpu_access) {
+		o->cpu_access = false;
+		s->cpu_access = true;
+	} else if (new->visible) {
+		gembuf_plane_wait_writers(new->fb);
 		ret = drm_gem_fb_begin_cpu_access(new->fb, DMA_FROM_DEVICE);
 		if (!ret)
 			s->cpu_access = true;
-		else if (ret == -ERESTARTSYS)
-			drm_dbg_kms(plane->dev,
-				    "[PLANE:%d] [FB:%d] CPU access interrupted, not shown\n",
-				    plane->base.id, new->fb->base.id);
 		else
 			drm_err_ratelimited(plane->dev,
 					    "[PLANE:%d] [FB:%d] no CPU access, not shown: %d\n",

@@ -30,10 +30,27 @@ static int gembuf_wb_atomic_check(struct drm_encoder *encoder,
 				  struct drm_connector_state *conn_state)
 {
 	struct drm_framebuffer *fb;
+	unsigned int i;
 
 	if (!conn_state->writeback_job || !conn_state->writeback_job->fb)
 		return 0;
 	fb = conn_state->writeback_job->fb;
+	/*
+	 * Only memory of gembuf's own is written back into.  Another
+	 * exporter's buffer would need its CPU access ended (its caches
+	 * synced for the device) before the out-fence signals, from the
+	 * composer: dma_buf_end_cpu_access() may take the buffer's
+	 * reservation lock, under which others wait for fences, this
+	 * out-fence among them.  vkms makes no such call, and syncs nothing.
+	 */
+	for (i = 0; i < fb->format->num_planes; i++) {
+		if (!to_gembuf_object(fb->obj[i])->real->foreign)
+			continue;
+		drm_dbg_kms(encoder->dev,
+			    "[FB:%d] writeback into another exporter's buffer\n",
+			    fb->base.id);
+		return -EINVAL;
+	}
 	if (fb->width != crtc_state->mode.hdisplay ||
 	    fb->height != crtc_state->mode.vdisplay) {
 		drm_dbg_kms(encoder->dev, "writeback %ux%u for a %ux%u mode\n",
@@ -54,32 +71,11 @@ static int gembuf_wb_get_modes(struct drm_connector *connector)
 	return drm_add_modes_noedid(connector, GEMBUF_XRES_MAX, GEMBUF_YRES_MAX);
 }
 
-/**
- * gembuf_writeback_end_access() - end the CPU access to a job's buffer
- * @wj: the job's mappings
- *
- * The composer calls it once the frame is written, before the job
- * completes, so that the exporter of a foreign buffer syncs it for its
- * next user before the out-fence signals; the job's cleanup calls it for
- * a job that never got a frame.  It ends only an access that began (in
- * gembuf_wb_atomic_commit()) and was not ended yet.  Buffers of gembuf's
- * own have nothing to sync.
- */
-void gembuf_writeback_end_access(struct gembuf_wb_job *wj)
-{
-	if (!wj->cpu_access)
-		return;
-	drm_gem_fb_end_cpu_access(wj->fb, DMA_TO_DEVICE);
-	wj->cpu_access = false;
-}
-
 /*
  * The buffer's mappings, in the ioctl (drm_atomic_helper_prepare_planes(),
  * for a nonblocking commit too): the display's mapping of the buffer and
  * its kernel mapping (the display's own where that is a kernel one, else
- * drm_gem_fb_vmap()'s).  Nothing here waits for a fence: the CPU access,
- * which for a foreign buffer waits for its fences, begins where the job
- * is queued, in the commit tail (gembuf_wb_atomic_commit()).
+ * drm_gem_fb_vmap()'s).  Nothing here waits for a fence.
  */
 static int gembuf_wb_prepare_job(struct drm_writeback_connector *wb,
 				 struct drm_writeback_job *job)
@@ -128,23 +124,13 @@ static void gembuf_wb_cleanup_job(struct drm_writeback_connector *wb,
 
 	if (!wj)
 		return;
-	gembuf_writeback_end_access(wj);
 	if (wj->vmapped)
 		drm_gem_fb_vunmap(job->fb, wj->map);
 	gembuf_fb_unmap(job->fb, wj->maps);
 	kfree(wj);
 }
 
-/*
- * The commit tail (drm_atomic_helper_commit_writebacks()): queue the job
- * for the composer.  The CPU access to the buffer begins here, not when
- * the job is prepared, in the ioctl: for a foreign buffer the exporter
- * waits for every fence on it (the frame overwrites it, so readers'
- * too; drm_atomic_helper_wait_for_fences() waits for the planes' only)
- * and may take its locks.  The commit cannot fail here: a job whose
- * access did not begin still goes through the composer, in its turn, and
- * completes with the error, its buffer unwritten.
- */
+/* The commit tail (drm_atomic_helper_commit_writebacks()): queue the job. */
 static void gembuf_wb_atomic_commit(struct drm_connector *connector,
 				    struct drm_atomic_state *state)
 {
@@ -156,7 +142,6 @@ static void gembuf_wb_atomic_commit(struct drm_connector *connector,
 	struct drm_crtc_state *new_crtc_state;
 	struct gembuf_crtc_state *crtc_state;
 	struct gembuf_wb_job *wj;
-	int ret;
 
 	if (!job || !job->fb || !conn_state->crtc)
 		return;
@@ -174,21 +159,6 @@ static void gembuf_wb_atomic_commit(struct drm_connector *connector,
 		drm_writeback_queue_job(&out->wb, conn_state);
 		drm_writeback_signal_completion(&out->wb, -EIO);
 		return;
-	}
-	ret = drm_gem_fb_begin_cpu_access(job->fb, DMA_TO_DEVICE);
-	if (!ret) {
-		wj->cpu_access = true;
-	} else {
-		if (ret == -ERESTARTSYS)
-			drm_dbg_kms(connector->dev,
-				    "[CONNECTOR:%d] [FB:%d] CPU access interrupted, job fails\n",
-				    connector->base.id, job->fb->base.id);
-		else
-			drm_err_ratelimited(connector->dev,
-					    "[CONNECTOR:%d] [FB:%d] no CPU access, job fails: %d\n",
-					    connector->base.id, job->fb->base.id, ret);
-		/* The out-fence takes it to userspace: no -ERESTARTSYS. */
-		wj->error = ret == -ERESTARTSYS ? -EINTR : ret;
 	}
 	/* Queued first: a composer run that sees it pending completes it. */
 	drm_writeback_queue_job(&out->wb, conn_state);
