@@ -74,26 +74,40 @@ static int commit(drmModeAtomicReqPtr req, uint32_t flags)
 }
 
 /*
+ * A request: the CRTC shows @in and writes the frame back into @out, its
+ * out-fence into *@fence.
+ */
+static drmModeAtomicReqPtr writeback_request(const struct gk_fb *in,
+					     const struct gk_fb *out,
+					     int32_t *fence)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+
+	igt_assert(req);
+	*fence = -1;
+	add(req, k.crtc_id, k.crtc_active, 1);
+	add(req, k.crtc_id, k.crtc_mode_id, k.mode_blob);
+	add(req, k.conn_id, k.conn_crtc_id, k.crtc_id);
+	add(req, k.wb_id, k.wb_crtc_id, k.crtc_id);
+	add(req, k.wb_id, k.wb_fb_prop, out->fb_id);
+	add(req, k.wb_id, k.wb_fence_prop, (uint64_t)(uintptr_t)fence);
+	add_plane(req, gk_plane(&k, DRM_PLANE_TYPE_PRIMARY, 0), in, 0);
+	add_plane(req, gk_plane(&k, DRM_PLANE_TYPE_OVERLAY, 0), NULL, 0);
+	return req;
+}
+
+/*
  * Nonblocking: the CRTC shows @in and writes the frame back into @out
  * (retried while the previous nonblocking commit is still busy).
  */
 static int commit_writeback(const struct gk_fb *in, const struct gk_fb *out)
 {
 	for (int tries = 0; tries < 1000; tries++) {
-		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
-		int32_t fence = -1;
+		int32_t fence;
 		int ret;
 
-		igt_assert(req);
-		add(req, k.crtc_id, k.crtc_active, 1);
-		add(req, k.crtc_id, k.crtc_mode_id, k.mode_blob);
-		add(req, k.conn_id, k.conn_crtc_id, k.crtc_id);
-		add(req, k.wb_id, k.wb_crtc_id, k.crtc_id);
-		add(req, k.wb_id, k.wb_fb_prop, out->fb_id);
-		add(req, k.wb_id, k.wb_fence_prop, (uint64_t)(uintptr_t)&fence);
-		add_plane(req, gk_plane(&k, DRM_PLANE_TYPE_PRIMARY, 0), in, 0);
-		add_plane(req, gk_plane(&k, DRM_PLANE_TYPE_OVERLAY, 0), NULL, 0);
-		ret = commit(req, DRM_MODE_ATOMIC_NONBLOCK);
+		ret = commit(writeback_request(in, out, &fence),
+			     DRM_MODE_ATOMIC_NONBLOCK);
 		if (ret == -EBUSY) {
 			usleep(1000);
 			continue;
@@ -491,19 +505,11 @@ static void writeback_foreign_refused(void)
 			  DRM_FORMAT_XRGB8888, w * 4, 0, 0);
 	for (unsigned int i = 0; i < 2 * ARRAY_SIZE(flags); i++) {
 		const struct gk_fb *out = i < ARRAY_SIZE(flags) ? &foreign : &own;
-		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
-		int32_t fence = -1;
+		int32_t fence;
 		int ret;
 
-		igt_assert(req);
-		add(req, k.crtc_id, k.crtc_active, 1);
-		add(req, k.crtc_id, k.crtc_mode_id, k.mode_blob);
-		add(req, k.conn_id, k.conn_crtc_id, k.crtc_id);
-		add(req, k.wb_id, k.wb_crtc_id, k.crtc_id);
-		add(req, k.wb_id, k.wb_fb_prop, out->fb_id);
-		add(req, k.wb_id, k.wb_fence_prop, (uint64_t)(uintptr_t)&fence);
-		add_plane(req, gk_plane(&k, DRM_PLANE_TYPE_PRIMARY, 0), &in, 0);
-		ret = commit(req, flags[i % ARRAY_SIZE(flags)]);
+		ret = commit(writeback_request(&in, out, &fence),
+			     flags[i % ARRAY_SIZE(flags)]);
 		igt_debug("writeback into %s, flags 0x%x: %d\n",
 			  out == &own ? "gembuf's own" : "a system-heap buffer",
 			  flags[i % ARRAY_SIZE(flags)], ret);

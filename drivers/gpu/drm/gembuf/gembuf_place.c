@@ -176,21 +176,6 @@ refuse:
 static_assert(sizeof_field(struct gembuf_object, gdevs) * BITS_PER_BYTE >=
 	      GEMBUF_MAX_GDEVS);
 
-/* The names of a constraint's bits, for debugfs. */
-static void gembuf_place_show_flags(struct seq_file *m, u32 flags)
-{
-	u32 bit;
-
-	if (!flags)
-		seq_puts(m, "-");
-	for (bit = 1; flags; bit <<= 1) {
-		if (!(flags & bit))
-			continue;
-		flags &= ~bit;
-		seq_printf(m, "%s%s", vcm_constraint_name(bit), flags ? "," : "");
-	}
-}
-
 /* The names of a constraint's bits, into a report. */
 static void gembuf_place_describe_flags(struct seq_buf *s, u32 flags)
 {
@@ -242,6 +227,17 @@ void gembuf_place_describe(struct gembuf_object *obj, struct seq_buf *s)
 		       obj->moves);
 	seq_buf_printf(s, "refused %d 0x%x %s\n", obj->refused,
 		       obj->refused_unmet, obj->refused ? obj->refused_dev : "-");
+}
+
+/* The names of a constraint's bits, for a seq_file. */
+static void gembuf_place_show_flags(struct seq_file *m, u32 flags)
+{
+	char names[64];
+	struct seq_buf s;
+
+	seq_buf_init(&s, names, sizeof(names));
+	gembuf_place_describe_flags(&s, flags);
+	seq_puts(m, seq_buf_str(&s));
 }
 
 /**
