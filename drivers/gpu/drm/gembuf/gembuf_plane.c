@@ -290,9 +290,11 @@ err_unmap:
  * (drm_atomic_helper_commit_planes(), after atomic_flush gave the
  * composer the new CRTC state): a composer run that took the old CRTC
  * state may still read this plane's framebuffer, so wait for it first.
- * The CPU access is ended only if atomic_update began it: it did not
- * for an invisible plane, a plane of an inactive CRTC or a failed
- * begin, nor for the new states of a commit that failed before its tail
+ * The CPU access is ended only by the state that holds it
+ * (&gembuf_plane_state.ends_access): not by one whose successor took it
+ * over, showing the same framebuffer, nor for an invisible plane, a
+ * plane of an inactive CRTC or a failed begin, nor for the new states
+ * of a commit that failed before its tail
  * (drm_atomic_helper_unprepare_planes() calls this for them too).
  */
 static void gembuf_plane_end_fb_access(struct drm_plane *plane,
@@ -303,7 +305,7 @@ static void gembuf_plane_end_fb_access(struct drm_plane *plane,
 	if (!state->fb)
 		return;
 	gembuf_composer_wait_stale(to_gembuf_plane(plane)->out);
-	if (s->cpu_access)
+	if (s->ends_access)
 		drm_gem_fb_end_cpu_access(state->fb, DMA_FROM_DEVICE);
 	if (s->vmapped)
 		drm_gem_end_shadow_fb_access(plane, state);
@@ -363,14 +365,15 @@ static void gembuf_plane_atomic_update(struct drm_plane *plane,
 
 	if (!new->fb)
 		return;
-	if (new->visible && new->fb == old->fb && o->cpu_access) {
-		o->cpu_access = false;
+	if (new->visible && new->fb == old->fb && o->ends_access) {
+		o->ends_access = false;
 		s->cpu_access = true;
+		s->ends_access = true;
 	} else if (new->visible) {
 		gembuf_plane_wait_writers(new->fb);
 		ret = drm_gem_fb_begin_cpu_access(new->fb, DMA_FROM_DEVICE);
 		if (!ret)
-			s->cpu_access = true;
+			s->cpu_access = s->ends_access = true;
 		else
 			drm_err_ratelimited(plane->dev,
 					    "[PLANE:%d] [FB:%d] no CPU access, not shown: %d\n",
