@@ -95,6 +95,8 @@ struct stats {
 	uint64_t ops[MAX_KINDS], fails[MAX_KINDS], err[MAX_ERRNO];
 	uint64_t dma_chunks, display_dma_ok, wb_queued, wb_signalled, wb_late;
 	uint64_t events, kills, forks, touches, workers, bad;
+	/* atomic commits made valid (then one field perturbed, or not) */
+	uint64_t valid, valid_ok, perturbed, perturbed_ok, random_ok, applied;
 	char bad_msg[4][80];
 	uint32_t names[MAX_NAMES], name_pos;
 };
@@ -1289,9 +1291,91 @@ static void plane_props(struct ctx *c, drmModeAtomicReqPtr req, const struct gk 
 		add(req, p->id, p->rotation_prop, rotations[below(c, ARRAY_SIZE(rotations))]);
 }
 
+/*
+ * A plane state the display takes: a framebuffer of the pool on a
+ * primary or overlay plane of the CRTC, all of it, unscaled or twice its
+ * size, inside the mode, with the blending and rotation the plane offers.
+ */
+static void plane_props_valid(struct ctx *c, drmModeAtomicReqPtr req,
+			      const struct gk *k, const struct gk_plane *p,
+			      const drmModeModeInfo *mode)
+{
+	static const uint64_t rotations[] = {
+		DRM_MODE_ROTATE_0, DRM_MODE_ROTATE_90, DRM_MODE_ROTATE_180,
+		DRM_MODE_ROTATE_270, DRM_MODE_ROTATE_0 | DRM_MODE_REFLECT_X,
+	};
+	uint32_t w, h, scale = one_in(c, 3) ? 2 : 1;
+	struct fbi fb;
+
+	if (!pool_pick(c, &fb) || one_in(c, 8)) {
+		add(req, p->id, k->p_fb, 0);
+		add(req, p->id, k->p_crtc, 0);
+		return;
+	}
+	w = fb.w * scale;
+	h = fb.h * scale;
+	add(req, p->id, k->p_fb, fb.id);
+	add(req, p->id, k->p_crtc, k->crtc_id);
+	add(req, p->id, k->p_sx, 0);
+	add(req, p->id, k->p_sy, 0);
+	add(req, p->id, k->p_sw, (uint64_t)fb.w << 16);
+	add(req, p->id, k->p_sh, (uint64_t)fb.h << 16);
+	add(req, p->id, k->p_cx, w < mode->hdisplay ? below(c, mode->hdisplay - w) : 0);
+	add(req, p->id, k->p_cy, h < mode->vdisplay ? below(c, mode->vdisplay - h) : 0);
+	add(req, p->id, k->p_cw, w);
+	add(req, p->id, k->p_ch, h);
+	if (one_in(c, 3))
+		add(req, p->id, p->alpha_prop, rnd(c) & 0xffff);
+	if (one_in(c, 4))
+		add(req, p->id, p->blend_prop, below(c, 3));
+	if (one_in(c, 4) && fb.format != DRM_FORMAT_NV12)
+		add(req, p->id, p->rotation_prop, rotations[below(c, ARRAY_SIZE(rotations))]);
+}
+
+/* One field of a valid request made wrong, the rest left as it was. */
+static void perturb(struct ctx *c, drmModeAtomicReqPtr req, const struct gk *k,
+		    uint32_t *flags)
+{
+	const struct gk_plane *p = &k->planes[below(c, k->num_planes)];
+
+	switch (below(c, 8)) {
+	case 0:
+		add(req, p->id, k->p_fb, rnd(c));
+		break;
+	case 1:
+		add(req, p->id, k->p_crtc, rnd(c));
+		break;
+	case 2:
+		add(req, p->id, k->p_sw, (uint64_t)rnd(c) << 8);
+		break;
+	case 3:
+		add(req, p->id, k->p_cx, (uint64_t)(int64_t)(int32_t)rnd(c));
+		break;
+	case 4:
+		add(req, p->id, p->rotation_prop, rnd(c) & 0xff);
+		break;
+	case 5:
+		add(req, p->id, p->zpos_prop, below(c, 12));
+		break;
+	case 6:
+		add(req, k->crtc_id, k->crtc_mode_id, rnd(c));
+		break;
+	default:
+		*flags |= 1u << below(c, 32);
+		break;
+	}
+}
+
+/*
+ * Three commits in four start valid (plane_props_valid(), the writeback
+ * buffer of the mode, a modeset with a mode of the connector's), and one
+ * in three of those gets one field perturbed: most reach the composer
+ * and writeback, not only the atomic check.  The rest are random.
+ */
 static int op_commit(struct ctx *c)
 {
 	unsigned int pipe = kms.npipes > 1 && one_in(c, 5) ? !c->pipe : c->pipe;
+	bool valid = !one_in(c, 4), perturbed = valid && one_in(c, 3);
 	unsigned int mode = __atomic_load_n(&kms.cur_mode[pipe], __ATOMIC_RELAXED);
 	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
 	const struct gk *k = &kms.k[pipe];
@@ -1302,7 +1386,13 @@ static int op_commit(struct ctx *c)
 
 	if (!req)
 		return -ENOMEM;
-	if (modeset) {
+	if (modeset && valid) {
+		mode = below(c, kms.nmodes);
+		add(req, k->crtc_id, k->crtc_active, 1);
+		add(req, k->crtc_id, k->crtc_mode_id, kms.blob[pipe][mode]);
+		add(req, k->conn_id, k->conn_crtc_id, k->crtc_id);
+		flags |= DRM_MODE_ATOMIC_ALLOW_MODESET;
+	} else if (modeset) {
 		bool on = !one_in(c, 4);
 
 		mode = below(c, kms.nmodes);
@@ -1313,13 +1403,23 @@ static int op_commit(struct ctx *c)
 		if (!one_in(c, 8))
 			flags |= DRM_MODE_ATOMIC_ALLOW_MODESET;
 	}
-	for (unsigned int n = 1 + below(c, 3); n--; ) {
+	for (unsigned int n = 1 + below(c, 3); valid && n--; ) {
+		const struct gk_plane *p = &k->planes[below(c, k->num_planes)];
+
+		if (p->type != DRM_PLANE_TYPE_CURSOR)
+			plane_props_valid(c, req, k, p, &kms.modes[mode]);
+	}
+	for (unsigned int n = 1 + below(c, 3); !valid && n--; ) {
 		const struct gk *pk = kms.npipes > 1 && one_in(c, 20) ? &kms.k[!pipe] : k;
 
 		plane_props(c, req, k, &pk->planes[below(c, pk->num_planes)],
 			    &kms.modes[mode]);
 	}
-	if (one_in(c, 3)) {
+	if (valid && one_in(c, 3)) {
+		add(req, k->wb_id, k->wb_crtc_id, k->crtc_id);
+		add(req, k->wb_id, k->wb_fb_prop, kms.wb[pipe][mode].fb_id);
+		add(req, k->wb_id, k->wb_fence_prop, (uintptr_t)&fence);
+	} else if (!valid && one_in(c, 3)) {
 		struct fbi fb = { 0 };
 		uint32_t r = below(c, 10);
 
@@ -1342,10 +1442,25 @@ static int op_commit(struct ctx *c)
 		flags |= DRM_MODE_PAGE_FLIP_EVENT;
 	if (one_in(c, 4))
 		flags |= DRM_MODE_ATOMIC_ALLOW_MODESET;
-	if (one_in(c, 50))
+	if (!valid && one_in(c, 50))
 		flags |= 1u << below(c, 32);
+	if (perturbed)
+		perturb(c, req, k, &flags);
 	ret = drmModeAtomicCommit(kms.fd, req, flags, NULL) ? -errno : 0;
 	drmModeAtomicFree(req);
+	if (perturbed) {
+		INC(perturbed);
+		if (!ret)
+			INC(perturbed_ok);
+	} else if (valid) {
+		INC(valid);
+		if (!ret)
+			INC(valid_ok);
+	} else if (!ret) {
+		INC(random_ok);
+	}
+	if (!ret && !(flags & DRM_MODE_ATOMIC_TEST_ONLY))
+		INC(applied);
 	if (!ret && modeset && !(flags & DRM_MODE_ATOMIC_TEST_ONLY))
 		__atomic_store_n(&kms.cur_mode[pipe], mode, __ATOMIC_RELAXED);
 	if (!ret && fence >= 0)
@@ -1711,6 +1826,12 @@ static void report(const char *name, double secs)
 		 st->workers, st->kills, st->forks, st->touches, st->dma_chunks, st->events);
 	igt_info("  writeback: %" PRIu64 " jobs queued, %" PRIu64 " signalled, %" PRIu64
 		 " not within 1 s\n", st->wb_queued, st->wb_signalled, st->wb_late);
+	if (st->valid + st->perturbed)
+		igt_info("  atomic commits: %" PRIu64 " of %" PRIu64 " valid succeeded (%.0f%%), %"
+			 PRIu64 " of %" PRIu64 " with one field perturbed, %" PRIu64
+			 " random; %" PRIu64 " took effect (not TEST_ONLY)\n",
+			 st->valid_ok, st->valid, 100.0 * st->valid_ok / (st->valid ?: 1),
+			 st->perturbed_ok, st->perturbed, st->random_ok, st->applied);
 }
 
 static void fuzz(const char *name, int mode)
@@ -1814,6 +1935,10 @@ static void fuzz(const char *name, int mode)
 	igt_assert_f(!stuck, "%u processes still running a minute after the deadline\n", stuck);
 	igt_assert_f(!st->display_dma_ok, "DMA ioctls succeeded %" PRIu64 " times on the display\n",
 		     st->display_dma_ok);
+	/* Random testing that reaches the display reaches past its check. */
+	igt_assert_f(st->valid < 50 || st->applied,
+		     "none of %" PRIu64 " valid atomic commits took effect (seed %u)\n",
+		     st->valid, seed);
 	for (unsigned int i = 0; i < ARRAY_SIZE(gauges); i++)
 		igt_assert_f(start[i] < 0 || now[i] <= start[i],
 			     "gembuf_state %s: %ld at the start, %ld at the end (seed %u)\n",
