@@ -522,14 +522,14 @@ static int op_wait(struct ctx *c)
 	struct drm_gembuf_gem_wait w = {
 		.handle = pick_handle(c, dev, &size),
 		.flags = one_in(c, 10) ? rnd(c) : below(c, 2) * GEMBUF_WAIT_READ,
-		.timeout_ns = timeouts[below(c, ARRAY_SIZE(timeouts))],
+		.deadline_ns = timeouts[below(c, ARRAY_SIZE(timeouts))],
 	};
 	struct timespec ts;
 
 	/* A deadline: now plus the timeout, or a time long past. */
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	if (w.timeout_ns > 0 && !one_in(c, 8))
-		w.timeout_ns += ts.tv_sec * 1000000000ll + ts.tv_nsec;
+	if (w.deadline_ns > 0 && !one_in(c, 8))
+		w.deadline_ns += ts.tv_sec * 1000000000ll + ts.tv_nsec;
 
 	return xioctl(c->fd[dev], DRM_IOCTL_GEMBUF_GEM_WAIT, &w);
 }

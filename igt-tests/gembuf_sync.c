@@ -324,7 +324,7 @@ static void wait_deadline_signals(void)
 	igt_assert_eq(sigaction(SIGALRM, &sa, NULL), 0);
 	ticks = 0;
 	start = abs_timeout(0);
-	w.timeout_ns = start + 500 * 1000 * 1000;
+	w.deadline_ns = start + 500 * 1000 * 1000;
 	igt_assert_eq(setitimer(ITIMER_REAL, &it, NULL), 0);
 	/* Restarted by the kernel after each signal: one call here. */
 	ret = ioctl(engine, DRM_IOCTL_GEMBUF_GEM_WAIT, &w);
@@ -346,10 +346,10 @@ static void wait_deadline_signals(void)
 		     (long long)(took / 1000000));
 
 	/* A deadline already past polls. */
-	w.timeout_ns = 0;
+	w.deadline_ns = 0;
 	igt_assert_eq(ioctl(engine, DRM_IOCTL_GEMBUF_GEM_WAIT, &w), -1);
 	igt_assert_eq(errno, ETIME);
-	w.timeout_ns = -1;
+	w.deadline_ns = -1;
 	igt_assert_eq(ioctl(engine, DRM_IOCTL_GEMBUF_GEM_WAIT, &w), -1);
 	igt_assert_eq(errno, EINVAL);
 

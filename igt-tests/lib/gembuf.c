@@ -327,14 +327,14 @@ int __gembuf_copy(int fd, uint32_t dst, uint64_t dst_offset, uint32_t src,
 int __gembuf_wait(int fd, uint32_t handle, uint32_t flags, int64_t timeout_ns)
 {
 	struct drm_gembuf_gem_wait w = {
-		.handle = handle, .flags = flags, .timeout_ns = timeout_ns,
+		.handle = handle, .flags = flags, .deadline_ns = timeout_ns,
 	};
 	struct timespec ts;
 
 	/* The ioctl takes a deadline; 0 polls, a negative time is refused. */
 	if (timeout_ns > 0) {
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		w.timeout_ns += ts.tv_sec * 1000000000ll + ts.tv_nsec;
+		w.deadline_ns += ts.tv_sec * 1000000000ll + ts.tv_nsec;
 	}
 
 	if (igt_ioctl(fd, DRM_IOCTL_GEMBUF_GEM_WAIT, &w))

@@ -238,18 +238,19 @@ struct drm_gembuf_dma_copy {
  * struct drm_gembuf_gem_wait - wait for the DMA on an object
  * @handle: the object
  * @flags: GEMBUF_WAIT_* flags
- * @timeout_ns: the CLOCK_MONOTONIC time to wait until, in nanoseconds,
+ * @deadline_ns: the CLOCK_MONOTONIC time to wait until, in nanoseconds,
  *	as msm and panfrost take it; a time already past (0) polls
  *
  * Returns 0 when idle, -ETIME when the deadline passed first; -EINVAL
  * for unknown flags or a negative time, -ENOENT for an unknown object.
- * A signal interrupts the wait with -ERESTARTSYS; the restarted ioctl
- * has the same deadline, so signals do not make it wait longer.
+ * A signal interrupts the wait: the ioctl is restarted with the same
+ * deadline (SA_RESTART), or fails with -EINTR, and a caller that retries
+ * it keeps its deadline, so signals do not make it wait longer.
  */
 struct drm_gembuf_gem_wait {
 	__u32 handle;
 	__u32 flags;
-	__s64 timeout_ns;
+	__s64 deadline_ns;
 };
 
 #if defined(__cplusplus)

@@ -544,10 +544,10 @@ int gembuf_gem_wait_ioctl(struct drm_device *dev, void *data,
 	struct drm_gembuf_gem_wait *args = data;
 	enum dma_resv_usage usage;
 	struct drm_gem_object *gem;
-	unsigned long timeout;
+	long timeout;
 	long ret;
 
-	if (args->flags & ~GEMBUF_WAIT_READ || args->timeout_ns < 0)
+	if (args->flags & ~GEMBUF_WAIT_READ || args->deadline_ns < 0)
 		return -EINVAL;
 	gem = drm_gem_object_lookup(file, args->handle);
 	if (!gem)
@@ -555,7 +555,7 @@ int gembuf_gem_wait_ioctl(struct drm_device *dev, void *data,
 
 	usage = args->flags & GEMBUF_WAIT_READ ? DMA_RESV_USAGE_WRITE :
 						 DMA_RESV_USAGE_READ;
-	timeout = drm_timeout_abs_to_jiffies(args->timeout_ns);
+	timeout = drm_timeout_abs_to_jiffies(args->deadline_ns);
 	if (!timeout)
 		ret = dma_resv_test_signaled(gem->resv, usage) ? 1 : 0;
 	else

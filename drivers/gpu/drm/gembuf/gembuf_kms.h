@@ -89,14 +89,10 @@ typedef void (*gembuf_read_fn)(void *const planes[DRM_FORMAT_MAX_PLANES],
  *	(display_dma); else @base's mapping is the display's own
  * @vaddr: &drm_shadow_plane_state.data of each framebuffer plane (object
  *	+ offset) as the plain pointers the readers take, set with them
- * @cpu_access: the CPU access to the framebuffer is begun
- *	(drm_gem_fb_begin_cpu_access(): the exporter's, for a foreign
- *	buffer), by atomic_update in the commit tail or by an older state
- *	that showed the same framebuffer: the composer reads the plane only
- *	if set
- * @ends_access: this state is the one to end that access (end_fb_access):
- *	it began it, or took it over from the old state, which keeps
- *	@cpu_access for a composer run still reading it
+ * @cpu_access: atomic_update, in the commit tail, began the CPU access
+ *	to the framebuffer (drm_gem_fb_begin_cpu_access(): the exporter's,
+ *	for a foreign buffer); the composer reads the plane only if set,
+ *	and end_fb_access ends the access only if set
  * @read: the pixel reader of the framebuffer's format
  * @colorkey: XRGB8888 color made transparent, where @colorkey_mask says
  * @colorkey_mask: bits of the color compared; 0 disables the key
@@ -107,7 +103,6 @@ struct gembuf_plane_state {
 	bool vmapped;
 	void *vaddr[DRM_FORMAT_MAX_PLANES];
 	bool cpu_access;
-	bool ends_access;
 	gembuf_read_fn read;
 	u32 colorkey;
 	u32 colorkey_mask;

@@ -290,12 +290,11 @@ err_unmap:
  * (drm_atomic_helper_commit_planes(), after atomic_flush gave the
  * composer the new CRTC state): a composer run that took the old CRTC
  * state may still read this plane's framebuffer, so wait for it first.
- * The CPU access is ended only by the state that holds it
- * (&gembuf_plane_state.ends_access): not by one whose successor took it
- * over, showing the same framebuffer, nor for an invisible plane, a
- * plane of an inactive CRTC or a failed begin, nor for the new states
- * of a commit that failed before its tail
- * (drm_atomic_helper_unprepare_planes() calls this for them too).
+ * The CPU access is ended only if atomic_update began it: it did not
+ * for an invisible plane, a plane of an inactive CRTC, a buffer whose
+ * writers were busy or a failed begin, nor for the new states of a
+ * commit that failed before its tail (drm_atomic_helper_unprepare_planes()
+ * calls this for them too, without a wait).
  */
 static void gembuf_plane_end_fb_access(struct drm_plane *plane,
 				       struct drm_plane_state *state)
@@ -304,8 +303,9 @@ static void gembuf_plane_end_fb_access(struct drm_plane *plane,
 
 	if (!state->fb)
 		return;
-	gembuf_composer_wait_stale(to_gembuf_plane(plane)->out);
-	if (s->ends_access)
+	if (s->cpu_access || s->vmapped)
+		gembuf_composer_wait_stale(to_gembuf_plane(plane)->out);
+	if (s->cpu_access)
 		drm_gem_fb_end_cpu_access(state->fb, DMA_FROM_DEVICE);
 	if (s->vmapped)
 		drm_gem_end_shadow_fb_access(plane, state);
@@ -321,34 +321,36 @@ static void gembuf_plane_cleanup_fb(struct drm_plane *plane,
 }
 
 /*
- * The writers of a framebuffer's foreign objects, waited for without
- * interruption: the commit is past its point of no return, and a signal
- * must not change what it shows.  The fences prepare_fb took are
- * signalled by now; this catches one added since.
+ * Whether the exporter's begin_cpu_access would find nothing to wait
+ * for: the implicit writers of each foreign object have signalled.  The
+ * commit waited for the fences prepare_fb took (none of the implicit
+ * ones under an IN_FENCE_FD); one still pending here is not waited for
+ * in the commit tail, where a fence that never signals would hang the
+ * CRTC.
  */
-static void gembuf_plane_wait_writers(struct drm_framebuffer *fb)
+static bool gembuf_plane_writers_done(struct drm_framebuffer *fb)
 {
 	unsigned int i;
 
 	for (i = 0; i < fb->format->num_planes; i++)
-		if (fb->obj[i]->import_attach)
-			dma_resv_wait_timeout(fb->obj[i]->resv,
-					      DMA_RESV_USAGE_WRITE, false,
-					      MAX_SCHEDULE_TIMEOUT);
+		if (fb->obj[i]->import_attach &&
+		    !dma_resv_test_signaled(fb->obj[i]->resv, DMA_RESV_USAGE_WRITE))
+			return false;
+	return true;
 }
 
 /*
  * The commit tail, after drm_atomic_helper_wait_for_fences(): the CPU
  * access to a visible plane's framebuffer begins here, as drivers that
- * read framebuffers with the CPU begin it in atomic_update.  For a
- * foreign buffer that calls its exporter, which may take its locks; its
- * writers are waited for first, without interruption, so the exporter's
- * own (interruptible) wait finds them done and only syncs its caches.
- * One access lasts as long as the plane shows the same framebuffer: a
- * state that keeps it takes the access over from the old one (dma-buf
- * does not nest them).  It cannot fail the commit: a plane whose access
- * did not begin is not read by the composer, and so not shown, while
- * this state lasts.
+ * read framebuffers with the CPU begin it in atomic_update, each commit
+ * again (the client may have written the buffer since; the old state
+ * ends its own access in end_fb_access).  For a foreign buffer that
+ * calls its exporter, which syncs its caches and may take its locks;
+ * it also waits for the buffer's implicit writers, so it is called only
+ * once they are done: a plane whose writers are still busy (a fence
+ * added after the commit's, or one an IN_FENCE_FD overruled) is not
+ * shown while this state lasts, rather than the tail waiting without
+ * bound.  The commit cannot fail here either way.
  *
  * Count the framebuffers latched, so tests can tell that a client's
  * imported buffers reached the plane themselves rather than a copy.
@@ -358,26 +360,24 @@ static void gembuf_plane_atomic_update(struct drm_plane *plane,
 {
 	struct drm_plane_state *old = drm_atomic_get_old_plane_state(state, plane);
 	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state, plane);
-	struct gembuf_plane_state *o = to_gembuf_plane_state(old);
 	struct gembuf_plane_state *s = to_gembuf_plane_state(new);
 	struct gembuf_output *out = to_gembuf_plane(plane)->out;
 	int ret;
 
 	if (!new->fb)
 		return;
-	if (new->visible && new->fb == old->fb && o->ends_access) {
-		o->ends_access = false;
-		s->cpu_access = true;
-		s->ends_access = true;
+	if (new->visible && !gembuf_plane_writers_done(new->fb)) {
+		drm_dbg_kms(plane->dev,
+			    "[PLANE:%d] [FB:%d] writers still busy, not shown\n",
+			    plane->base.id, new->fb->base.id);
 	} else if (new->visible) {
-		gembuf_plane_wait_writers(new->fb);
 		ret = drm_gem_fb_begin_cpu_access(new->fb, DMA_FROM_DEVICE);
 		if (!ret)
-			s->cpu_access = s->ends_access = true;
+			s->cpu_access = true;
 		else
-			drm_err_ratelimited(plane->dev,
-					    "[PLANE:%d] [FB:%d] no CPU access, not shown: %d\n",
-					    plane->base.id, new->fb->base.id, ret);
+			drm_dbg_kms(plane->dev,
+				    "[PLANE:%d] [FB:%d] no CPU access, not shown: %d\n",
+				    plane->base.id, new->fb->base.id, ret);
 	}
 	if (new->fb == old->fb)
 		return;
