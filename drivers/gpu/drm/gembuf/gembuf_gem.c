@@ -524,10 +524,7 @@ int gembuf_gem_describe(struct drm_device *dev, u64 client_id, u32 handle,
 		if (orders[order])
 			seq_buf_printf(s, "chunk %u %u\n", order, orders[order]);
 	gembuf_place_describe(obj, s);
-	list_for_each_entry(map, &obj->mappings, node)
-		n++;
-	seq_buf_printf(s, "mappings %u\n", n);
-	n = 0;
+	seq_buf_printf(s, "mappings %zu\n", list_count_nodes(&obj->mappings));
 	list_for_each_entry(map, &obj->mappings, node) {
 		if (n++ == GEMBUF_DESCRIBE_MAPPINGS)
 			break;
