@@ -7,7 +7,7 @@ OUT ?= $(CURDIR)/out
 export GEMBUF_CACHE := $(CACHE)
 export GEMBUF_OUT := $(OUT)
 
-.PHONY: all deps tree kernel igt initramfs guest run shell test bench export export-check checkpatch clean
+.PHONY: all deps tree kernel igt initramfs guest run shell test coverage bench export export-check checkpatch clean
 
 all: guest
 
@@ -70,13 +70,27 @@ shell: guest
 # dma-direct, for the sharing paths (gembuf_passthrough); ends with
 # 'N passed, N failed, N skipped' over both.
 PASSTHROUGH_CMDLINE = iommu.passthrough=1 gembuf_only=gembuf_passthrough
-test: guest
+define test-boots
 	@rm -rf $(OUT) && mkdir -p $(OUT)/passthrough
 	@GEMBUF_QUIET=1 bash qemu/boot.sh test || true
 	@GEMBUF_QUIET=1 GEMBUF_OUT=$(OUT)/passthrough \
 		GEMBUF_CMDLINE="$${GEMBUF_CMDLINE:-} $(PASSTHROUGH_CMDLINE)" \
 		bash qemu/boot.sh test || true
+endef
+test: guest
+	$(test-boots)
 	@python3 qemu/report.py $(OUT) igt-tests/expectations.txt
+
+# make test's two boots on the coverage kernel (the debug kernel with GCOV
+# on drivers/vcm and drivers/gpu/drm/gembuf, in a build folder of its
+# own), then a table of the lines, functions and branches they ran, per
+# file, and the lines never run by function (out/coverage/coverage.txt).
+coverage: export GEMBUF_KERNEL = coverage
+coverage: guest
+	$(test-boots)
+	@python3 qemu/report.py $(OUT) igt-tests/expectations.txt || true
+	@python3 qemu/coverage.py $(CACHE)/build-coverage $(OUT)/coverage \
+		$(OUT)/gcov $(OUT)/passthrough/gcov
 
 # Benchmarks in one guest boot; each prints its ratios (out/bench/*.txt).
 bench: guest

@@ -3,12 +3,22 @@
 #
 # Configure (allnoconfig + qemu/configs/*.config) and cross-build the guest
 # kernel and its modules; install the modules into $MODULES.  The debug
-# fragment is left out of the release kernel (GEMBUF_KERNEL=release).
+# fragment is left out of the release kernel (GEMBUF_KERNEL=release); the
+# coverage kernel (GEMBUF_KERNEL=coverage) adds GCOV to the debug one and
+# profiles the drivers' own sources, not their KUnit suites or the rest
+# of the kernel.
 . "$(dirname "$0")/lib.sh"
 
 FRAGS=("$TOP"/qemu/configs/base.config)
-[ -n "$KSUFFIX" ] || FRAGS+=("$TOP"/qemu/configs/debug.config)
+[ "$KSUFFIX" = -release ] || FRAGS+=("$TOP"/qemu/configs/debug.config)
 FRAGS+=("$TOP"/qemu/configs/gembuf.config)
+if [ "$KSUFFIX" = -coverage ]; then
+	FRAGS+=("$TOP"/qemu/configs/coverage.config)
+	for f in "$TOP"/drivers/vcm/*.c "$TOP"/drivers/gpu/drm/gembuf/*.c; do
+		f=${f##*/}
+		KMAKE+=("GCOV_PROFILE_${f%.c}.o=y")
+	done
+fi
 
 configure() {
 	local stamp=$KOUT/.gembuf-config want

@@ -8,14 +8,17 @@ CACHE=${GEMBUF_CACHE:-$HOME/.cache/gembuf}
 KSRC=$CACHE/linux		# git repo: tag v6.12-pristine, branch build
 STAGE=$CACHE/stage		# modules_install and cross-built binaries
 # The guest kernel: "debug" for make test (KASAN, lockdep, kmemleak, debug
-# objects, DMA-API debug, fault injection: qemu/configs/debug.config) or
+# objects, DMA-API debug, fault injection: qemu/configs/debug.config),
 # "release" for make run and make bench (the same options without that
-# fragment).  Each has its own build folder, modules and initramfs, so
-# switching between them rebuilds nothing.
+# fragment), or "coverage" for make coverage (debug, with GCOV on
+# drivers/vcm and drivers/gpu/drm/gembuf only).  Each has its own build
+# folder, modules and initramfs, so switching between them rebuilds
+# nothing.
 case "${GEMBUF_KERNEL:-debug}" in
 debug) KSUFFIX= ;;
 release) KSUFFIX=-release ;;
-*) printf '[gembuf] error: GEMBUF_KERNEL is debug or release\n' >&2; exit 1 ;;
+coverage) KSUFFIX=-coverage ;;
+*) printf '[gembuf] error: GEMBUF_KERNEL is debug, release or coverage\n' >&2; exit 1 ;;
 esac
 KOUT=$CACHE/build$KSUFFIX	# O= directory of the guest kernel
 MODULES=$STAGE/modules$KSUFFIX	# its modules_install
