@@ -5,6 +5,9 @@
  * outlives the module does not reach into its memory.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <time.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -12,13 +15,18 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/sync_file.h>
+#include <drm_fourcc.h>
 
 #include "igt.h"
+#include "failnth.h"
 #include "gembuf.h"
+#include "gembuf_kms.h"
 #include "sw_sync.h"
 
 IGT_TEST_DESCRIPTION("The gembuf module stays while its dma-bufs live.");
@@ -52,6 +60,40 @@ static int submit_gated(int fence)
 	return sf;
 }
 
+#define TRACEFS "/sys/kernel/debug/tracing"
+
+static void tracefs_write(const char *file, const char *s)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), TRACEFS "/%s", file);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	igt_assert_f(fd >= 0, "%s: %s\n", path, strerror(errno));
+	igt_assert_eq(write(fd, s, strlen(s)), (int)strlen(s));
+	close(fd);
+}
+
+/*
+ * The dma_fence_destroy events in the trace buffer: whether one named a
+ * signalled timeline, and how many there were.
+ */
+static int trace_detached_destroys(void)
+{
+	char line[512];
+	int n = 0;
+	FILE *f;
+
+	f = fopen(TRACEFS "/trace", "r");
+	igt_assert(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "dma_fence_destroy:") &&
+		    strstr(line, "driver=detached-driver timeline=signaled-timeline"))
+			n++;
+	fclose(f);
+	return n;
+}
+
 /*
  * A job waiting for a fence is cancelled when its process is killed, once
  * that fence signals: it never runs, so it does not hold the module.  Its
@@ -63,9 +105,12 @@ static void cancelled_fence_outlives_module(void)
 	struct sync_file_info info = { 0 };
 	int gate, fence, sf, child_sf, pidfd, i, p[2];
 	struct pollfd pfd;
+	bool tracing;
 	pid_t pid;
 
 	igt_require(kernel_has_sw_sync());
+	/* The dma_fence events ask fences for their names too. */
+	tracing = !access(TRACEFS "/events/dma_fence/enable", W_OK);
 	gate = sw_sync_timeline_create();
 	fence = sw_sync_timeline_create_fence(gate, 1);
 	igt_assert(!pipe(p));
@@ -102,6 +147,10 @@ static void cancelled_fence_outlives_module(void)
 	pfd.events = POLLIN;
 	igt_assert_eq(poll(&pfd, 1, 30000), 1);
 
+	if (tracing) {
+		tracefs_write("trace", "");
+		tracefs_write("events/dma_fence/enable", "1");
+	}
 	for (i = 0; i < 50 && system("rmmod gembuf 2>/dev/null"); i++)
 		usleep(100 * 1000);
 	igt_assert_f(i < 50, "gembuf does not unload\n");
@@ -117,8 +166,166 @@ static void cancelled_fence_outlives_module(void)
 	igt_assert_eq(strcmp(fi.driver_name, "detached-driver"), 0);
 	/* The sync_file's own name is made from the same two. */
 	igt_assert_eq(strncmp(info.name, "detached-driver-", 16), 0);
+	/* The last reference: its dma_fence_destroy event names it too. */
 	close(sf);
+	if (tracing) {
+		tracefs_write("events/dma_fence/enable", "0");
+		igt_assert_lt(0, trace_detached_destroys());
+	} else {
+		igt_info("no tracefs: the dma_fence events are not checked\n");
+	}
 	close(gate);
+	igt_assert_eq(system("modprobe gembuf"), 0);
+}
+
+/*
+ * The display's out-fences (writeback here, OUT_FENCE_PTR alike) are the
+ * DRM core's, with their lock in the display's writeback connector or
+ * CRTC: kept in a sync_file past rmmod, a signalled one answers
+ * SYNC_IOC_FILE_INFO without that lock and without its names.
+ */
+static void out_fence_outlives_module(void)
+{
+	struct sync_fence_info fi = { 0 };
+	struct sync_file_info info = {
+		.num_fences = 1, .sync_fence_info = (uintptr_t)&fi,
+	};
+	struct pollfd pfd = { .events = POLLIN };
+	struct gk_fb fb, out;
+	struct gk_layer l;
+	struct gk k;
+	int fd, i;
+
+	fd = gembuf_open_display();
+	gk_init(&k, fd);
+	gk_fb_create(&k, &fb, k.mode.hdisplay, k.mode.vdisplay, DRM_FORMAT_XRGB8888);
+	gk_fb_create(&k, &out, k.mode.hdisplay, k.mode.vdisplay, DRM_FORMAT_XRGB8888);
+	gk_fb_fill(&fb, 0x123456);
+	l = gk_layer_of(&fb);
+	igt_assert_eq(gk_commit_start(&k, &l, 1, &out, 0, &pfd.fd), 0);
+	igt_assert_lte(0, pfd.fd);
+	igt_assert_eq(poll(&pfd, 1, 60000), 1);
+	gk_fb_destroy(&k, &fb);
+	gk_fb_destroy(&k, &out);
+	drm_close_driver(fd);
+
+	for (i = 0; i < 50 && system("rmmod gembuf 2>/dev/null"); i++)
+		usleep(100 * 1000);
+	igt_assert_f(i < 50, "gembuf does not unload\n");
+
+	igt_assert_eq(ioctl(pfd.fd, SYNC_IOC_FILE_INFO, &info), 0);
+	igt_info("sync_file %s: fence %s on %s, status %d\n", info.name,
+		 fi.driver_name, fi.obj_name, fi.status);
+	igt_assert_eq(fi.status, 1);
+	igt_assert_eq(strcmp(fi.obj_name, "signaled-timeline"), 0);
+	igt_assert_eq(strcmp(fi.driver_name, "detached-driver"), 0);
+	close(pfd.fd);
+	igt_assert_eq(system("modprobe gembuf"), 0);
+}
+
+#define LOAD_DENSE_N	300	/* every n up to here */
+#define LOAD_SPARSE	5	/* then every 5th */
+#define LOAD_BUDGET_S	240.0	/* guest seconds for the whole sweep */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* VCM's gauges (debugfs vcm/stats), in one string; "" without VCM. */
+static void vcm_gauges(char *buf, size_t len)
+{
+	char line[128];
+	size_t used = 0;
+	FILE *f;
+
+	buf[0] = 0;
+	f = fopen("/sys/kernel/debug/vcm/stats", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && used < len - 1) {
+		/* events that only grow are not gauges */
+		if (!strncmp(line, "cache_", 6))
+			continue;
+		used += snprintf(buf + used, len - used, "%s", line);
+	}
+	fclose(f);
+}
+
+static void unload_gembuf(void)
+{
+	int i;
+
+	for (i = 0; i < 50 && syscall(SYS_delete_module, "gembuf", O_NONBLOCK); i++)
+		usleep(100 * 1000);
+	igt_assert_f(i < 50, "gembuf does not unload: %s\n", strerror(errno));
+}
+
+/*
+ * The module's load with the nth allocation of the loading thread failed,
+ * for n = 1, 2, ...: the module's init, the display's creation, and the
+ * engine's PCI probe, which the driver core runs in the same thread.  The
+ * load either fails, leaving no module and VCM's gauges where they were,
+ * or succeeds (a probe that failed leaves its device unbound; the loader
+ * retries some allocations), and the module unloads again.  kmemleak and
+ * the run's splat check see the rest.  The sweep ends with the first load
+ * that passed its last allocation.
+ */
+static void load_fault_sweep(void)
+{
+	char path[256], before[1024], after[1024];
+	unsigned int n, loaded = 0, failed = 0, points = 0;
+	int ko, ret, err = 0;
+	struct utsname u;
+	bool injected;
+	double t0;
+
+	failnth_setup();
+	igt_assert_eq(uname(&u), 0);
+	snprintf(path, sizeof(path),
+		 "/lib/modules/%s/kernel/drivers/gpu/drm/gembuf/gembuf.ko", u.release);
+	ko = open(path, O_RDONLY | O_CLOEXEC);
+	igt_assert_f(ko >= 0, "%s: %s\n", path, strerror(errno));
+	unload_gembuf();
+	vcm_gauges(before, sizeof(before));
+	t0 = now_s();
+	for (n = 1; ; n += n < LOAD_DENSE_N ? 1 : LOAD_SPARSE) {
+		failnth_arm(n);
+		ret = syscall(SYS_finit_module, ko, "", 0);
+		err = errno;
+		injected = !failnth_disarm();
+
+		points++;
+		if (!ret) {
+			loaded++;
+			igt_assert(!access("/sys/module/gembuf", F_OK));
+			unload_gembuf();
+		} else {
+			failed++;
+			igt_assert_f(injected, "load failed (%s) with no failure injected\n",
+				     strerror(err));
+			igt_assert_f(access("/sys/module/gembuf/initstate", F_OK),
+				     "a failed load left the module: n=%u\n", n);
+		}
+		vcm_gauges(after, sizeof(after));
+		igt_assert_f(!strcmp(before, after),
+			     "n=%u (%s): VCM's gauges moved:\n%s\nto\n%s\n", n,
+			     ret ? strerror(err) : "loaded", before, after);
+		if (!injected)
+			break;
+		if (now_s() - t0 > LOAD_BUDGET_S) {
+			igt_warn("sweep stopped at n=%u after %.0f s\n", n, now_s() - t0);
+			break;
+		}
+	}
+	igt_info("%u loads: %u failed, %u loaded despite a failure or none; last n=%u, %.0f s\n",
+		 points, failed, loaded - !injected, n, now_s() - t0);
+	igt_assert_f(!injected, "the sweep did not reach the end of the load\n");
+	failnth_teardown();
+	close(ko);
 	igt_assert_eq(system("modprobe gembuf"), 0);
 }
 
@@ -144,4 +351,12 @@ igt_main
 	igt_describe("A job cancelled before it ran (its process killed) does not hold the module; its fence, kept in a sync_file past rmmod, answers SYNC_IOC_FILE_INFO with its error and without reaching the module's freed scheduler.");
 	igt_subtest("cancelled-fence-outlives-module")
 		cancelled_fence_outlives_module();
+
+	igt_describe("A writeback out-fence, signalled and kept in a sync_file past rmmod, answers SYNC_IOC_FILE_INFO without the display's freed lock or names.");
+	igt_subtest("out-fence-outlives-module")
+		out_fence_outlives_module();
+
+	igt_describe("Loading gembuf with each of its load's allocations failed in turn (fail-nth): the load fails or succeeds, leaks nothing, leaves VCM's gauges as they were, and the module unloads.");
+	igt_subtest("load-fault-sweep")
+		load_fault_sweep();
 }
