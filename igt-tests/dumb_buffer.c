@@ -88,6 +88,24 @@ igt_main
 		igt_assert_eq(__dumb_create(&c), -EINVAL);
 	}
 
+	igt_describe("Any flag is EINVAL and creates nothing: the uapi says flags must be zero (gembuf checks; DRM core leaves it to drivers).");
+	igt_subtest("invalid-flags") {
+		struct drm_mode_create_dumb c = big;
+
+		igt_require(is_gembuf_device(fd));
+		for (unsigned int bit = 0; bit < 32; bit++) {
+			c = big;
+			c.flags = 1u << bit;
+			igt_assert_f(__dumb_create(&c) == -EINVAL,
+				     "flags %#x accepted\n", c.flags);
+			igt_assert_eq_u32(c.handle, 0);
+			igt_assert_eq(gembuf_state("objects"), objects);
+		}
+		c = big;
+		dumb_create(&c);
+		dumb_destroy(c.handle);
+	}
+
 	igt_describe("A 4032x2016 32 bpp buffer is created and destroyed.");
 	igt_subtest("create-valid-dumb") {
 		struct drm_mode_create_dumb c = big;
