@@ -29,6 +29,13 @@
  * no assertion, no allocation of libdrm's (the atomic requests are built
  * here); checks come after.
  *
+ * Two sequences reach other subsystems' failure paths through gembuf's:
+ * heap-scanout shows a dma-heaps system-heap buffer on the display, whose
+ * prepare_fb vmaps it through dma_buf_vmap(), and vivid-expbuf exports a
+ * buffer of vivid's dma-contig instance with VIDIOC_EXPBUF, as a client
+ * does before importing it into gembuf.  Neither may warn when an
+ * allocation fails (the guest fails the run on any kernel warning).
+ *
  * Only this thread's allocations fail: gembuf's workers (the composer,
  * engine jobs) run in other tasks; gembuf_race's job-fails, job-hangs
  * and compose-fails inject failures there through the driver's fault
@@ -57,6 +64,7 @@
 #include <linux/dma-buf.h>
 #include <linux/dma-heap.h>
 #include <linux/sync_file.h>
+#include <linux/videodev2.h>
 #include <drm_fourcc.h>
 
 #include "igt.h"
@@ -64,6 +72,7 @@
 #include "failnth.h"
 #include "gembuf_kms.h"
 #include "sw_sync.h"
+#include "vivid.h"
 
 IGT_TEST_DESCRIPTION("Inject allocation failures into gembuf ioctl sequences with fail-nth.");
 
@@ -84,8 +93,8 @@ struct fault_sw_fence {
 };
 #define FAULT_SW_SYNC_CREATE_FENCE _IOWR('W', 0, struct fault_sw_fence)
 
-/* Fault-injection knobs: set for the test, restored after. */
 static int display = -1, engine = -1, heap = -1, timeline = -1;
+static int vivid = -1;
 static unsigned int tl_seqno;
 static bool master, kms_ready;
 static struct gk k;
@@ -96,12 +105,12 @@ static double t_start;
 
 /* Everything the steps touch in user memory, faulted in before each run. */
 static struct ctx {
-	uint32_t h[2], hd, he, fb;
+	uint32_t h[2], hd, he, fb, wbfb;
 	int dmabuf, sync, swfence;
 	int32_t wb_fence;
 	bool tl_done;
-	void *map[2];
-	uint64_t size[2], off[2];
+	void *map[2], *vmap;
+	uint64_t size[2], off[2], vlen;
 	uint32_t rd[2][2];
 	long flips;
 	struct gembuf_report info[2];
@@ -731,13 +740,14 @@ static int wb_step(unsigned int i, unsigned int n)
 	return rq_commit(DRM_MODE_ATOMIC_ALLOW_MODESET);
 }
 
-static void wb_check(unsigned int ran, unsigned int n)
+/* The frame written back by a commit of KIN_COLOR's 64x64 overlay, if @committed. */
+static void wb_check_frame(bool committed, unsigned int n)
 {
 	struct pollfd pfd = { .fd = c.wb_fence, .events = POLLIN };
 	struct sync_file_info si = {};
 	uint32_t first, last;
 
-	if (ran < 2) {
+	if (!committed) {
 		if (c.wb_fence != -1)
 			flag("a failed commit returned out-fence %d", c.wb_fence);
 		return;
@@ -767,11 +777,172 @@ static void wb_check(unsigned int ran, unsigned int n)
 		     first, last, KIN_COLOR & 0xffffff);
 }
 
+static void wb_check(unsigned int ran, unsigned int n)
+{
+	wb_check_frame(ran >= 2, n);
+}
+
 static void wb_undo(void)
 {
 	close_fd(&c.wb_fence);
 	rmfb(&c.fb);
 	gk_disable(&k);
+}
+
+/* ---- heap-scanout ---- */
+
+#define HS_SIZE (64 * 64 * 4)
+
+static const char *const hs_steps[] = { "import-display", "addfb", "commit", NULL };
+
+/*
+ * A system-heap buffer of KIN_COLOR, and the writeback target's
+ * framebuffer: made before fail-nth is armed, with every page the CPU
+ * touches faulted in by then.
+ */
+static void hs_prepare(unsigned int n)
+{
+	struct dma_heap_allocation_data a = {
+		.len = HS_SIZE, .fd_flags = O_RDWR | O_CLOEXEC,
+	};
+	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE };
+	uint32_t *p;
+
+	wb_prepare(n);
+	igt_assert_eq(xioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a), 0);
+	c.dmabuf = a.fd;
+	p = mmap(NULL, HS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, c.dmabuf, 0);
+	igt_assert(p != MAP_FAILED);
+	do_ioctl(c.dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
+	for (unsigned int i = 0; i < HS_SIZE / 4; i++)
+		p[i] = KIN_COLOR;
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE;
+	do_ioctl(c.dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
+	munmap(p, HS_SIZE);
+	igt_assert_eq(addfb(kwb.handle, kwb.width, kwb.height, &c.wbfb), 0);
+}
+
+static int hs_step(unsigned int i, unsigned int n)
+{
+	switch (i) {
+	case 0:
+		return prime_import(display, c.dmabuf, &c.hd);
+	case 1:
+		return addfb(c.hd, 64, 64, &c.fb);
+	default:
+		/* The display maps the heap's buffer in prepare_fb: its vmap. */
+		rq_start(c.fb, true);
+		rq_add(k.wb_id, k.wb_crtc_id, k.crtc_id);
+		rq_add(k.wb_id, k.wb_fb_prop, c.wbfb);
+		rq_add(k.wb_id, k.wb_fence_prop, (uintptr_t)&c.wb_fence);
+		return rq_commit(DRM_MODE_ATOMIC_ALLOW_MODESET);
+	}
+}
+
+static void hs_check(unsigned int ran, unsigned int n)
+{
+	wb_check_frame(ran >= 3, n);
+}
+
+static void hs_undo(void)
+{
+	close_fd(&c.wb_fence);
+	rmfb(&c.fb);
+	rmfb(&c.wbfb);
+	gk_disable(&k);
+	close_handle(display, &c.hd);
+	close_fd(&c.dmabuf);
+}
+
+/* ---- vivid-expbuf ---- */
+
+static const char *const ve_steps[] = { "expbuf", "mmap", "read", NULL };
+
+static void ve_reqbufs(unsigned int count)
+{
+	struct v4l2_requestbuffers rb = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP,
+		.count = count,
+	};
+
+	igt_assert_eq(xioctl(vivid, VIDIOC_REQBUFS, &rb), 0);
+	igt_assert(rb.count >= count);
+}
+
+/*
+ * A new buffer each run (vb2-dma-contig makes a buffer's scatterlist on
+ * its first export and keeps it), its first and last words written
+ * through V4L2's own mapping.
+ */
+static void ve_prepare(unsigned int n)
+{
+	struct v4l2_buffer b = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP,
+	};
+	uint32_t *p;
+
+	ve_reqbufs(1);
+	igt_assert_eq(xioctl(vivid, VIDIOC_QUERYBUF, &b), 0);
+	c.vlen = b.length;
+	p = mmap(NULL, c.vlen, PROT_READ | PROT_WRITE, MAP_SHARED, vivid, b.m.offset);
+	igt_assert(p != MAP_FAILED);
+	p[0] = fill_value(n);
+	p[c.vlen / 4 - 1] = ~fill_value(n);
+	c.vmap = p;
+}
+
+static int ve_step(unsigned int i, unsigned int n)
+{
+	struct v4l2_exportbuffer e = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .flags = O_RDWR | O_CLOEXEC,
+	};
+	volatile uint32_t *p = c.map[0];
+	int ret;
+
+	switch (i) {
+	case 0:
+		ret = xioctl(vivid, VIDIOC_EXPBUF, &e);
+		if (!ret)
+			c.dmabuf = e.fd;
+		return ret;
+	case 1:
+		/* dma-contig maps every page at mmap: reading faults nothing in. */
+		c.map[0] = mmap(NULL, c.vlen, PROT_READ, MAP_SHARED, c.dmabuf, 0);
+		if (c.map[0] != MAP_FAILED)
+			return 0;
+		c.map[0] = NULL;
+		return -errno;
+	default:
+		c.rd[0][0] = p[0];
+		c.rd[0][1] = p[c.vlen / 4 - 1];
+		return 0;
+	}
+}
+
+static void ve_check(unsigned int ran, unsigned int n)
+{
+	uint64_t want = (c.vlen + 4095) & ~4095ull;
+	off_t size;
+
+	if (ran >= 1) {
+		size = lseek(c.dmabuf, 0, SEEK_END);
+		if (size < 0 || (uint64_t)size != want)
+			flag("the exported buffer is %lld bytes, not %llu",
+			     (long long)size, (unsigned long long)want);
+	}
+	if (ran >= 3 && (c.rd[0][0] != fill_value(n) || c.rd[0][1] != ~fill_value(n)))
+		flag("the dma-buf reads %08x %08x, not what V4L2's mapping wrote",
+		     c.rd[0][0], c.rd[0][1]);
+}
+
+static void ve_undo(void)
+{
+	if (c.map[0])
+		munmap(c.map[0], c.vlen);
+	close_fd(&c.dmabuf);
+	if (c.vmap)
+		munmap(c.vmap, c.vlen);
+	ve_reqbufs(0);
 }
 
 /* ---- the sweep ---- */
@@ -793,6 +964,8 @@ static const struct seq seqs[] = {
 	SEQ("create-mmap", cm, NULL),
 	SEQ("engine-to-display", ed, NULL),
 	SEQ("foreign-import", fi, NULL),
+	SEQ("heap-scanout", hs, hs_prepare, .kms = true),
+	SEQ("vivid-expbuf", ve, ve_prepare),
 	SEQ("sync-file", sf, NULL),
 	SEQ("addfb-commit", ac, ac_prepare, .kms = true),
 	SEQ("writeback", wb, wb_prepare, .kms = true),
@@ -947,7 +1120,8 @@ igt_main
 	}
 
 	igt_describe("Every allocation of short gembuf ioctl sequences (objects and mmap, "
-		     "engine to display by PRIME, foreign dma-buf imports, sync_files, "
+		     "engine to display by PRIME, foreign dma-buf imports, a system-heap "
+		     "buffer scanned out, vivid's VIDIOC_EXPBUF, sync_files, "
 		     "framebuffers and commits, writeback) fails in turn by fail-nth: "
 		     "each failing step fails with ENOMEM, results of the steps that "
 		     "succeed are right, fences signal, and undoing the sequence brings "
@@ -959,9 +1133,15 @@ igt_main
 			igt_dynamic(s->name) {
 				if (s->kms)
 					kms_setup();
-				if (s->step == fi_step && heap < 0) {
+				if ((s->step == fi_step || s->step == hs_step) && heap < 0) {
 					heap = open("/dev/dma_heap/system", O_RDWR | O_CLOEXEC);
 					igt_require_f(heap >= 0, "no dma-heaps system heap\n");
+				}
+				if (s->step == ve_step && vivid < 0) {
+					vivid = vivid_open_instance(1, V4L2_CAP_VIDEO_CAPTURE,
+								    NULL, 0);
+					igt_require_f(vivid >= 0,
+						      "no capture node of vivid's dma-contig instance\n");
 				}
 				if (s->step == sf_step && timeline < 0) {
 					igt_require(kernel_has_sw_sync());
@@ -980,6 +1160,8 @@ igt_main
 		}
 		if (timeline >= 0)
 			close(timeline);
+		if (vivid >= 0)
+			close(vivid);
 		if (heap >= 0)
 			close(heap);
 		drm_close_driver(engine);

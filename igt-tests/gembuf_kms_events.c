@@ -2,10 +2,13 @@
 /*
  * gembuf_kms_events: DRM's timing contracts on gembuf's display: vblank
  * counters and waits, page-flip events of atomic commits, TEST_ONLY
- * commits that change nothing, and writeback out-fences that signal.
+ * commits that change nothing, writeback out-fences that signal, and
+ * in-fences the commit waits for.  With IGT_FORCE_DRIVER naming another
+ * KMS driver (vkms) the tests run on that driver's device instead.
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <drm_fourcc.h>
@@ -13,6 +16,7 @@
 #include "igt.h"
 #include "gembuf.h"
 #include "gembuf_kms.h"
+#include "sw_sync.h"
 
 IGT_TEST_DESCRIPTION("Check vblank, flip events and TEST_ONLY on gembuf.");
 
@@ -62,12 +66,47 @@ static void writeback_current(int fd)
 	close(fence);
 }
 
+/* gembuf's display, or the KMS driver IGT_FORCE_DRIVER names. */
+static int open_display(void)
+{
+	const char *forced = getenv("IGT_FORCE_DRIVER");
+
+	if (forced && strcmp(forced, "gembuf"))
+		return drm_open_driver_master(DRIVER_ANY);
+	return gembuf_open_display();
+}
+
+/*
+ * A nonblocking commit that flips the primary plane to @fb, disables
+ * plane @p with @in_fence as its IN_FENCE_FD and writes the frame back;
+ * returns the writeback's out-fence.
+ */
+static int flip_with_fenced_disable(int fd, const struct gk_fb *fb,
+				    const struct gk_plane *p, int in_fence)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	int32_t out = -1;
+
+	igt_assert(drmModeAtomicAddProperty(req, k.planes[0].id, k.p_fb, fb->fb_id) >= 0);
+	igt_assert(drmModeAtomicAddProperty(req, p->id, k.p_fb, 0) >= 0);
+	igt_assert(drmModeAtomicAddProperty(req, p->id, k.p_crtc, 0) >= 0);
+	igt_assert(drmModeAtomicAddProperty(req, p->id, p->in_fence_prop, in_fence) >= 0);
+	igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_crtc_id, k.crtc_id) >= 0);
+	igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_fb_prop, wb.fb_id) >= 0);
+	igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_fence_prop,
+					    (uint64_t)(uintptr_t)&out) >= 0);
+	igt_assert_eq(drmModeAtomicCommit(fd, req, DRM_MODE_ATOMIC_NONBLOCK, NULL), 0);
+	drmModeAtomicFree(req);
+	igt_assert(out >= 0);
+	return out;
+}
+
 igt_main
 {
 	int fd = -1;
 
 	igt_fixture {
-		fd = gembuf_open_display();
+		fd = open_display();
 		igt_require(drmSetMaster(fd) == 0);
 		gk_init(&k, fd);
 		gk_fb_create(&k, &a, k.mode.hdisplay, k.mode.vdisplay, DRM_FORMAT_XRGB8888);
@@ -144,6 +183,34 @@ igt_main
 		/* And a real commit of b shows b. */
 		l[0].fb = &b;
 		igt_assert_eq(gk_commit(&k, l, 1, &wb, 0), 0);
+		igt_assert_eq_u32(((uint32_t *)wb.map)[100] & 0xffffff, 0xff0000);
+	}
+
+	igt_describe("An IN_FENCE_FD on a plane the commit disables (no framebuffer) is accepted and waited for, as the property's documentation says: the commit's writeback comes only once the fence signals, and shows the new frame.");
+	igt_subtest("in-fence-disabled-plane") {
+		struct gk_layer l[1] = { gk_layer_of(&a) };
+		struct pollfd p = { .events = POLLIN };
+		const struct gk_plane *off;
+		int timeline, in;
+
+		igt_require(kernel_has_sw_sync());
+		igt_require(k.num_planes >= 2 && k.planes[k.num_planes - 1].in_fence_prop);
+		/* The last plane (the cursor, on gembuf and vkms) stays off. */
+		off = &k.planes[k.num_planes - 1];
+		igt_assert_eq(gk_commit(&k, l, 1, NULL, 0), 0);
+		memset(wb.map, 0, wb.size);
+
+		timeline = sw_sync_timeline_create();
+		in = sw_sync_timeline_create_fence(timeline, 1);
+		p.fd = flip_with_fenced_disable(fd, &b, off, in);
+		/* The commit holds its own reference to the fence. */
+		close(in);
+		igt_assert_f(poll(&p, 1, 500) == 0,
+			     "the commit went ahead of its in-fence\n");
+		sw_sync_timeline_inc(timeline, 1);
+		igt_assert_eq(poll(&p, 1, 10000), 1);
+		close(p.fd);
+		close(timeline);
 		igt_assert_eq_u32(((uint32_t *)wb.map)[100] & 0xffffff, 0xff0000);
 	}
 

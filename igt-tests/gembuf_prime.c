@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/dma-buf.h>
 #include <linux/udmabuf.h>
 #include <drm_fourcc.h>
 
@@ -40,6 +41,22 @@ static void check_words(const uint32_t *p, size_t n, uint32_t base)
 
 /* A 640x480 XRGB8888 frame, for the display to scan out. */
 #define INFO_SIZE	(640 * 480 * 4)
+
+/* A 64x64 XRGB8888 overlay in a udmabuf. */
+#define UFB_W		64
+#define UFB_SIZE	(UFB_W * UFB_W * 4)
+
+/* The owner's frame: every pixel @color, written between SYNC brackets. */
+static void udmabuf_draw(int dmabuf, uint32_t *v, uint32_t color)
+{
+	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE };
+
+	do_ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
+	for (unsigned int i = 0; i < UFB_SIZE / 4; i++)
+		v[i] = color;
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE;
+	do_ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
+}
 
 /*
  * In a child: map the object, check what debugfs says of each mapping,
@@ -447,6 +464,56 @@ igt_main
 			igt_assert_eq_u32(v[i], i >= 2048 && i < 3072 ? 0xfeedbeef : 0);
 		gem_close(engine, h);
 		munmap(v, 65536);
+		close(fd);
+		close(memfd);
+		close(dev);
+	}
+
+	igt_describe("A udmabuf shown on the display and redrawn by its owner between frames: each frame written back shows what the owner wrote last.  The owner's CPU access writes (DMA_BUF_SYNC_WRITE), the display's reads: udmabuf syncs its one table in both directions.");
+	igt_subtest("udmabuf-scanout") {
+		static const uint32_t colors[] = { 0xff3366cc, 0xff00ff00, 0xffcc3366 };
+		struct udmabuf_create c = { .size = UFB_SIZE };
+		int dev = open("/dev/udmabuf", O_RDWR);
+		struct gk_fb ufb = {}, wb = {};
+		struct gk_layer l[2] = {};
+		int memfd, fd;
+		uint32_t *v, *px;
+		struct gk k;
+
+		igt_require_f(dev >= 0, "no /dev/udmabuf\n");
+		memfd = memfd_create("gembuf", MFD_ALLOW_SEALING);
+		igt_assert_fd(memfd);
+		igt_assert_eq(ftruncate(memfd, UFB_SIZE), 0);
+		igt_assert_eq(fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+		c.memfd = memfd;
+		fd = ioctl(dev, UDMABUF_CREATE, &c);
+		igt_assert_fd(fd);
+		v = mmap(NULL, UFB_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+		igt_assert(v != MAP_FAILED);
+
+		igt_assert_eq(drmSetMaster(display), 0);
+		gk_init(&k, display);
+		igt_assert(gk_set_mode(&k, 640, 480));
+		gk_fb_create(&k, &wb, 640, 480, DRM_FORMAT_XRGB8888);
+		gk_fb_from_handle(&k, &ufb, prime_fd_to_handle(display, fd), UFB_W, UFB_W,
+				  DRM_FORMAT_XRGB8888, UFB_W * 4, 0, 0);
+		/* The primary plane off, the overlay at 100,100. */
+		l[1] = gk_layer_of(&ufb);
+		l[1].x = l[1].y = 100;
+		px = wb.map;
+		for (unsigned int i = 0; i < ARRAY_SIZE(colors); i++) {
+			udmabuf_draw(fd, v, colors[i]);
+			memset(wb.map, 0, wb.size);
+			igt_assert_eq(gk_commit(&k, l, 2, &wb, 0), 0);
+			igt_assert_eq_u32(px[100 * 640 + 100] & 0xffffff, colors[i] & 0xffffff);
+			igt_assert_eq_u32(px[163 * 640 + 163] & 0xffffff, colors[i] & 0xffffff);
+			igt_assert_eq_u32(px[164 * 640 + 164] & 0xffffff, 0);
+		}
+		gk_disable(&k);
+		gk_fb_destroy(&k, &ufb);
+		gk_fb_destroy(&k, &wb);
+		igt_assert_eq(drmDropMaster(display), 0);
+		munmap(v, UFB_SIZE);
 		close(fd);
 		close(memfd);
 		close(dev);
