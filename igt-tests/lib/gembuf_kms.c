@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -180,12 +181,28 @@ bool gk_set_mode(struct gk *k, uint16_t width, uint16_t height)
 		found = true;
 	}
 	drmModeFreeConnector(c);
-	if (!found)
-		return false;
+	if (found)
+		gk_set_mode_info(k, &k->mode);
+	return found;
+}
+
+void gk_set_mode_info(struct gk *k, const drmModeModeInfo *mode)
+{
+	k->mode = *mode;
 	drmModeDestroyPropertyBlob(k->fd, k->mode_blob);
 	igt_assert_eq(drmModeCreatePropertyBlob(k->fd, &k->mode, sizeof(k->mode),
 						&k->mode_blob), 0);
-	return true;
+}
+
+drmModeModeInfo gk_mode_at_hz(const drmModeModeInfo *mode, unsigned int hz)
+{
+	drmModeModeInfo m = *mode;
+
+	m.clock = (uint64_t)m.htotal * m.vtotal * hz / 1000;
+	m.vrefresh = hz;
+	m.type = DRM_MODE_TYPE_USERDEF;
+	snprintf(m.name, sizeof(m.name), "%ux%u@%u", m.hdisplay, m.vdisplay, hz);
+	return m;
 }
 
 struct gk_layer gk_layer_of(const struct gk_fb *fb)

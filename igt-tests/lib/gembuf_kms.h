@@ -70,6 +70,14 @@ void gk_init(struct gk *k, int fd);
 /* Drive the CRTC of index @pipe, with the planes and connectors it may use. */
 void gk_init_pipe(struct gk *k, int fd, unsigned int pipe);
 bool gk_set_mode(struct gk *k, uint16_t width, uint16_t height);
+/* Commit @mode, which need not be one of the connector's, from now on. */
+void gk_set_mode_info(struct gk *k, const drmModeModeInfo *mode);
+/*
+ * @mode's timings with the pixel clock that gives @hz frames a second
+ * (to the kHz): slow frames make vblank counts that no commit's own cost
+ * in the guest can shift.
+ */
+drmModeModeInfo gk_mode_at_hz(const drmModeModeInfo *mode, unsigned int hz);
 void gk_fb_create(struct gk *k, struct gk_fb *fb, uint32_t width, uint32_t height,
 		  uint32_t format);
 void gk_fb_from_handle(struct gk *k, struct gk_fb *fb, uint32_t handle,

@@ -287,7 +287,10 @@ static void gembuf_crtc_atomic_enable(struct drm_crtc *crtc,
  * of one: wait for the next vblank, so that turning the CRTC off, and the
  * event of the commit that does it, complete there, as on hardware.  The
  * wait is bounded (no WARN if the timer is late, unlike
- * drm_crtc_wait_one_vblank()): the CRTC goes off either way.
+ * drm_crtc_wait_one_vblank()): the CRTC goes off either way.  A CRTC
+ * that the same commit lights again (a new mode) does not wait: nothing
+ * completes at the end of the old mode's frame, and the commit's event
+ * comes with the first vblank of the new one.
  */
 static void gembuf_crtc_wait_frame_end(struct drm_crtc *crtc)
 {
@@ -307,7 +310,8 @@ static void gembuf_crtc_atomic_disable(struct drm_crtc *crtc,
 {
 	struct gembuf_output *out = crtc_to_output(crtc);
 
-	gembuf_crtc_wait_frame_end(crtc);
+	if (!crtc->state->active)
+		gembuf_crtc_wait_frame_end(crtc);
 	gembuf_composer_flush_wb(out);
 	drm_crtc_vblank_off(crtc);
 	spin_lock_irq(&out->lock);
