@@ -123,6 +123,24 @@ static uint32_t solid(struct gk_fb *fb, uint32_t format)
 	return 0;
 }
 
+/*
+ * A commit that only asks for a writeback of the state committed, with
+ * no plane in it, and the wait for it.
+ */
+static void writeback_current(void)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	int32_t fence = -1;
+
+	igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_crtc_id, k.crtc_id) >= 0);
+	igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_fb_prop, wb.fb_id) >= 0);
+	igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_fence_prop,
+					    (uint64_t)(uintptr_t)&fence) >= 0);
+	igt_assert_eq(drmModeAtomicCommit(k.fd, req, 0, NULL), 0);
+	drmModeAtomicFree(req);
+	gk_commit_finish(&k, fence);
+}
+
 igt_main
 {
 	static const uint32_t formats[] = {
@@ -434,6 +452,31 @@ igt_main
 		l[cursor - k.planes].alpha = 0x4000;
 		l[cursor - k.planes].blend = 1;
 		check_ref(l, cursor - k.planes + 1, 1);
+		gk_fb_destroy(&k, &cur);
+	}
+
+	igt_describe("The cursor moved by the legacy cursor ioctl, which changes its state in place without a commit, shows at each new place in the next frame written back, which is composed from that state.");
+	igt_subtest("cursor-move-in-place") {
+		static const int at[][2] = { { 100, 60 }, { 300, 200 }, { 0, 0 }, { 600, 440 } };
+		struct gk_layer l[1] = { base_layer() };
+		struct gk_fb cur;
+
+		gk_fb_fill(&primary, 0x102030);
+		igt_assert_eq(gk_commit(&k, l, 1, NULL, 0), 0);
+		gk_fb_create(&k, &cur, 64, 64, DRM_FORMAT_ARGB8888);
+		gk_fb_fill(&cur, 0xff40c080);
+		igt_assert_eq(drmModeSetCursor(k.fd, k.crtc_id, cur.handle, 64, 64), 0);
+		for (unsigned int i = 0; i < ARRAY_SIZE(at); i++) {
+			int x = at[i][0], y = at[i][1];
+
+			igt_assert_eq(drmModeMoveCursor(k.fd, k.crtc_id, x, y), 0);
+			writeback_current();
+			assert_px(x, y, 0x40c080);
+			assert_px(x + 39, y + 39, 0x40c080);
+			assert_px(x ? x - 1 : x + 64, y + 10, 0x102030);
+			assert_px(x + 10, y ? y - 1 : y + 64, 0x102030);
+		}
+		igt_assert_eq(drmModeSetCursor(k.fd, k.crtc_id, 0, 0, 0), 0);
 		gk_fb_destroy(&k, &cur);
 	}
 

@@ -7,15 +7,29 @@
  * yet; a legacy cursor ioctl then waits for that commit, so once it
  * returns the event is.  The same holds for a cursor update on the CRTC
  * the last commit turned off.
+ *
+ * A cursor that only moves does not wait for a flip in flight: the
+ * cursor ioctl returns within the frame the flip was asked in, and the
+ * flip still lands on the next vblank (basic-flip-before-cursor-*,
+ * flip-vs-cursor-*); a client moving the cursor without pause neither
+ * delays the flips nor is held to their pace (cursor-vs-flip-*).  These
+ * count frames with the vblank counter in a mode of 5 frames a second,
+ * where upstream runs the preferred mode and allows a few misses: a
+ * frame there outlasts any ioctl's cost in the guest, so the counts are
+ * exact.
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <drm_fourcc.h>
 
 #include "igt.h"
 #include "gembuf.h"
 #include "gembuf_kms.h"
+#include "igt_kms.h"
 
 IGT_TEST_DESCRIPTION("Stress legacy cursor ioctl");
 
@@ -99,6 +113,193 @@ static void nonblocking_modeset_vs_cursor(void)
 	gk_fb_destroy(&k, &fb);
 }
 
+/* A pipe at 5 Hz showing one of two framebuffers, with a 64x64 cursor. */
+struct flipper {
+	struct gk k;
+	struct gk_fb fb[2], cursor;
+	uint32_t primary;
+};
+
+static void flipper_init(struct flipper *f)
+{
+	struct gk_layer l;
+	drmModeModeInfo slow;
+
+	gk_init_pipe(&f->k, fd, 0);
+	slow = gk_mode_at_hz(&f->k.mode, 5);
+	gk_set_mode_info(&f->k, &slow);
+	for (int i = 0; i < 2; i++) {
+		gk_fb_create(&f->k, &f->fb[i], slow.hdisplay, slow.vdisplay,
+			     DRM_FORMAT_XRGB8888);
+		gk_fb_fill(&f->fb[i], i ? 0x204080 : 0x402010);
+	}
+	gk_fb_create(&f->k, &f->cursor, 64, 64, DRM_FORMAT_ARGB8888);
+	gk_fb_fill(&f->cursor, 0xffffffff);
+	f->primary = gk_plane(&f->k, DRM_PLANE_TYPE_PRIMARY, 0)->id;
+	l = gk_layer_of(&f->fb[0]);
+	igt_assert_eq(gk_commit(&f->k, &l, 1, NULL, 0), 0);
+	/* The cursor's image, set once: what follows only moves it. */
+	igt_assert_eq(drmModeSetCursor(fd, f->k.crtc_id, f->cursor.handle, 64, 64), 0);
+	igt_assert_eq(drmModeMoveCursor(fd, f->k.crtc_id, 128, 128), 0);
+}
+
+static void flipper_fini(struct flipper *f)
+{
+	igt_assert_eq(drmModeSetCursor(fd, f->k.crtc_id, 0, 0, 0), 0);
+	gk_disable(&f->k);
+	drmModeDestroyPropertyBlob(fd, f->k.mode_blob);
+	gk_fb_destroy(&f->k, &f->cursor);
+	gk_fb_destroy(&f->k, &f->fb[1]);
+	gk_fb_destroy(&f->k, &f->fb[0]);
+}
+
+/* A nonblocking flip of the primary to fb[@i & 1], with an event. */
+static void flip(struct flipper *f, bool atomic, int i)
+{
+	uint32_t fb_id = f->fb[i & 1].fb_id;
+	int ret;
+
+	if (atomic) {
+		drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+
+		igt_assert(drmModeAtomicAddProperty(req, f->primary, f->k.p_fb, fb_id) >= 0);
+		ret = drmModeAtomicCommit(fd, req, DRM_MODE_ATOMIC_NONBLOCK |
+					  DRM_MODE_PAGE_FLIP_EVENT, NULL);
+		drmModeAtomicFree(req);
+	} else {
+		ret = drmModePageFlip(fd, f->k.crtc_id, fb_id,
+				      DRM_MODE_PAGE_FLIP_EVENT, NULL);
+	}
+	igt_assert_eq(ret, 0);
+}
+
+static unsigned int read_flip_sequence(void)
+{
+	struct drm_event_vblank ev;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	igt_assert_eq(poll(&pfd, 1, 10000), 1);
+	igt_assert_eq(read(fd, &ev, sizeof(ev)), sizeof(ev));
+	igt_assert_eq_u32(ev.base.type, DRM_EVENT_FLIP_COMPLETE);
+	return ev.sequence;
+}
+
+/*
+ * Right after a vblank, a nonblocking flip and then @moves cursor moves:
+ * neither ioctl may let a vblank pass, and the flip lands on the next one.
+ */
+static void flip_then_cursor(bool atomic, int moves, int loops)
+{
+	struct flipper f;
+	unsigned int start, now;
+
+	flipper_init(&f);
+	for (int i = 0; i < loops; i++) {
+		start = kmstest_get_vblank(fd, 0, DRM_VBLANK_NEXTONMISS);
+		flip(&f, atomic, i + 1);
+		now = kmstest_get_vblank(fd, 0, 0);
+		igt_assert_f(now == start,
+			     "loop %d: the flip ioctl returned %u vblanks late\n",
+			     i, now - start);
+		for (int n = 0; n < moves; n++)
+			igt_assert_eq(drmModeMoveCursor(fd, f.k.crtc_id,
+							128 + 64 * (n & 1), 128), 0);
+		now = kmstest_get_vblank(fd, 0, 0);
+		igt_assert_f(now == start,
+			     "loop %d: the cursor waited %u vblanks for the flip\n",
+			     i, now - start);
+		now = read_flip_sequence();
+		igt_assert_f(now == start + 1,
+			     "loop %d: the flip landed %u vblanks on\n", i, now - start);
+	}
+	flipper_fini(&f);
+}
+
+struct mover {
+	volatile int stop;
+	volatile unsigned long moves, errors;
+};
+
+/* A child moving the cursor of @crtc_id as fast as it can until told to stop. */
+static pid_t start_mover(struct mover *m, uint32_t crtc_id)
+{
+	pid_t pid;
+
+	m->stop = 0;
+	m->moves = 0;
+	m->errors = 0;
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid)
+		return pid;
+	for (unsigned long n = 0; !m->stop; n++) {
+		if (drmModeMoveCursor(fd, crtc_id, 128 + (n & 63), 128))
+			m->errors++;
+		else
+			m->moves++;
+	}
+	_exit(0);
+}
+
+static unsigned long stop_mover(struct mover *m, pid_t pid)
+{
+	int status;
+
+	m->stop = 1;
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	igt_assert(WIFEXITED(status));
+	igt_assert_eq(m->errors, 0);
+	return m->moves;
+}
+
+/*
+ * A child moves the cursor without pause while the parent flips @flips
+ * times, each flip asked for as the previous one lands: every flip lands
+ * one frame after the previous one, and the cursor moves at least half
+ * as often a frame as it does with no flip in flight.
+ */
+static void cursor_vs_flip(bool atomic, int flips)
+{
+	struct mover *m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	unsigned long base, idle, busy;
+	unsigned int first, prev, seq;
+	struct flipper f;
+	pid_t pid;
+
+	igt_assert(m != MAP_FAILED);
+	flipper_init(&f);
+
+	/* The pace with nothing in flight, over 2 frames. */
+	pid = start_mover(m, f.k.crtc_id);
+	kmstest_get_vblank(fd, 0, DRM_VBLANK_NEXTONMISS);
+	base = m->moves;
+	igt_wait_for_vblank_count(fd, 0, 2);
+	idle = m->moves - base;
+	stop_mover(m, pid);
+
+	pid = start_mover(m, f.k.crtc_id);
+	flip(&f, atomic, 1);
+	first = prev = read_flip_sequence();
+	base = m->moves;
+	for (int i = 0; i < flips; i++) {
+		flip(&f, atomic, i);
+		seq = read_flip_sequence();
+		igt_assert_f(seq == prev + 1, "flip %d landed %u frames on\n",
+			     i, seq - prev);
+		prev = seq;
+	}
+	busy = m->moves - base;
+	stop_mover(m, pid);
+	igt_info("cursor moves a frame: %lu idle, %lu with flips\n",
+		 idle / 2, busy / (prev - first));
+	igt_assert_f(busy / (prev - first) >= idle / 2 / 2,
+		     "%lu cursor moves in %u frames of flips, %lu in 2 idle frames\n",
+		     busy, prev - first, idle);
+	flipper_fini(&f);
+	munmap(m, sizeof(*m));
+}
+
 igt_main
 {
 	igt_fixture {
@@ -109,6 +310,22 @@ igt_main
 	igt_describe("Check that a legacy cursor update after a nonblocking modeset waits for the modeset, and that the modeset's page-flip event comes only once it is done.");
 	igt_subtest("nonblocking-modeset-vs-cursor-atomic")
 		nonblocking_modeset_vs_cursor();
+
+	for (int atomic = 0; atomic < 2; atomic++) {
+		const char *mode = atomic ? "atomic" : "legacy";
+
+		igt_describe("A cursor move right after a nonblocking flip returns in the same frame, without waiting for the flip, which lands on the next vblank.");
+		igt_subtest_f("basic-flip-before-cursor-%s", mode)
+			flip_then_cursor(atomic, 1, 10);
+
+		igt_describe("Many cursor moves right after a nonblocking flip all return in the same frame, and the flip lands on the next vblank.");
+		igt_subtest_f("flip-vs-cursor-%s", mode)
+			flip_then_cursor(atomic, 16, 10);
+
+		igt_describe("A process moving the cursor without pause neither delays flips asked for back to back (each lands one frame after the previous) nor is held to their pace (at least half its moves a frame with no flip in flight).");
+		igt_subtest_f("cursor-vs-flip-%s", mode)
+			cursor_vs_flip(atomic, 10);
+	}
 
 	igt_fixture
 		drm_close_driver(fd);

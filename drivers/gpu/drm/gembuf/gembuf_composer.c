@@ -737,7 +737,8 @@ void gembuf_composer_wait_stale(struct gembuf_output *out)
  * The writeback out-fence and the CRC depend on it, so it is one fence
  * signalling critical section (dma_fence_begin_signalling()): nothing in
  * it may allocate memory that reclaim could need a fence for, nor take a
- * lock held while waiting for a fence.
+ * lock held while waiting for a fence.  The one lock it sleeps on,
+ * &gembuf_output.frame_lock, is held elsewhere only to move the cursor.
  */
 void gembuf_composer_work(struct work_struct *work)
 {
@@ -776,6 +777,8 @@ void gembuf_composer_work(struct work_struct *work)
 		return;
 
 	fence_cookie = dma_fence_begin_signalling();
+	/* A cursor moved asynchronously moves between frames. */
+	mutex_lock(&out->frame_lock);
 	f.width = state->base.mode.hdisplay;
 	height = state->base.mode.vdisplay;
 	/* atomic_check gave every active state buffers of its width. */
@@ -860,6 +863,7 @@ void gembuf_composer_work(struct work_struct *work)
 	while (crc_on && frame <= frame_end)
 		drm_crtc_add_crc_entry(&out->crtc, true, frame++, &crc);
 out:
+	mutex_unlock(&out->frame_lock);
 	if (wb) {
 		drm_writeback_signal_completion(&out->wb, ret);
 		drm_crtc_vblank_put(&out->crtc);

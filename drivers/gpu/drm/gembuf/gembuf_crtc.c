@@ -203,6 +203,38 @@ static int gembuf_crtc_check_lines(struct drm_crtc *crtc,
 }
 
 /*
+ * The planes a commit on the CRTC takes new states of: the primary and
+ * the overlays, so that each commit begins the CPU access to their
+ * framebuffers again (their atomic_update).  The cursor is left out
+ * unless the commit changes it (or the mode: drm_atomic_helper_check_modeset()
+ * added every plane then), so that a flip in flight does not hold the
+ * cursor's state, and a legacy cursor update takes no other plane: it
+ * may then move the cursor at once (gembuf_cursor_async_check()).
+ *
+ * A plane left out is composed from its current state, which stays
+ * while this CRTC state does: a commit that replaces it has the CRTC too
+ * (the plane's atomic_check, or drm_atomic_set_crtc_for_plane(), adds it).
+ */
+static int gembuf_crtc_add_planes(struct drm_atomic_state *state,
+				  struct drm_crtc *crtc,
+				  struct drm_crtc_state *crtc_state)
+{
+	struct drm_plane_state *plane_state;
+	struct drm_plane *plane;
+
+	if (state->legacy_cursor_update)
+		return 0;
+	drm_for_each_plane_mask(plane, crtc->dev, crtc_state->plane_mask) {
+		if (plane->type == DRM_PLANE_TYPE_CURSOR)
+			continue;
+		plane_state = drm_atomic_get_plane_state(state, plane);
+		if (IS_ERR(plane_state))
+			return PTR_ERR(plane_state);
+	}
+	return 0;
+}
+
+/*
  * Collect the visible planes, by normalized zpos, for the composer.
  * Planes sharing a zpos are accepted: DRM leaves their order undefined,
  * and drm_atomic_normalize_zpos() (mode_config.normalize_zpos) stacks
@@ -229,7 +261,7 @@ static int gembuf_crtc_atomic_check(struct drm_crtc *crtc,
 	if (ret)
 		return ret;
 
-	ret = drm_atomic_add_affected_planes(state, crtc);
+	ret = gembuf_crtc_add_planes(state, crtc, crtc_state);
 	if (ret) {
 		drm_dbg_kms(crtc->dev, "adding planes: %d\n", ret);
 		return ret;
@@ -416,6 +448,9 @@ int gembuf_crtc_init(struct gembuf_device *gdev, struct gembuf_output *out)
 	drm_crtc_enable_color_mgmt(crtc, 0, false, GEMBUF_LUT_SIZE);
 
 	spin_lock_init(&out->lock);
+	ret = drmm_mutex_init(&gdev->drm, &out->frame_lock);
+	if (ret)
+		return ret;
 	init_waitqueue_head(&out->composer_idle);
 	hrtimer_init(&out->vblank_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	out->vblank_timer.function = gembuf_vblank_simulate;

@@ -25,6 +25,7 @@
 #include <drm/drm_writeback.h>
 #include <linux/hrtimer.h>
 #include <linux/iosys-map.h>
+#include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -208,6 +209,9 @@ struct gembuf_crtc_state {
  * @composer_idle: woken when a composer run ends
  * @lock: protects @composer_state, @composing, @crc_enabled and the frame
  *	numbers
+ * @frame_lock: held by the composer while it reads the planes of a frame,
+ *	and by an asynchronous cursor update while it moves the cursor in
+ *	its current state: a frame shows the cursor at one place
  * @composer_state: the CRTC state the next frame is composed from
  * @composing: the CRTC state the running composer run took, NULL between
  *	runs
@@ -238,6 +242,7 @@ struct gembuf_output {
 	struct work_struct composer_work;
 	wait_queue_head_t composer_idle;
 	spinlock_t lock;	/* see the kernel-doc above */
+	struct mutex frame_lock;	/* see the kernel-doc above */
 	struct gembuf_crtc_state *composer_state;
 	struct gembuf_crtc_state *composing;
 	bool crc_enabled;

@@ -386,6 +386,58 @@ static void gembuf_plane_atomic_update(struct drm_plane *plane,
 		atomic64_inc(&out->fb_flips_foreign);
 }
 
+/*
+ * A legacy cursor update (DRM_IOCTL_MODE_CURSOR, or SETPLANE on the
+ * cursor) is not synchronised to the vblank, and clients send many: one
+ * that moves the cursor, keeping its framebuffer and staying shown or
+ * hidden, goes into the cursor's current state at once rather than after
+ * the flip in flight (drm_atomic_helper_async_check() has made sure that
+ * no commit is changing the cursor, that the cursor is the only plane of
+ * the update and that no modeset comes with it).  A new image, or a
+ * cursor coming or going, changes what the CRTC composes: that takes a
+ * commit.
+ */
+static int gembuf_cursor_async_check(struct drm_plane *plane,
+				     struct drm_atomic_state *state)
+{
+	struct drm_plane_state *old = drm_atomic_get_old_plane_state(state, plane);
+	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state, plane);
+	struct drm_crtc_state *crtc_state;
+
+	if (!new->fb || new->fb != old->fb || new->visible != old->visible)
+		return -EINVAL;
+	crtc_state = drm_atomic_get_new_crtc_state(state, new->crtc);
+	if (!crtc_state || !crtc_state->active)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The current state takes the new position and source (the framebuffer
+ * is the same), under the lock the composer holds for a frame: each
+ * frame shows the cursor at one place, the next one at the new place.
+ */
+static void gembuf_cursor_async_update(struct drm_plane *plane,
+				       struct drm_atomic_state *state)
+{
+	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state, plane);
+	struct gembuf_output *out = to_gembuf_plane(plane)->out;
+	struct drm_plane_state *cur = plane->state;
+
+	mutex_lock(&out->frame_lock);
+	cur->crtc_x = new->crtc_x;
+	cur->crtc_y = new->crtc_y;
+	cur->crtc_w = new->crtc_w;
+	cur->crtc_h = new->crtc_h;
+	cur->src_x = new->src_x;
+	cur->src_y = new->src_y;
+	cur->src_w = new->src_w;
+	cur->src_h = new->src_h;
+	cur->src = new->src;
+	cur->dst = new->dst;
+	mutex_unlock(&out->frame_lock);
+}
+
 static const struct drm_plane_helper_funcs gembuf_plane_helper_funcs = {
 	.atomic_check = gembuf_plane_atomic_check,
 	.atomic_update = gembuf_plane_atomic_update,
@@ -393,6 +445,17 @@ static const struct drm_plane_helper_funcs gembuf_plane_helper_funcs = {
 	.cleanup_fb = gembuf_plane_cleanup_fb,
 	.begin_fb_access = gembuf_plane_begin_fb_access,
 	.end_fb_access = gembuf_plane_end_fb_access,
+};
+
+static const struct drm_plane_helper_funcs gembuf_cursor_helper_funcs = {
+	.atomic_check = gembuf_plane_atomic_check,
+	.atomic_update = gembuf_plane_atomic_update,
+	.prepare_fb = gembuf_plane_prepare_fb,
+	.cleanup_fb = gembuf_plane_cleanup_fb,
+	.begin_fb_access = gembuf_plane_begin_fb_access,
+	.end_fb_access = gembuf_plane_end_fb_access,
+	.atomic_async_check = gembuf_cursor_async_check,
+	.atomic_async_update = gembuf_cursor_async_update,
 };
 
 /**
@@ -424,7 +487,8 @@ struct drm_plane *gembuf_plane_create(struct gembuf_device *gdev,
 		return ERR_CAST(gplane);
 	gplane->out = out;
 	plane = &gplane->base;
-	drm_plane_helper_add(plane, &gembuf_plane_helper_funcs);
+	drm_plane_helper_add(plane, cursor ? &gembuf_cursor_helper_funcs :
+					     &gembuf_plane_helper_funcs);
 
 	if (type == DRM_PLANE_TYPE_OVERLAY)
 		ret = drm_plane_create_zpos_property(plane, zpos, 1,
