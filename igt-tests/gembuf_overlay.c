@@ -141,6 +141,102 @@ static void writeback_current(void)
 	gk_commit_finish(&k, fence);
 }
 
+/*
+ * A TEST_ONLY commit of @fb on plane @p at 0,0, @w x @h, over the state
+ * committed, with property @name (NULL: none) set to @v: 0 or -errno.
+ */
+static int try_plane(const struct gk_plane *p, const struct gk_fb *fb,
+		     uint32_t w, uint32_t h, const char *name, uint64_t v)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	const uint32_t ids[] = {
+		k.p_fb, k.p_crtc, k.p_sx, k.p_sy, k.p_sw, k.p_sh,
+		k.p_cx, k.p_cy, k.p_cw, k.p_ch,
+	};
+	const uint64_t vals[] = {
+		fb->fb_id, k.crtc_id, 0, 0, (uint64_t)fb->width << 16,
+		(uint64_t)fb->height << 16, 0, 0, w, h,
+	};
+	int ret;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(ids); i++)
+		igt_assert(drmModeAtomicAddProperty(req, p->id, ids[i], vals[i]) >= 0);
+	if (name)
+		igt_assert(drmModeAtomicAddProperty(req, p->id,
+						    gk_prop(k.fd, p->id, DRM_MODE_OBJECT_PLANE,
+							    name, NULL), v) >= 0);
+	ret = drmModeAtomicCommit(k.fd, req, DRM_MODE_ATOMIC_TEST_ONLY, NULL);
+	drmModeAtomicFree(req);
+	return ret ? -errno : 0;
+}
+
+/* Whether plane @p lists @format. */
+static bool plane_has_format(const struct gk_plane *p, uint32_t format)
+{
+	drmModePlanePtr pl = drmModeGetPlane(k.fd, p->id);
+	bool has = false;
+
+	igt_assert(pl);
+	for (uint32_t i = 0; i < pl->count_formats; i++)
+		has |= pl->formats[i] == format;
+	drmModeFreePlane(pl);
+	return has;
+}
+
+/*
+ * Each value of every enum and bitmask property of plane @p in a TEST_ONLY
+ * commit of @fb at its size, with what each value needs of the layout:
+ * @yuv (the same size, a YCbCr format) for an encoding or range, the
+ * framebuffer shown at twice its size for a scaling filter, @full (the
+ * mode's size, with alpha) for plane alpha and blend modes.
+ */
+static void check_plane_values(const struct gk_plane *p, const struct gk_fb *fb,
+			       const struct gk_fb *yuv, const struct gk_fb *full)
+{
+	drmModeObjectPropertiesPtr props;
+
+	props = drmModeObjectGetProperties(k.fd, p->id, DRM_MODE_OBJECT_PLANE);
+	igt_assert(props);
+	for (uint32_t i = 0; i < props->count_props; i++) {
+		drmModePropertyPtr pr = drmModeGetProperty(k.fd, props->props[i]);
+		bool bitmask, encoding, filter, blend;
+
+		igt_assert(pr);
+		bitmask = drm_property_type_is(pr, DRM_MODE_PROP_BITMASK);
+		encoding = !strcmp(pr->name, "COLOR_ENCODING") ||
+			   !strcmp(pr->name, "COLOR_RANGE");
+		filter = !strcmp(pr->name, "SCALING_FILTER");
+		blend = !strcmp(pr->name, "pixel blend mode");
+		if (encoding)
+			igt_assert_f(plane_has_format(p, DRM_FORMAT_YUYV),
+				     "plane %u (type %u) offers %s and no YCbCr format\n",
+				     p->id, p->type, pr->name);
+		if (!strcmp(pr->name, "alpha"))
+			igt_assert_f(try_plane(p, full, full->width, full->height,
+					       pr->name, 0x8000) == 0,
+				     "plane %u (type %u) offers alpha and refuses a framebuffer of the mode's size\n",
+				     p->id, p->type);
+		for (int e = 0; (pr->flags & DRM_MODE_PROP_IMMUTABLE) == 0 &&
+				(bitmask || drm_property_type_is(pr, DRM_MODE_PROP_ENUM)) &&
+				e < pr->count_enums; e++) {
+			uint64_t v = pr->enums[e].value;
+			const struct gk_fb *f = encoding ? yuv : blend ? full : fb;
+			uint32_t scale = filter ? 2 : 1;
+
+			/* A reflection alone is no rotation: add ROTATE_0. */
+			if (bitmask)
+				v = 1ull << v | (v > 3 ? DRM_MODE_ROTATE_0 : 0);
+			igt_assert_f(try_plane(p, f, f->width * scale, f->height * scale,
+					       pr->name, v) == 0,
+				     "plane %u (type %u): %s = %s (%llu) refused\n",
+				     p->id, p->type, pr->name, pr->enums[e].name,
+				     (unsigned long long)v);
+		}
+		drmModeFreeProperty(pr);
+	}
+	drmModeFreeObjectProperties(props);
+}
+
 igt_main
 {
 	static const uint32_t formats[] = {
@@ -453,6 +549,23 @@ igt_main
 		l[cursor - k.planes].blend = 1;
 		check_ref(l, cursor - k.planes + 1, 1);
 		gk_fb_destroy(&k, &cur);
+	}
+
+	igt_describe("Every value of every enum and bitmask property a plane offers is accepted on it in a layout that value applies to: an encoding or range on a YCbCr framebuffer (so a plane offering them has a YCbCr format), a scaling filter on a scaled plane, a blend mode (and plane alpha) on a framebuffer of the mode's size.  The cursor offers none of those four.");
+	igt_subtest("plane-properties-usable") {
+		struct gk_layer l[1] = { base_layer() };
+		struct gk_fb argb, yuv, full;
+
+		igt_assert_eq(gk_commit(&k, l, 1, NULL, 0), 0);
+		gk_fb_create(&k, &argb, 64, 64, DRM_FORMAT_ARGB8888);
+		gk_fb_create(&k, &yuv, 64, 64, DRM_FORMAT_YUYV);
+		gk_fb_create(&k, &full, k.mode.hdisplay, k.mode.vdisplay,
+			     DRM_FORMAT_ARGB8888);
+		for (unsigned int i = 0; i < k.num_planes; i++)
+			check_plane_values(&k.planes[i], &argb, &yuv, &full);
+		gk_fb_destroy(&k, &full);
+		gk_fb_destroy(&k, &yuv);
+		gk_fb_destroy(&k, &argb);
 	}
 
 	igt_describe("The cursor moved by the legacy cursor ioctl, which changes its state in place without a commit, shows at each new place in the next frame written back, which is composed from that state.");

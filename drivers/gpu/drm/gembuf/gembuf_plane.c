@@ -458,6 +458,37 @@ static const struct drm_plane_helper_funcs gembuf_cursor_helper_funcs = {
 	.atomic_async_update = gembuf_cursor_async_update,
 };
 
+/*
+ * Plane alpha, blend modes, YCbCr encoding and range and the scaling
+ * filter, on the primary and the overlays.  A plane offers what every
+ * value of its properties does on it: the cursor takes no framebuffer of
+ * the mode's size (which clients, igt's alpha-blend tests among them,
+ * blend on every plane offering plane alpha and blend modes), no YCbCr
+ * format (for an encoding and range to convert) and does not scale (for
+ * a filter to choose), and keeps DRM's defaults: opaque plane alpha,
+ * pre-multiplied pixels.
+ */
+static int gembuf_plane_add_properties(struct drm_plane *plane)
+{
+	int ret;
+
+	ret = drm_plane_create_alpha_property(plane);
+	ret = ret ?: drm_plane_create_blend_mode_property(plane,
+					BIT(DRM_MODE_BLEND_PIXEL_NONE) |
+					BIT(DRM_MODE_BLEND_PREMULTI) |
+					BIT(DRM_MODE_BLEND_COVERAGE));
+	ret = ret ?: drm_plane_create_color_properties(plane,
+					BIT(DRM_COLOR_YCBCR_BT601) |
+					BIT(DRM_COLOR_YCBCR_BT709),
+					BIT(DRM_COLOR_YCBCR_LIMITED_RANGE) |
+					BIT(DRM_COLOR_YCBCR_FULL_RANGE),
+					DRM_COLOR_YCBCR_BT601,
+					DRM_COLOR_YCBCR_LIMITED_RANGE);
+	return ret ?: drm_plane_create_scaling_filter_property(plane,
+					BIT(DRM_SCALING_FILTER_DEFAULT) |
+					BIT(DRM_SCALING_FILTER_NEAREST_NEIGHBOR));
+}
+
 /**
  * gembuf_plane_create() - make one plane with all its properties
  * @gdev: the display
@@ -495,33 +526,11 @@ struct drm_plane *gembuf_plane_create(struct gembuf_device *gdev,
 						     GEMBUF_NUM_OVERLAYS);
 	else
 		ret = drm_plane_create_zpos_immutable_property(plane, zpos);
-	/*
-	 * Plane alpha and blend modes on the primary and overlays only:
-	 * clients (igt's alpha-blend tests among them) blend a framebuffer
-	 * of the mode's size on every plane that offers them, which the
-	 * cursor, at most DRM_CAP_CURSOR_WIDTH x HEIGHT, refuses.  The
-	 * cursor keeps DRM's defaults: opaque plane alpha, pre-multiplied
-	 * pixels.
-	 */
-	if (!cursor) {
-		ret = ret ?: drm_plane_create_alpha_property(plane);
-		ret = ret ?: drm_plane_create_blend_mode_property(plane,
-						BIT(DRM_MODE_BLEND_PIXEL_NONE) |
-						BIT(DRM_MODE_BLEND_PREMULTI) |
-						BIT(DRM_MODE_BLEND_COVERAGE));
-	}
 	ret = ret ?: drm_plane_create_rotation_property(plane, DRM_MODE_ROTATE_0,
 					DRM_MODE_ROTATE_MASK | DRM_MODE_REFLECT_MASK);
-	ret = ret ?: drm_plane_create_color_properties(plane,
-					BIT(DRM_COLOR_YCBCR_BT601) |
-					BIT(DRM_COLOR_YCBCR_BT709),
-					BIT(DRM_COLOR_YCBCR_LIMITED_RANGE) |
-					BIT(DRM_COLOR_YCBCR_FULL_RANGE),
-					DRM_COLOR_YCBCR_BT601,
-					DRM_COLOR_YCBCR_LIMITED_RANGE);
-	ret = ret ?: drm_plane_create_scaling_filter_property(plane,
-					BIT(DRM_SCALING_FILTER_DEFAULT) |
-					BIT(DRM_SCALING_FILTER_NEAREST_NEIGHBOR));
+	/* The cursor offers none of these: see gembuf_plane_add_properties(). */
+	if (!cursor)
+		ret = ret ?: gembuf_plane_add_properties(plane);
 	if (ret)
 		return ERR_PTR(ret);
 	drm_object_attach_property(&plane->base, gdev->kms->colorkey_prop, 0);
