@@ -341,6 +341,83 @@ VISIBLE_IF_KUNIT void gembuf_blend_rgb32_line(struct gembuf_pixel *dst,
 }
 EXPORT_SYMBOL_IF_KUNIT(gembuf_blend_rgb32_line);
 
+/*
+ * One channel of blend_pixel() over a pixel below that is a word's
+ * channel @d widened (d * 0x101), narrowed back: the same arithmetic on
+ * the same 16-bit values, so the same 8 high bits.  mul16(x, 0xffff) is
+ * x, which a constant @k of 0xffff skips.
+ */
+static __always_inline u32 blend8(u32 s, u32 d, u32 k, u32 cov)
+{
+	u32 c = k == 0xffff ? s * 0x101 : mul16(s * 0x101, k);
+
+	return min(c + mul16(d * 0x101, 0xffff - cov), 0xffffU) >> 8;
+}
+
+/*
+ * blend_rgb32_run() onto a run of words where the result is the last
+ * word of its pixel: each pixel below is a word that nothing was blended
+ * onto, and nothing is blended onto the result, so it is made as the
+ * word the 16-bit path would narrow to (X aside: the caller clears it).
+ */
+static __always_inline void blend_words_run(__le32 *dst, const __le32 *src,
+					    int n, u16 plane_alpha, u16 mode)
+{
+	u32 v, d, cov, k;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		v = le32_to_cpu(src[i]);
+		if (mode != DRM_MODE_BLEND_PIXEL_NONE && !(v >> 24) &&
+		    (mode == DRM_MODE_BLEND_COVERAGE || !(v & 0xffffff)))
+			continue;
+		cov = mul16(mode == DRM_MODE_BLEND_PIXEL_NONE ? 0xffff :
+			    (v >> 24) * 0x101, plane_alpha);
+		k = mode == DRM_MODE_BLEND_COVERAGE ? cov : plane_alpha;
+		if (cov == 0xffff) {
+			dst[i] = src[i];
+			continue;
+		}
+		d = le32_to_cpu(dst[i]);
+		dst[i] = cpu_to_le32(blend8(v >> 16 & 0xff, d >> 16 & 0xff, k, cov) << 16 |
+				     blend8(v >> 8 & 0xff, d >> 8 & 0xff, k, cov) << 8 |
+				     blend8(v & 0xff, d & 0xff, k, cov));
+	}
+}
+
+/*
+ * gembuf_blend_rgb32_line() for a run whose pixels below are words and
+ * whose results are final (see blend_words_run()), a loop for each blend
+ * mode and for a plane alpha of 0xffff, where no channel needs
+ * mul16() for the plane alpha.
+ */
+static void blend_rgb32_words(__le32 *dst, const __le32 *src, int n,
+			      const struct drm_plane_state *s)
+{
+	u16 mode = s->fb->format->has_alpha ? s->pixel_blend_mode :
+					       DRM_MODE_BLEND_PIXEL_NONE;
+
+	switch (mode) {
+	case DRM_MODE_BLEND_PIXEL_NONE:
+		blend_words_run(dst, src, n, s->alpha, DRM_MODE_BLEND_PIXEL_NONE);
+		break;
+	case DRM_MODE_BLEND_COVERAGE:
+		if (s->alpha == DRM_BLEND_ALPHA_OPAQUE)
+			blend_words_run(dst, src, n, DRM_BLEND_ALPHA_OPAQUE,
+					DRM_MODE_BLEND_COVERAGE);
+		else
+			blend_words_run(dst, src, n, s->alpha, DRM_MODE_BLEND_COVERAGE);
+		break;
+	default:
+		if (s->alpha == DRM_BLEND_ALPHA_OPAQUE)
+			blend_words_run(dst, src, n, DRM_BLEND_ALPHA_OPAQUE,
+					DRM_MODE_BLEND_PREMULTI);
+		else
+			blend_words_run(dst, src, n, s->alpha, DRM_MODE_BLEND_PREMULTI);
+		break;
+	}
+}
+
 /* Rotated by 90 or 270 degrees, a destination line crosses source lines. */
 static bool transposed(const struct drm_plane_state *s)
 {
@@ -400,51 +477,99 @@ static int source_per_line(const struct drm_plane_state *s, int y)
  *	plane, the source line of each destination column
  * @gather: for an @rgb32 plane whose line is not a plain run of words
  *	(scaled, reflected or rotated), where each line's words are
- *	gathered
+ *	gathered; for a @words plane shown magnified, its source columns
+ *	@sx1 to @sx2 of the source line @src_y, as words
+ * @words: the words reader of an opaque plane of another format, not
+ *	transposed and without a color key, or NULL
+ * @lut: the YCbCr terms of a @words plane of a YCbCr format
+ * @gathered_y: the destination line whose words @gather holds, or -1
+ * @src_y: the source line @gather holds for a magnified @words plane, or -1
+ * @sx1: the first source column such a plane shows
+ * @sx2: the column after its last
  * @rgb32: XRGB8888 or ARGB8888 and no color key: each line is a run of
  *	words, for gembuf_blend_rgb32_line(), read from @xs[0] on or
  *	gathered in @gather
  * @opaque: and every pixel of it hides what is below: laid as a run
  *	by gembuf_lay_runs()
+ * @plain: @xs are consecutive columns (the plane is shown at its width,
+ *	not reflected nor transposed)
+ * @magnified: fewer source columns than destination ones: a @words plane
+ *	reads each source column once a source line, into @gather
  */
 struct gembuf_layer {
 	const struct gembuf_plane_state *ps;
 	const int *xs;
 	__le32 *gather;
+	gembuf_words_fn words;
+	const struct gembuf_yuv_lut *lut;
+	int gathered_y;
+	int src_y;
+	int sx1;
+	int sx2;
 	bool rgb32;
 	bool opaque;
+	bool plain;
+	bool magnified;
 };
+
+/* Every pixel of the plane hides what is below it, color key aside. */
+static bool opaque_plane(const struct drm_plane_state *s)
+{
+	return s->alpha == DRM_BLEND_ALPHA_OPAQUE &&
+	       (!s->fb->format->has_alpha ||
+		s->pixel_blend_mode == DRM_MODE_BLEND_PIXEL_NONE);
+}
 
 static void layer_init(struct gembuf_layer *l,
 		       const struct gembuf_plane_state *ps, int *xs,
-		       __le32 *gather)
+		       __le32 *gather, struct gembuf_yuv_lut *lut)
 {
 	const struct drm_plane_state *s = &ps->base.base;
 	u32 format = s->fb->format->format;
 	int i, n = drm_rect_width(&s->dst);
 
-	*l = (struct gembuf_layer){ .ps = ps, .xs = xs };
+	*l = (struct gembuf_layer){
+		.ps = ps, .xs = xs, .gathered_y = -1, .src_y = -1,
+		.plain = !transposed(s),
+	};
 	source_per_column(s, xs);
-	if (ps->colorkey_mask ||
-	    (format != DRM_FORMAT_XRGB8888 && format != DRM_FORMAT_ARGB8888))
-		return;
-	if (transposed(s))
-		l->gather = gather;
-	for (i = 1; i < n && !l->gather; i++)
+	l->sx1 = xs[0];
+	l->sx2 = xs[0] + 1;
+	for (i = 0; i < n; i++) {
 		if (xs[i] != xs[0] + i)
-			l->gather = gather;
+			l->plain = false;
+		l->sx1 = min(l->sx1, xs[i]);
+		l->sx2 = max(l->sx2, xs[i] + 1);
+	}
+	if (ps->colorkey_mask)
+		return;
+	if (format != DRM_FORMAT_XRGB8888 && format != DRM_FORMAT_ARGB8888) {
+		if (transposed(s) || !opaque_plane(s))
+			return;
+		l->words = gembuf_format_words(format);
+		if (!l->words)
+			return;
+		/* The source columns fit @gather: there are fewer than @n. */
+		l->magnified = !l->plain && l->sx2 - l->sx1 < n;
+		l->gather = gather;
+		if (s->fb->format->is_yuv) {
+			gembuf_yuv_lut_init(lut, s);
+			l->lut = lut;
+		}
+		return;
+	}
+	if (!l->plain)
+		l->gather = gather;
 	l->rgb32 = true;
-	l->opaque = s->alpha == DRM_BLEND_ALPHA_OPAQUE &&
-		    (!s->fb->format->has_alpha ||
-		     s->pixel_blend_mode == DRM_MODE_BLEND_PIXEL_NONE);
+	l->opaque = opaque_plane(s);
 }
 
 /*
  * The words of line @y of an rgb32 layer, in destination order: read in
- * place, or gathered into the layer's own buffer (which the const layer
- * points to; each line overwrites it).
+ * place, or gathered into the layer's own buffer once a line (each line
+ * overwrites it).
  */
-static const __le32 *layer_words(const struct gembuf_layer *l, int y)
+static const __le32 *layer_words(struct gembuf_layer *l, int y)
 {
 	const struct drm_plane_state *s = &l->ps->base.base;
 	unsigned int pitch = s->fb->pitches[0];
@@ -454,6 +579,9 @@ static const __le32 *layer_words(const struct gembuf_layer *l, int y)
 	if (!l->gather)
 		return (const __le32 *)(l->ps->vaddr[0] +
 					source_per_line(s, y) * pitch) + l->xs[0];
+	if (l->gathered_y == y)
+		return l->gather;
+	l->gathered_y = y;
 	if (transposed(s)) {
 		col = source_per_line(s, y);
 		for (i = 0; i < n; i++)
@@ -485,49 +613,29 @@ VISIBLE_IF_KUNIT int gembuf_layer_line(const struct gembuf_plane_state *ps,
 				       int y, __le32 *out)
 {
 	int ret = -ENOMEM, n = drm_rect_width(&ps->base.base.dst);
+	struct gembuf_yuv_lut *lut;
 	struct gembuf_layer l;
 	__le32 *gather;
 	int *xs;
 
 	xs = kcalloc(n, sizeof(*xs), GFP_KERNEL);
 	gather = kcalloc(n, sizeof(*gather), GFP_KERNEL);
-	if (xs && gather) {
-		layer_init(&l, ps, xs, gather);
+	lut = kmalloc(sizeof(*lut), GFP_KERNEL);
+	if (xs && gather && lut) {
+		layer_init(&l, ps, xs, gather, lut);
 		ret = -EINVAL;
 		if (l.rgb32) {
 			memcpy(out, layer_words(&l, y), n * sizeof(*out));
 			ret = 0;
 		}
 	}
+	kfree(lut);
 	kfree(gather);
 	kfree(xs);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(gembuf_layer_line);
 #endif
-
-static void compose_plane_line(struct gembuf_pixel *line,
-			       struct gembuf_pixel *px, int y,
-			       const struct gembuf_plane_state *ps, const int *xs)
-{
-	const struct drm_plane_state *s = &ps->base.base;
-	const struct drm_framebuffer *fb = s->fb;
-	int i, sx, n = drm_rect_width(&s->dst);
-
-	if (!transposed(s)) {
-		ps->read(ps->vaddr, fb, source_per_line(s, y), xs, n, s, px);
-	} else {
-		sx = source_per_line(s, y);
-		for (i = 0; i < n; i++)
-			ps->read(ps->vaddr, fb, xs[i], &sx, 1, s, &px[i]);
-	}
-	line += s->dst.x1;
-	for (i = 0; i < n; i++) {
-		if (keyed_out(ps, &px[i]))
-			continue;
-		blend_pixel(&line[i], &px[i], s->alpha, s->pixel_blend_mode);
-	}
-}
 
 /**
  * struct gembuf_frame - what composing one frame takes, set up once a frame
@@ -550,23 +658,28 @@ struct gembuf_frame {
 	struct gembuf_pixel *px;
 };
 
+static bool on_line(const struct gembuf_layer *l, int y)
+{
+	return y >= l->ps->base.base.dst.y1 && y < l->ps->base.base.dst.y2;
+}
+
 /*
  * The opaque 32-bit RGB layers at the bottom of line @y, as @runs (@n of
  * them); a layer that is gathered is gathered whole, even where another
  * run hides it.  Return the index of the first layer on the line that is to be
  * blended onto them, @f->num_layers if none is.
  */
-static unsigned int opaque_runs(const struct gembuf_frame *f, int y,
+static unsigned int opaque_runs(struct gembuf_frame *f, int y,
 				struct gembuf_run *runs, int *n)
 {
 	unsigned int i;
 
 	*n = 0;
 	for (i = 0; i < f->num_layers; i++) {
-		const struct gembuf_layer *l = &f->layers[i];
+		struct gembuf_layer *l = &f->layers[i];
 		const struct drm_rect *dst = &l->ps->base.base.dst;
 
-		if (y < dst->y1 || y >= dst->y2)
+		if (!on_line(l, y))
 			continue;
 		if (!l->opaque)
 			break;
@@ -581,7 +694,8 @@ static unsigned int opaque_runs(const struct gembuf_frame *f, int y,
 
 /*
  * The columns [*@x1, *@x2) the layers of line @y from @first on cover:
- * only those are widened to 16 bits, blended and narrowed back.
+ * the 16-bit path widens, blends and narrows them all, so their X bytes
+ * are 0.
  */
 static void blend_span(const struct gembuf_frame *f, int y, unsigned int first,
 		       int *x1, int *x2)
@@ -593,31 +707,188 @@ static void blend_span(const struct gembuf_frame *f, int y, unsigned int first,
 	for (i = first; i < f->num_layers; i++) {
 		const struct drm_rect *dst = &f->layers[i].ps->base.base.dst;
 
-		if (y < dst->y1 || y >= dst->y2)
+		if (!on_line(&f->layers[i], y))
 			continue;
 		*x1 = min(*x1, dst->x1);
 		*x2 = max(*x2, dst->x2);
 	}
 }
 
-/* Blend the layers of line @y from @first on over @f->line. */
+/*
+ * The columns [*@r1, *@r2) of line @y, from layer @first on, that need
+ * 16-bit pixels (*@r1 >= *@r2 if none do): those of a layer with no
+ * words path (rgb32 or a words reader), and those of a layer with one
+ * that a layer above it on the line may cover.  Outside them a column
+ * has at most one layer from @first on, blended onto the word laid below
+ * and blended onto by nothing: its word is made directly.
+ */
+static void wide_span(const struct gembuf_frame *f, int y, unsigned int first,
+		      int *r1, int *r2)
+{
+	unsigned int i, j;
+	int a, b, h1, h2;
+
+	*r1 = f->width;
+	*r2 = 0;
+	for (i = first; i < f->num_layers; i++) {
+		const struct gembuf_layer *l = &f->layers[i];
+
+		if (!on_line(l, y))
+			continue;
+		a = l->ps->base.base.dst.x1;
+		b = l->ps->base.base.dst.x2;
+		if (l->rgb32 || l->words) {
+			h1 = f->width;
+			h2 = 0;
+			for (j = i + 1; j < f->num_layers; j++) {
+				if (!on_line(&f->layers[j], y))
+					continue;
+				h1 = min(h1, f->layers[j].ps->base.base.dst.x1);
+				h2 = max(h2, f->layers[j].ps->base.base.dst.x2);
+			}
+			a = max(a, h1);
+			b = min(b, h2);
+		}
+		if (a >= b)
+			continue;
+		*r1 = min(*r1, a);
+		*r2 = max(*r2, b);
+	}
+}
+
+/*
+ * Columns [@c1, @c2) of layer @l on line @y blended onto @f->line: the
+ * plane's line read with one call of its reader (one a pixel for a
+ * transposed plane), then each pixel blended.
+ */
+static void blend_wide(struct gembuf_frame *f, struct gembuf_layer *l, int y,
+		       int c1, int c2)
+{
+	const struct gembuf_plane_state *ps = l->ps;
+	const struct drm_plane_state *s = &ps->base.base;
+	int i, sx, off = c1 - s->dst.x1, n = c2 - c1;
+	struct gembuf_pixel *line = f->line + c1, *px = f->px;
+
+	if (l->rgb32) {
+		gembuf_blend_rgb32_line(line, layer_words(l, y) + off, n, s);
+		return;
+	}
+	if (!transposed(s)) {
+		ps->read(ps->vaddr, s->fb, source_per_line(s, y), l->xs + off,
+			 n, s, px);
+	} else {
+		sx = source_per_line(s, y);
+		for (i = 0; i < n; i++)
+			ps->read(ps->vaddr, s->fb, l->xs[off + i], &sx, 1, s,
+				 &px[i]);
+	}
+	for (i = 0; i < n; i++) {
+		if (keyed_out(ps, &px[i]))
+			continue;
+		blend_pixel(&line[i], &px[i], s->alpha, s->pixel_blend_mode);
+	}
+}
+
+/*
+ * Columns [@c1, @c2) of layer @l on line @y, which has a words path, made
+ * as final words in @f->words: copied or blended for rgb32, read as words
+ * for an opaque plane of another format (a magnified one's source line
+ * read once, then its words picked).
+ */
+static void blend_words(struct gembuf_frame *f, struct gembuf_layer *l, int y,
+			int c1, int c2)
+{
+	const struct gembuf_plane_state *ps = l->ps;
+	const struct drm_plane_state *s = &ps->base.base;
+	int i, sy, off = c1 - s->dst.x1, n = c2 - c1;
+	__le32 *dst = f->words + c1;
+	const __le32 *src;
+
+	if (l->rgb32) {
+		src = layer_words(l, y) + off;
+		if (l->opaque)
+			memcpy(dst, src, n * sizeof(*dst));
+		else
+			blend_rgb32_words(dst, src, n, s);
+		return;
+	}
+	sy = source_per_line(s, y);
+	if (l->plain) {
+		l->words(ps->vaddr, s->fb, sy, NULL, l->xs[0] + off, n, l->lut,
+			 dst);
+		return;
+	}
+	if (!l->magnified) {
+		l->words(ps->vaddr, s->fb, sy, l->xs + off, 0, n, l->lut, dst);
+		return;
+	}
+	if (l->src_y != sy) {
+		l->words(ps->vaddr, s->fb, sy, NULL, l->sx1, l->sx2 - l->sx1,
+			 l->lut, l->gather);
+		l->src_y = sy;
+	}
+	for (i = 0; i < n; i++)
+		dst[i] = l->gather[l->xs[off + i] - l->sx1];
+}
+
+/* Blend the layers of line @y from @first on over @f->line, whole. */
 static void blend_layers(struct gembuf_frame *f, int y, unsigned int first)
 {
 	unsigned int i;
 
 	for (i = first; i < f->num_layers; i++) {
-		const struct gembuf_layer *l = &f->layers[i];
-		const struct drm_plane_state *s = &l->ps->base.base;
+		struct gembuf_layer *l = &f->layers[i];
 
-		if (y < s->dst.y1 || y >= s->dst.y2)
-			continue;
-		if (l->rgb32)
-			gembuf_blend_rgb32_line(f->line + s->dst.x1,
-						layer_words(l, y),
-						drm_rect_width(&s->dst), s);
-		else
-			compose_plane_line(f->line, f->px, y, l->ps, l->xs);
+		if (on_line(l, y))
+			blend_wide(f, l, y, l->ps->base.base.dst.x1,
+				   l->ps->base.base.dst.x2);
 	}
+}
+
+/* Clear the X bytes of words [@x1, @x2) of a line (8-byte aligned). */
+static void clear_x_span(__le32 *words, int x1, int x2)
+{
+	if (x1 >= x2)
+		return;
+	if (x1 & 1)
+		words[x1++] &= cpu_to_le32(0xffffff);
+	gembuf_clear_x_line(words + x1, x2 - x1);
+}
+
+/*
+ * Line @y of @f->words, laid with its opaque runs, with the layers from
+ * @first on blended onto it, for an output that takes words: the columns
+ * of wide_span() through 16-bit pixels, the others straight as words.
+ * The X bytes end as the 16-bit path leaves them: 0 over blend_span().
+ */
+static void compose_words(struct gembuf_frame *f, int y, unsigned int first)
+{
+	int x1, x2, r1, r2, a, b;
+	unsigned int i;
+
+	blend_span(f, y, first, &x1, &x2);
+	wide_span(f, y, first, &r1, &r2);
+	if (r1 >= r2) {
+		r1 = x1;
+		r2 = x1;
+	}
+	gembuf_widen_line(f->line + r1, f->words + r1, r2 - r1);
+	for (i = first; i < f->num_layers; i++) {
+		struct gembuf_layer *l = &f->layers[i];
+
+		if (!on_line(l, y))
+			continue;
+		a = l->ps->base.base.dst.x1;
+		b = l->ps->base.base.dst.x2;
+		if (a < min(b, r1))
+			blend_words(f, l, y, a, min(b, r1));
+		if (max(a, r1) < min(b, r2))
+			blend_wide(f, l, y, max(a, r1), min(b, r2));
+		if (max(a, r2) < b)
+			blend_words(f, l, y, max(a, r2), b);
+	}
+	gembuf_narrow_line(f->words + r1, f->line + r1, r2 - r1);
+	clear_x_span(f->words, x1, x2);
 }
 
 /*
@@ -657,6 +928,7 @@ static void apply_gamma(struct gembuf_pixel *line, int width,
 void gembuf_lines_put(struct gembuf_lines *lines)
 {
 	if (lines && refcount_dec_and_test(&lines->ref)) {
+		kvfree(lines->luts);
 		kvfree(lines->xs);
 		kvfree(lines->words);
 		kvfree(lines->px);
@@ -689,7 +961,10 @@ struct gembuf_lines *gembuf_lines_alloc(int width)
 	lines->xs = kvmalloc_array(width * GEMBUF_MAX_PLANES,
 				   sizeof(*lines->xs) + sizeof(*lines->gather),
 				   GFP_KERNEL);
-	if (!lines->line || !lines->px || !lines->words || !lines->xs) {
+	lines->luts = kvmalloc_array(GEMBUF_MAX_PLANES, sizeof(*lines->luts),
+				     GFP_KERNEL);
+	if (!lines->line || !lines->px || !lines->words || !lines->xs ||
+	    !lines->luts) {
 		gembuf_lines_put(lines);
 		return NULL;
 	}
@@ -723,75 +998,36 @@ void gembuf_composer_wait_stale(struct gembuf_output *out)
 }
 
 /**
- * gembuf_composer_work() - compose one frame
- * @work: &gembuf_output.composer_work
+ * gembuf_compose() - compose one frame of a CRTC state
+ * @state: the CRTC state, with its line buffers and, if @wb, its
+ *	writeback framebuffer
+ * @crc_on: take the frame's CRC
+ * @wb: store the frame into the writeback framebuffer
  *
- * It allocates nothing (the line buffers come with the CRTC state),
- * waits for no fence and begins no CPU access: the planes' framebuffers
- * are mapped by the commit (begin_fb_access) and their CPU access begun
- * in its tail, after its fences (the planes' atomic_update).  A plane
- * whose CPU access did not begin is not read, as if it were off.  The
- * writeback buffer is gembuf's own memory (the connector refuses
- * others'), with no exporter to call.
+ * Only planes whose CPU access began are read.  Allocates nothing.
  *
- * The writeback out-fence and the CRC depend on it, so it is one fence
- * signalling critical section (dma_fence_begin_signalling()): nothing in
- * it may allocate memory that reclaim could need a fence for, nor take a
- * lock held while waiting for a fence.  The one lock it sleeps on,
- * &gembuf_output.frame_lock, is held elsewhere only to move the cursor.
+ * Return: the frame's CRC (CRC-32 of its XRGB8888 words, X bytes 0),
+ * ~0 inverted if @crc_on is false.
  */
-void gembuf_composer_work(struct work_struct *work)
+VISIBLE_IF_KUNIT u32 gembuf_compose(struct gembuf_crtc_state *state,
+				    bool crc_on, bool wb)
 {
-	struct gembuf_output *out = container_of(work, struct gembuf_output,
-						 composer_work);
+	struct gembuf_lines *lines = state->lines;
 	const struct drm_property_blob *gamma_lut;
-	struct gembuf_crtc_state *state;
-	struct gembuf_lines *lines;
 	struct gembuf_frame f = {};
 	struct gembuf_run runs[GEMBUF_MAX_PLANES];
-	bool crc_on, wb, wb_words = false, wide, direct, fence_cookie;
+	bool wb_words = false, wide, direct;
 	/*
 	 * The frame's CRC is CRC-32 as zlib and Ethernet take it: started
 	 * at ~0 and inverted at the end, so that no frame of zero bytes (a
 	 * black one) gets a CRC of 0, which igt reads as a dead CRC.
 	 */
 	u32 crc = ~0U;
-	int height, y, n, x1, x2, ret = 0;
+	int height, y, n;
 	unsigned int i, first;
-	u64 frame, frame_end, start = ktime_get_ns();
 
-	spin_lock_irq(&out->lock);
-	state = out->composer_state;
-	/* A run for a writeback job alone has no vblank to give a CRC to. */
-	crc_on = out->crc_enabled && out->frames_queued;
-	frame = out->frame_start;
-	frame_end = out->frame_end;
-	out->frames_queued = false;
-	wb = state && state->wb_pending;
-	if (wb)
-		state->wb_pending = false;
-	if (state && (crc_on || wb))
-		out->composing = state;
-	spin_unlock_irq(&out->lock);
-	if (!state || (!crc_on && !wb))
-		return;
-
-	fence_cookie = dma_fence_begin_signalling();
-	/* A cursor moved asynchronously moves between frames. */
-	mutex_lock(&out->frame_lock);
 	f.width = state->base.mode.hdisplay;
 	height = state->base.mode.vdisplay;
-	/* atomic_check gave every active state buffers of its width. */
-	lines = state->lines;
-	if (WARN_ON_ONCE(!lines || lines->width != f.width)) {
-		ret = -EINVAL;
-		goto out;
-	}
-	/* A frame the composer could not make (the fault attribute). */
-	if (should_fail(&gembuf_fail_compose, 1)) {
-		ret = -EIO;
-		goto out;
-	}
 	f.line = lines->line;
 	f.px = lines->px;
 	f.words = lines->words;
@@ -808,7 +1044,7 @@ void gembuf_composer_work(struct work_struct *work)
 		if (state->planes[i]->cpu_access)
 			layer_init(&f.layers[f.num_layers++], state->planes[i],
 				   lines->xs + i * f.width,
-				   lines->gather + i * f.width);
+				   lines->gather + i * f.width, &lines->luts[i]);
 	gamma_lut = state->base.gamma_lut;
 	if (wb)
 		wb_words = state->wb_fb->format->format == DRM_FORMAT_XRGB8888;
@@ -831,10 +1067,7 @@ void gembuf_composer_work(struct work_struct *work)
 		gembuf_lay_runs(words, f.width, runs, n);
 		if (wide && !f.wide_out) {
 			/* The words keep the columns no blended plane covers. */
-			blend_span(&f, y, i, &x1, &x2);
-			gembuf_widen_line(f.line + x1, f.words + x1, x2 - x1);
-			blend_layers(&f, y, i);
-			gembuf_narrow_line(f.words + x1, f.line + x1, x2 - x1);
+			compose_words(&f, y, i);
 		} else if (wide) {
 			gembuf_widen_line(f.line, f.words, f.width);
 			blend_layers(&f, y, i);
@@ -856,7 +1089,70 @@ void gembuf_composer_work(struct work_struct *work)
 			crc = crc32_le(crc, (u8 *)f.words,
 				       f.width * sizeof(*f.words));
 	}
-	crc = ~crc;
+	return ~crc;
+}
+EXPORT_SYMBOL_IF_KUNIT(gembuf_compose);
+
+/**
+ * gembuf_composer_work() - compose one frame
+ * @work: &gembuf_output.composer_work
+ *
+ * It allocates nothing (the line buffers come with the CRTC state),
+ * waits for no fence and begins no CPU access: the planes' framebuffers
+ * are mapped by the commit (begin_fb_access) and their CPU access begun
+ * in its tail, after its fences (the planes' atomic_update).  A plane
+ * whose CPU access did not begin is not read, as if it were off.  The
+ * writeback buffer is gembuf's own memory (the connector refuses
+ * others'), with no exporter to call.
+ *
+ * The writeback out-fence and the CRC depend on it, so it is one fence
+ * signalling critical section (dma_fence_begin_signalling()): nothing in
+ * it may allocate memory that reclaim could need a fence for, nor take a
+ * lock held while waiting for a fence.  The one lock it sleeps on,
+ * &gembuf_output.frame_lock, is held elsewhere only to move the cursor.
+ */
+void gembuf_composer_work(struct work_struct *work)
+{
+	struct gembuf_output *out = container_of(work, struct gembuf_output,
+						 composer_work);
+	struct gembuf_crtc_state *state;
+	struct gembuf_lines *lines;
+	bool crc_on, wb, fence_cookie;
+	u32 crc;
+	int ret = 0;
+	u64 frame, frame_end, start = ktime_get_ns();
+
+	spin_lock_irq(&out->lock);
+	state = out->composer_state;
+	/* A run for a writeback job alone has no vblank to give a CRC to. */
+	crc_on = out->crc_enabled && out->frames_queued;
+	frame = out->frame_start;
+	frame_end = out->frame_end;
+	out->frames_queued = false;
+	wb = state && state->wb_pending;
+	if (wb)
+		state->wb_pending = false;
+	if (state && (crc_on || wb))
+		out->composing = state;
+	spin_unlock_irq(&out->lock);
+	if (!state || (!crc_on && !wb))
+		return;
+
+	fence_cookie = dma_fence_begin_signalling();
+	/* A cursor moved asynchronously moves between frames. */
+	mutex_lock(&out->frame_lock);
+	/* atomic_check gave every active state buffers of its width. */
+	lines = state->lines;
+	if (WARN_ON_ONCE(!lines || lines->width != state->base.mode.hdisplay)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	/* A frame the composer could not make (the fault attribute). */
+	if (should_fail(&gembuf_fail_compose, 1)) {
+		ret = -EIO;
+		goto out;
+	}
+	crc = gembuf_compose(state, crc_on, wb);
 	atomic64_add(ktime_get_ns() - start, &out->compose_ns);
 	atomic64_inc(&out->frames_composed);
 	/* Frames the composer fell behind on showed this same picture. */

@@ -208,17 +208,31 @@ static u16 clamp16(s64 v)
 	return clamp_t(s64, v, 0, 0xffff);
 }
 
+/* Luma scaled to 0..1 and chroma to -0.5..0.5, in 16.16. */
+static inline s64 yuv_luma(u8 y, bool limited)
+{
+	return limited ? ((s64)y - 16) * 65536 * 255 / 219 : (s64)y * 65536;
+}
+
+static inline s64 yuv_chroma(u8 c, bool limited)
+{
+	return limited ? ((s64)c - 128) * 65536 * 255 / 224 : ((s64)c - 128) * 65536;
+}
+
+static const struct gembuf_yuv_coeffs *yuv_coeffs(const struct drm_plane_state *state)
+{
+	return state->color_encoding == DRM_COLOR_YCBCR_BT709 ? &bt709 : &bt601;
+}
+
 static inline void yuv_to_rgb(u8 y, u8 cb, u8 cr,
 			      const struct drm_plane_state *state,
 			      struct gembuf_pixel *out)
 {
-	const struct gembuf_yuv_coeffs *k =
-		state->color_encoding == DRM_COLOR_YCBCR_BT709 ? &bt709 : &bt601;
+	const struct gembuf_yuv_coeffs *k = yuv_coeffs(state);
 	bool limited = state->color_range == DRM_COLOR_YCBCR_LIMITED_RANGE;
-	/* Luma and chroma scaled to 0..1 and -0.5..0.5, in 16.16. */
-	s64 yy = limited ? ((s64)y - 16) * 65536 * 255 / 219 : (s64)y * 65536;
-	s64 u = limited ? ((s64)cb - 128) * 65536 * 255 / 224 : ((s64)cb - 128) * 65536;
-	s64 v = limited ? ((s64)cr - 128) * 65536 * 255 / 224 : ((s64)cr - 128) * 65536;
+	s64 yy = yuv_luma(y, limited);
+	s64 u = yuv_chroma(cb, limited);
+	s64 v = yuv_chroma(cr, limited);
 
 	/* 8-bit channel values in 16.16 to 16-bit values: * 257 / 65536. */
 	out->a = 0xffff;
@@ -260,6 +274,174 @@ static inline void px_nv12(const u8 *const rows[2], int x,
 
 GEMBUF_LINE_READER(nv12)
 
+/*
+ * Words readers: a run of a plane's pixels straight as little-endian
+ * XRGB8888 words, each channel the 8 high bits of what the format's
+ * reader gives (X is 0), for the composer to lay where the pixels are
+ * shown as they are and nothing is blended onto them: a 16-bit line
+ * would be narrowed to the same bytes.  @xs gives the columns, or is
+ * NULL for the @n columns from @x0 on.  Only opaque formats whose 8-bit
+ * result can be had without the 16-bit one have one.
+ */
+
+/*
+ * RGB565: an n-bit channel's 16-bit value is v * 0xffff / (2^n - 1)
+ * rounded, whose 8 high bits are the channel's bits repeated from the
+ * top (v * 33 >> 2 for 5 bits, v * 65 >> 4 for 6), exactly.
+ */
+static inline u32 rgb565_word(u32 v)
+{
+	return ((v >> 11) * 33 >> 2) << 16 | ((v >> 5 & 0x3f) * 65 >> 4) << 8 |
+	       (v & 0x1f) * 33 >> 2;
+}
+
+static void words_rgb565(void *const planes[DRM_FORMAT_MAX_PLANES],
+			 const struct drm_framebuffer *fb, int y,
+			 const int *xs, int x0, int n,
+			 const struct gembuf_yuv_lut *lut, __le32 *out)
+{
+	const __le16 *row = planes[0] + y * fb->pitches[0];
+	int i;
+
+	if (!xs) {
+		row += x0;
+		for (i = 0; i < n; i++)
+			out[i] = cpu_to_le32(rgb565_word(le16_to_cpu(row[i])));
+		return;
+	}
+	for (i = 0; i < n; i++)
+		out[i] = cpu_to_le32(rgb565_word(le16_to_cpu(row[xs[i]])));
+}
+
+/* XBGR8888 and ABGR8888 (read opaque): red and blue swapped. */
+static void words_xbgr8888(void *const planes[DRM_FORMAT_MAX_PLANES],
+			   const struct drm_framebuffer *fb, int y,
+			   const int *xs, int x0, int n,
+			   const struct gembuf_yuv_lut *lut, __le32 *out)
+{
+	const __le32 *row = planes[0] + y * fb->pitches[0];
+	u32 v;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		v = le32_to_cpu(row[xs ? xs[i] : x0 + i]);
+		out[i] = cpu_to_le32((v & 0xff) << 16 | (v & 0xff00) | (v >> 16 & 0xff));
+	}
+}
+
+/**
+ * gembuf_yuv_lut_init() - the tables a YCbCr plane's words are made with
+ * @lut: the tables
+ * @state: the plane state, for its COLOR_ENCODING and COLOR_RANGE
+ *
+ * Each term of yuv_to_rgb() for every 8-bit value, worked out as it
+ * does, so that a pixel costs three sums: each channel is then the sum
+ * (an exact integer, in 16.16) times 257, shifted and clamped, the same
+ * bits as yuv_to_rgb()'s channel, narrowed.  Every term fits in 32 bits
+ * (less than 2^25 in magnitude), and so does each sum.
+ */
+void gembuf_yuv_lut_init(struct gembuf_yuv_lut *lut,
+			 const struct drm_plane_state *state)
+{
+	const struct gembuf_yuv_coeffs *k = yuv_coeffs(state);
+	bool limited = state->color_range == DRM_COLOR_YCBCR_LIMITED_RANGE;
+	s64 c;
+	int i;
+
+	for (i = 0; i < 256; i++) {
+		c = yuv_chroma(i, limited);
+		lut->y[i] = yuv_luma(i, limited);
+		lut->r[i] = c * k->kr / 65536;
+		lut->gu[i] = c * k->kgb / 65536;
+		lut->gv[i] = c * k->kgr / 65536;
+		lut->b[i] = c * k->kb / 65536;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(gembuf_yuv_lut_init);
+
+/*
+ * A channel in 16.16 as yuv_to_rgb() takes it to 16 bits, * 257 >> 16
+ * and clamped (a negative sum clamps to 0 whether it is rounded down or
+ * towards zero), then narrowed: * 257 >> 24 clamped to 0..255.  From
+ * 0 to 16646654, v * 257 fits in 32 bits and >> 24 is below 255; above,
+ * it is 255 or more.
+ */
+static inline u32 yuv_narrow(s32 v)
+{
+	if ((u32)v > 16646654)
+		return v < 0 ? 0 : 0xff;
+	return (u32)v * 257 >> 24;
+}
+
+static inline __le32 yuv_word(const struct gembuf_yuv_lut *lut, u8 y,
+			      s32 r, s32 g, s32 b)
+{
+	s32 yy = lut->y[y];
+
+	return cpu_to_le32(yuv_narrow(yy + r) << 16 | yuv_narrow(yy - g) << 8 |
+			   yuv_narrow(yy + b));
+}
+
+/*
+ * A run of 4:2:2 or 4:2:0 pixels: @luma and @chroma are the line's luma
+ * bytes and its chroma pairs' Cb bytes (Cr follows Cb by @cr_off), with
+ * @step bytes between two luma or two chroma samples.  A pair of pixels
+ * shares its chroma, whose terms are looked up once for both where the
+ * run is contiguous.
+ */
+static __always_inline void words_yuv(const u8 *luma, int lstep,
+				      const u8 *chroma, int cstep, int cr_off,
+				      const int *xs, int x0, int n,
+				      const struct gembuf_yuv_lut *lut,
+				      __le32 *out)
+{
+	const u8 *c;
+	s32 r, g, b;
+	int i, x;
+
+	for (i = 0; i < n; ) {
+		x = xs ? xs[i] : x0 + i;
+		c = chroma + (x >> 1) * cstep;
+		r = lut->r[c[cr_off]];
+		g = lut->gu[c[0]] + lut->gv[c[cr_off]];
+		b = lut->b[c[0]];
+		out[i++] = yuv_word(lut, luma[x * lstep], r, g, b);
+		if (!xs && !(x & 1) && i < n)
+			out[i++] = yuv_word(lut, luma[(x + 1) * lstep], r, g, b);
+	}
+}
+
+static void words_yuyv(void *const planes[DRM_FORMAT_MAX_PLANES],
+		       const struct drm_framebuffer *fb, int y,
+		       const int *xs, int x0, int n,
+		       const struct gembuf_yuv_lut *lut, __le32 *out)
+{
+	const u8 *row = planes[0] + y * fb->pitches[0];
+
+	words_yuv(row, 2, row + 1, 4, 2, xs, x0, n, lut, out);
+}
+
+static void words_uyvy(void *const planes[DRM_FORMAT_MAX_PLANES],
+		       const struct drm_framebuffer *fb, int y,
+		       const int *xs, int x0, int n,
+		       const struct gembuf_yuv_lut *lut, __le32 *out)
+{
+	const u8 *row = planes[0] + y * fb->pitches[0];
+
+	words_yuv(row + 1, 2, row, 4, 2, xs, x0, n, lut, out);
+}
+
+static void words_nv12(void *const planes[DRM_FORMAT_MAX_PLANES],
+		       const struct drm_framebuffer *fb, int y,
+		       const int *xs, int x0, int n,
+		       const struct gembuf_yuv_lut *lut, __le32 *out)
+{
+	const u8 *row = planes[0] + y * fb->pitches[0];
+	const u8 *chroma = planes[1] + y / fb->format->vsub * fb->pitches[1];
+
+	words_yuv(row, 1, chroma, 2, 1, xs, x0, n, lut, out);
+}
+
 /**
  * gembuf_format_reader() - the pixel reader of a plane format
  * @format: a DRM fourcc of gembuf_plane_formats
@@ -295,6 +477,37 @@ gembuf_read_fn gembuf_format_reader(u32 format)
 	return NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(gembuf_format_reader);
+
+/**
+ * gembuf_format_words() - the words reader of a plane format
+ * @format: a DRM fourcc of gembuf_plane_formats
+ *
+ * The reader gives each channel's 8 high bits of what
+ * gembuf_format_reader()'s reader gives, for a plane whose pixels are
+ * opaque: its alpha, if any, is not read.
+ *
+ * Return: the reader, or NULL for a format that has none (the 32-bit RGB
+ * formats the composer reads as words itself, and those with more than
+ * 8 bits a channel).
+ */
+gembuf_words_fn gembuf_format_words(u32 format)
+{
+	switch (format) {
+	case DRM_FORMAT_XBGR8888:
+	case DRM_FORMAT_ABGR8888:
+		return words_xbgr8888;
+	case DRM_FORMAT_RGB565:
+		return words_rgb565;
+	case DRM_FORMAT_YUYV:
+		return words_yuyv;
+	case DRM_FORMAT_UYVY:
+		return words_uyvy;
+	case DRM_FORMAT_NV12:
+		return words_nv12;
+	}
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(gembuf_format_words);
 
 /**
  * gembuf_write_line() - store a composed line into a writeback framebuffer

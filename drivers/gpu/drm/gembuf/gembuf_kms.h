@@ -79,6 +79,42 @@ typedef void (*gembuf_read_fn)(void *const planes[DRM_FORMAT_MAX_PLANES],
 			       struct gembuf_pixel *out);
 
 /**
+ * struct gembuf_yuv_lut - a YCbCr plane's terms for every 8-bit value
+ * @y: luma, scaled from the plane's range, in 16.16
+ * @r: Cr's part of red
+ * @gu: Cb's part of green, subtracted
+ * @gv: Cr's part of green, subtracted
+ * @b: Cb's part of blue
+ *
+ * Made by gembuf_yuv_lut_init() for the plane's COLOR_ENCODING and
+ * COLOR_RANGE, once a frame.
+ */
+struct gembuf_yuv_lut {
+	s32 y[256];
+	s32 r[256];
+	s32 gu[256];
+	s32 gv[256];
+	s32 b[256];
+};
+
+/**
+ * typedef gembuf_words_fn - read a run of opaque pixels as XRGB8888 words
+ * @planes: the kernel addresses of the framebuffer's planes
+ * @fb: the framebuffer
+ * @y: line in the framebuffer
+ * @xs: column in the framebuffer of each pixel wanted, or NULL
+ * @x0: without @xs, the first of @n consecutive columns
+ * @n: number of pixels
+ * @lut: for a YCbCr format, the plane's tables
+ * @out: the @n pixels, little-endian, X 0: each channel the 8 high bits
+ *	of the format's gembuf_read_fn's
+ */
+typedef void (*gembuf_words_fn)(void *const planes[DRM_FORMAT_MAX_PLANES],
+				const struct drm_framebuffer *fb, int y,
+				const int *xs, int x0, int n,
+				const struct gembuf_yuv_lut *lut, __le32 *out);
+
+/**
  * struct gembuf_plane_state - plane state with what composition needs
  * @base: the shadow-plane state, first: the DRM plane state, and the
  *	kernel mapping of the framebuffer (&drm_shadow_plane_state.map and
@@ -136,6 +172,7 @@ struct gembuf_plane {
  *	each
  * @gather: the gathered words of each plane, @width each (after @xs, in
  *	its allocation)
+ * @luts: the YCbCr terms of each plane
  *
  * Allocated by the CRTC's atomic_check, in the committing task, so that
  * the composer, which signals the writeback out-fence, allocates nothing.
@@ -148,6 +185,7 @@ struct gembuf_lines {
 	__le32 *words;
 	int *xs;
 	__le32 *gather;
+	struct gembuf_yuv_lut *luts;
 };
 
 /**
@@ -301,6 +339,9 @@ extern const unsigned int gembuf_num_cursor_formats;
 extern const u32 gembuf_wb_formats[];
 extern const unsigned int gembuf_num_wb_formats;
 gembuf_read_fn gembuf_format_reader(u32 format);
+gembuf_words_fn gembuf_format_words(u32 format);
+void gembuf_yuv_lut_init(struct gembuf_yuv_lut *lut,
+			 const struct drm_plane_state *state);
 void gembuf_write_line(const struct drm_framebuffer *fb, void *vaddr, int y,
 		       const struct gembuf_pixel *line, int width);
 void gembuf_write_words(const struct drm_framebuffer *fb, void *vaddr, int y,
@@ -336,6 +377,7 @@ void gembuf_clear_x_line(__le32 *words, int n);
 int gembuf_layer_line(const struct gembuf_plane_state *ps, int y, __le32 *out);
 void gembuf_widen_line(struct gembuf_pixel *line, const __le32 *words, int n);
 void gembuf_narrow_line(__le32 *words, const struct gembuf_pixel *line, int n);
+u32 gembuf_compose(struct gembuf_crtc_state *state, bool crc_on, bool wb);
 void gembuf_blend_rgb32_line(struct gembuf_pixel *dst, const __le32 *src, int n,
 			     const struct drm_plane_state *s);
 #endif
