@@ -11,9 +11,14 @@
  * their pixels are opaque: those planes are copied as runs of words, each
  * pixel once, and a line keeps the 8-bit form of its pixels until a plane
  * is blended onto it, so it is widened to 16 bits and narrowed back only
- * where blending needs it.  Every path gives the same pixels, bit for
- * bit; the X bytes of an XRGB8888 writeback, padding, are the planes'
- * own where no plane was blended.
+ * where blending needs it.  A column that one plane is blended onto,
+ * with nothing blended onto it after, needs only the 8 high bits of its
+ * result: there the plane is blended on 8-bit words, or read straight as
+ * words (RGB565, XBGR8888, YCbCr by table), each plane's span in one
+ * call, and only the columns two blended planes share go through 16
+ * bits.  Every path gives the same pixels, bit for bit; the X bytes of
+ * an XRGB8888 writeback, padding, are the planes' own where no plane was
+ * blended.
  *
  * Words of 32-bit RGB pixels are kept as the framebuffers hold them,
  * little-endian (__le32), and converted where their channels are used.
@@ -936,6 +941,7 @@ void gembuf_lines_put(struct gembuf_lines *lines)
 		kfree(lines);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(gembuf_lines_put);
 
 /**
  * gembuf_lines_alloc() - the line buffers for frames @width pixels wide
@@ -971,6 +977,7 @@ struct gembuf_lines *gembuf_lines_alloc(int width)
 	lines->gather = (__le32 *)(lines->xs + width * GEMBUF_MAX_PLANES);
 	return lines;
 }
+EXPORT_SYMBOL_IF_KUNIT(gembuf_lines_alloc);
 
 /* Whether no composer run uses a CRTC state the output replaced. */
 static bool composer_fresh(struct gembuf_output *out)

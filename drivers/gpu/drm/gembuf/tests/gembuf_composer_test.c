@@ -13,6 +13,7 @@
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_plane.h>
 #include <kunit/test.h>
+#include <linux/crc32.h>
 #include <linux/prandom.h>
 
 #include "../gembuf_kms.h"
@@ -439,6 +440,366 @@ static void gembuf_test_narrow_line(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, words, stored, LINE_LEN * sizeof(*words));
 }
 
+#define WORDS_LEN	512
+
+/* One line of @format in encoding and range @c, Cb @round, read both ways. */
+static void check_words(struct kunit *test, struct rnd_state *rnd, u32 format,
+			unsigned int c, unsigned int round, u8 *mem,
+			struct gembuf_pixel *px, __le32 *got, int *xs,
+			struct gembuf_yuv_lut *lut)
+{
+	const int w = WORDS_LEN;
+	gembuf_words_fn words = gembuf_format_words(format);
+	gembuf_read_fn read = gembuf_format_reader(format);
+	void *planes[DRM_FORMAT_MAX_PLANES] = { mem, mem + w * 4 };
+	struct drm_framebuffer fb = {
+		.format = drm_format_info(format),
+		.width = w,
+		.height = 1,
+		.pitches = { w * drm_format_info(format)->cpp[0], w },
+	};
+	struct drm_plane_state state = {
+		.color_encoding = c & 1 ? DRM_COLOR_YCBCR_BT709 : DRM_COLOR_YCBCR_BT601,
+		.color_range = c & 2 ? DRM_COLOR_YCBCR_FULL_RANGE :
+				       DRM_COLOR_YCBCR_LIMITED_RANGE,
+	};
+	unsigned int start = round & 3;
+	int i;
+	u32 want;
+
+	KUNIT_ASSERT_NOT_NULL(test, words);
+	gembuf_yuv_lut_init(lut, &state);
+	prandom_bytes_state(rnd, mem, 2 * w * 4);
+	/* Cb is @round and Cr every value, and Y every value. */
+	for (i = 0; i < w / 2; i++) {
+		u8 *pair = mem + 4 * i;
+
+		if (format == DRM_FORMAT_YUYV) {
+			pair[0] = i;
+			pair[1] = round;
+			pair[3] = i;
+		} else if (format == DRM_FORMAT_UYVY) {
+			pair[0] = round;
+			pair[1] = i;
+			pair[2] = i;
+		} else if (format == DRM_FORMAT_NV12) {
+			mem[2 * i] = i;
+			mem[w * 4 + 2 * i] = round;
+			mem[w * 4 + 2 * i + 1] = i;
+		}
+	}
+	for (i = 0; i < w; i++)
+		xs[i] = i < w / 2 ? start + i : prandom_u32_state(rnd) % w;
+	read(planes, &fb, 0, xs, w, &state, px);
+	words(planes, &fb, 0, NULL, start, w / 2, lut, got);
+	words(planes, &fb, 0, xs + w / 2, 0, w - w / 2, lut, got + w / 2);
+	for (i = 0; i < w; i++) {
+		want = (px[i].r >> 8) << 16 | (px[i].g >> 8) << 8 | px[i].b >> 8;
+		KUNIT_ASSERT_EQ_MSG(test, le32_to_cpu(got[i]), want,
+				    "%p4cc encoding %d range %d, column %d",
+				    &format, state.color_encoding,
+				    state.color_range, xs[i]);
+	}
+}
+
+/*
+ * The words readers against the 16-bit readers, narrowed: random lines of
+ * every format that has one, read from consecutive columns (from an odd
+ * one too, as a clipped plane starts) and from scattered ones; YCbCr in
+ * each encoding and range, its chroma pairs taking every Cb and Cr value
+ * and its luma every Y value.
+ */
+static void gembuf_test_words_readers(struct kunit *test)
+{
+	static const u32 formats[] = {
+		DRM_FORMAT_XBGR8888, DRM_FORMAT_ABGR8888, DRM_FORMAT_RGB565,
+		DRM_FORMAT_YUYV, DRM_FORMAT_UYVY, DRM_FORMAT_NV12,
+	};
+	const int w = WORDS_LEN;
+	struct rnd_state *rnd = line_rnd(test);
+	u8 *mem = kunit_kzalloc(test, 2 * w * 4, GFP_KERNEL);
+	struct gembuf_pixel *px = kunit_kcalloc(test, w, sizeof(*px), GFP_KERNEL);
+	__le32 *got = kunit_kcalloc(test, w, sizeof(*got), GFP_KERNEL);
+	int *xs = kunit_kcalloc(test, w, sizeof(*xs), GFP_KERNEL);
+	struct gembuf_yuv_lut *lut = kunit_kzalloc(test, sizeof(*lut), GFP_KERNEL);
+	unsigned int f, c, round;
+
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	KUNIT_ASSERT_NOT_NULL(test, px);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_ASSERT_NOT_NULL(test, xs);
+	KUNIT_ASSERT_NOT_NULL(test, lut);
+	for (f = 0; f < ARRAY_SIZE(formats); f++)
+		for (c = 0; c < (drm_format_info(formats[f])->is_yuv ? 4 : 1); c++)
+			for (round = 0; round < 256; round++)
+				check_words(test, rnd, formats[f], c, round, mem,
+					    px, got, xs, lut);
+}
+
+/*
+ * Whole frames of random layouts composed by gembuf_compose() against a
+ * reference made pixel by pixel with the per-pixel path: for each
+ * destination pixel and each plane bottom to top, the plane's source
+ * point (gembuf_source_point(), clamped), its pixel from the format's
+ * reader, the color key, gembuf_blend(); then narrowed as each writeback
+ * format stores it.  Each parameter is a seed: the frame's size (odd
+ * widths too), one to five planes of any format, framebuffer and pitch,
+ * source rectangle (fractional, as clipping at the frame's edges leaves
+ * it), destination, rotation and reflection, plane alpha, blend mode,
+ * color key, YCbCr encoding and range; some planes shown at their size,
+ * some over the whole frame.  Each frame is composed three times: into
+ * XRGB8888 without a CRC (lines stored straight), with a CRC (which must
+ * match the reference's), and into XRGB2101010 (16-bit lines).
+ */
+#define COMPOSE_CASES	48
+
+/* The formats gembuf's planes take (gembuf_plane_formats). */
+static const u32 plane_formats[] = {
+	DRM_FORMAT_XRGB8888, DRM_FORMAT_ARGB8888, DRM_FORMAT_XBGR8888,
+	DRM_FORMAT_ABGR8888, DRM_FORMAT_RGB565, DRM_FORMAT_XRGB2101010,
+	DRM_FORMAT_XRGB16161616, DRM_FORMAT_ARGB16161616, DRM_FORMAT_YUYV,
+	DRM_FORMAT_UYVY, DRM_FORMAT_NV12,
+};
+
+struct compose_frame {
+	struct gembuf_crtc_state *state;
+	int w, h;
+	u32 *want8;		/* the reference, narrowed to XRGB8888 */
+	u32 *want10;		/* and to XRGB2101010 */
+};
+
+static u32 rnd_below(struct rnd_state *rnd, u32 n)
+{
+	return prandom_u32_state(rnd) % n;
+}
+
+static void random_plane(struct kunit *test, struct rnd_state *rnd,
+			 struct gembuf_plane_state *ps, int w, int h)
+{
+	static const u16 alphas[] = { 0xffff, 0xffff, 0xffff, 0, 0x8000, 0x7fff };
+	static const unsigned int rotations[] = {
+		DRM_MODE_ROTATE_0, DRM_MODE_ROTATE_90, DRM_MODE_ROTATE_180,
+		DRM_MODE_ROTATE_270,
+	};
+	struct drm_plane_state *s = &ps->base.base;
+	struct drm_framebuffer *fb = kunit_kzalloc(test, sizeof(*fb), GFP_KERNEL);
+	u32 format = plane_formats[rnd_below(rnd, ARRAY_SIZE(plane_formats))];
+	int fw, fh, sx, sy, sw, sh, dw, dh, p, i;
+	bool t;
+	u8 *mem;
+
+	KUNIT_ASSERT_NOT_NULL(test, fb);
+	fb->format = drm_format_info(format);
+	fw = 1 + rnd_below(rnd, 40);
+	fh = 1 + rnd_below(rnd, 30);
+	if (fb->format->is_yuv) {
+		fw = ALIGN(fw, 2);
+		fh = ALIGN(fh, 2);
+	}
+	fb->width = fw;
+	fb->height = fh;
+	for (p = 0; p < fb->format->num_planes; p++) {
+		int pw = fw / (p ? fb->format->hsub : 1);
+		int ph = fh / (p ? fb->format->vsub : 1);
+
+		fb->pitches[p] = pw * fb->format->cpp[p] + 4 * rnd_below(rnd, 3);
+		mem = kunit_kzalloc(test, fb->pitches[p] * ph, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, mem);
+		prandom_bytes_state(rnd, mem, fb->pitches[p] * ph);
+		ps->vaddr[p] = mem;
+	}
+	/* Alpha bytes at the edges half of the time. */
+	if ((format == DRM_FORMAT_ARGB8888 || format == DRM_FORMAT_ABGR8888) &&
+	    rnd_below(rnd, 2))
+		for (i = 0; i < fh * fb->pitches[0] / 4; i++)
+			((u8 *)ps->vaddr[0])[4 * i + 3] =
+				edge_alphas[rnd_below(rnd, ARRAY_SIZE(edge_alphas))];
+
+	s->fb = fb;
+	s->rotation = rotations[rnd_below(rnd, 4)];
+	if (!rnd_below(rnd, 4))
+		s->rotation |= rnd_below(rnd, 2) ? DRM_MODE_REFLECT_X :
+						  DRM_MODE_REFLECT_Y;
+	t = s->rotation & (DRM_MODE_ROTATE_90 | DRM_MODE_ROTATE_270);
+	sx = rnd_below(rnd, fw);
+	sy = rnd_below(rnd, fh);
+	sw = 1 + rnd_below(rnd, fw - sx);
+	sh = 1 + rnd_below(rnd, fh - sy);
+	s->src = (struct drm_rect){ sx << 16, sy << 16, (sx + sw) << 16,
+				    (sy + sh) << 16 };
+	/* Clipped at an edge: a fraction of a source pixel left out. */
+	if (!rnd_below(rnd, 4))
+		s->src.x1 += rnd_below(rnd, 0x10000);
+	if (!rnd_below(rnd, 4))
+		s->src.y2 -= rnd_below(rnd, 0x10000);
+	switch (rnd_below(rnd, 4)) {
+	case 0:		/* at its size, where it fits */
+		dw = min(t ? sh : sw, w);
+		dh = min(t ? sw : sh, h);
+		break;
+	case 1:		/* the whole frame */
+		dw = w;
+		dh = h;
+		break;
+	default:
+		dw = 1 + rnd_below(rnd, w);
+		dh = 1 + rnd_below(rnd, h);
+		break;
+	}
+	s->dst.x1 = rnd_below(rnd, w - dw + 1);
+	s->dst.y1 = rnd_below(rnd, h - dh + 1);
+	s->dst.x2 = s->dst.x1 + dw;
+	s->dst.y2 = s->dst.y1 + dh;
+	s->alpha = alphas[rnd_below(rnd, ARRAY_SIZE(alphas))];
+	if (!rnd_below(rnd, 4))
+		s->alpha = prandom_u32_state(rnd);
+	s->pixel_blend_mode = blend_modes[rnd_below(rnd, ARRAY_SIZE(blend_modes))];
+	s->color_encoding = rnd_below(rnd, 2) ? DRM_COLOR_YCBCR_BT709 :
+						DRM_COLOR_YCBCR_BT601;
+	s->color_range = rnd_below(rnd, 2) ? DRM_COLOR_YCBCR_FULL_RANGE :
+					     DRM_COLOR_YCBCR_LIMITED_RANGE;
+	/* A key on the top bits, so that it matches some pixels. */
+	if (!rnd_below(rnd, 6)) {
+		ps->colorkey_mask = 0x808080;
+		ps->colorkey = prandom_u32_state(rnd) & 0xffffff;
+	}
+	ps->cpu_access = true;
+	ps->read = gembuf_format_reader(format);
+}
+
+/* The reference: every pixel through the per-pixel path. */
+static void reference_frame(struct kunit *test, struct compose_frame *cf)
+{
+	const struct gembuf_crtc_state *state = cf->state;
+	struct gembuf_pixel p, px;
+	unsigned int i;
+	int x, y, sx, sy;
+
+	for (y = 0; y < cf->h; y++)
+		for (x = 0; x < cf->w; x++) {
+			p = (struct gembuf_pixel){ .a = 0xffff };
+			for (i = 0; i < state->num_planes; i++) {
+				const struct gembuf_plane_state *ps = state->planes[i];
+				const struct drm_plane_state *s = &ps->base.base;
+				u32 rgb;
+
+				if (x < s->dst.x1 || x >= s->dst.x2 ||
+				    y < s->dst.y1 || y >= s->dst.y2)
+					continue;
+				gembuf_source_point(s, x, y, &sx, &sy);
+				sx = clamp(sx, 0, (int)s->fb->width - 1);
+				sy = clamp(sy, 0, (int)s->fb->height - 1);
+				ps->read(ps->vaddr, s->fb, sy, &sx, 1, s, &px);
+				rgb = (px.r >> 8) << 16 | (px.g >> 8) << 8 | px.b >> 8;
+				if (ps->colorkey_mask &&
+				    (rgb & ps->colorkey_mask) ==
+				    (ps->colorkey & ps->colorkey_mask))
+					continue;
+				gembuf_blend(&p, &px, s->alpha, s->pixel_blend_mode);
+			}
+			cf->want8[y * cf->w + x] = (p.r >> 8) << 16 |
+						   (p.g >> 8) << 8 | p.b >> 8;
+			cf->want10[y * cf->w + x] = (p.r >> 6) << 20 |
+						    (p.g >> 6) << 10 | p.b >> 6;
+		}
+}
+
+/* Compose into a writeback framebuffer of @format; 0 if it matches. */
+static int check_composed(struct kunit *test, struct compose_frame *cf,
+			  u32 format, bool crc_on, u64 seed)
+{
+	struct drm_framebuffer *fb = kunit_kzalloc(test, sizeof(*fb), GFP_KERNEL);
+	__le32 *out = kunit_kcalloc(test, cf->w * cf->h, sizeof(*out), GFP_KERNEL);
+	const u32 *want = format == DRM_FORMAT_XRGB8888 ? cf->want8 : cf->want10;
+	u32 mask = format == DRM_FORMAT_XRGB8888 ? 0xffffff : 0x3fffffff;
+	__le32 *words = kunit_kcalloc(test, cf->w, sizeof(*words), GFP_KERNEL);
+	u32 crc, want_crc = ~0U;
+	int x, y;
+
+	KUNIT_ASSERT_NOT_NULL(test, fb);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_ASSERT_NOT_NULL(test, words);
+	fb->format = drm_format_info(format);
+	fb->width = cf->w;
+	fb->height = cf->h;
+	fb->pitches[0] = cf->w * 4;
+	memset(out, 0x5a, cf->w * cf->h * sizeof(*out));
+	cf->state->wb_fb = fb;
+	cf->state->wb_vaddr = out;
+	crc = gembuf_compose(cf->state, crc_on, true);
+	for (y = 0; y < cf->h; y++)
+		for (x = 0; x < cf->w; x++)
+			if ((le32_to_cpu(out[y * cf->w + x]) & mask) != want[y * cf->w + x]) {
+				KUNIT_FAIL(test,
+					   "seed %llu, %dx%d, %p4cc%s: (%d,%d) is %08x, not %08x",
+					   seed, cf->w, cf->h, &format,
+					   crc_on ? " with CRC" : "", x, y,
+					   le32_to_cpu(out[y * cf->w + x]) & mask,
+					   want[y * cf->w + x]);
+				return -1;
+			}
+	if (!crc_on)
+		return 0;
+	for (y = 0; y < cf->h; y++) {
+		for (x = 0; x < cf->w; x++)
+			words[x] = cpu_to_le32(cf->want8[y * cf->w + x]);
+		want_crc = crc32_le(want_crc, (u8 *)words, cf->w * sizeof(*words));
+	}
+	KUNIT_EXPECT_EQ_MSG(test, crc, ~want_crc, "seed %llu: the frame's CRC", seed);
+	return crc == ~want_crc ? 0 : -1;
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(lines_put, gembuf_lines_put, struct gembuf_lines *);
+
+static void gembuf_test_compose_random(struct kunit *test)
+{
+	u64 seed = LINE_SEED + *(const int *)test->param_value;
+	struct rnd_state *rnd = kunit_kzalloc(test, sizeof(*rnd), GFP_KERNEL);
+	struct compose_frame cf = {};
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, rnd);
+	prandom_seed_state(rnd, seed);
+	cf.w = 16 + rnd_below(rnd, 100);
+	cf.h = 4 + rnd_below(rnd, 40);
+	cf.state = kunit_kzalloc(test, sizeof(*cf.state), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cf.state);
+	cf.state->base.mode.hdisplay = cf.w;
+	cf.state->base.mode.vdisplay = cf.h;
+	cf.state->lines = gembuf_lines_alloc(cf.w);
+	KUNIT_ASSERT_NOT_NULL(test, cf.state->lines);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, lines_put,
+							cf.state->lines), 0);
+	cf.state->num_planes = 1 + rnd_below(rnd, GEMBUF_MAX_PLANES);
+	for (i = 0; i < cf.state->num_planes; i++) {
+		cf.state->planes[i] = kunit_kzalloc(test, sizeof(*cf.state->planes[i]),
+						    GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, cf.state->planes[i]);
+		random_plane(test, rnd, cf.state->planes[i], cf.w, cf.h);
+	}
+	cf.want8 = kunit_kcalloc(test, cf.w * cf.h, sizeof(u32), GFP_KERNEL);
+	cf.want10 = kunit_kcalloc(test, cf.w * cf.h, sizeof(u32), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cf.want8);
+	KUNIT_ASSERT_NOT_NULL(test, cf.want10);
+	reference_frame(test, &cf);
+	if (!check_composed(test, &cf, DRM_FORMAT_XRGB8888, false, seed) &&
+	    !check_composed(test, &cf, DRM_FORMAT_XRGB8888, true, seed))
+		check_composed(test, &cf, DRM_FORMAT_XRGB2101010, false, seed);
+}
+
+static const int compose_seeds[COMPOSE_CASES] = {
+	 0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13, 14, 15,
+	16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+	32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
+};
+
+static void compose_seed_desc(const int *seed, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "seed-%d", *seed);
+}
+
+KUNIT_ARRAY_PARAM(compose, compose_seeds, compose_seed_desc);
+
 static struct kunit_case gembuf_composer_test_cases[] = {
 	KUNIT_CASE(gembuf_test_blend_rgb32_line),
 	KUNIT_CASE(gembuf_test_blend_rgb32_sweep),
@@ -447,6 +808,8 @@ static struct kunit_case gembuf_composer_test_cases[] = {
 	KUNIT_CASE(gembuf_test_clear_x_line),
 	KUNIT_CASE(gembuf_test_layer_line),
 	KUNIT_CASE(gembuf_test_narrow_line),
+	KUNIT_CASE(gembuf_test_words_readers),
+	KUNIT_CASE_PARAM(gembuf_test_compose_random, compose_gen_params),
 	{}
 };
 
