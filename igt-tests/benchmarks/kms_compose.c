@@ -48,6 +48,21 @@
  * between two buffers of the process, MEMCPYS times per run: the least
  * any composition of that frame must do.
  *
+ * The guest runs under QEMU's TCG with -icount shift=0: its clock counts
+ * the instructions it executes, one nanosecond each.  So every time here
+ * is an instruction count, and each ratio one of instruction counts: it
+ * shows the work a composer does per pixel (calls, conversions,
+ * divisions, passes over a line) and is the same on any host.  It does
+ * not show what real hardware would time: caches and memory bandwidth
+ * (a composer that reads a rotated plane a column at a time, or touches
+ * each pixel in several passes, costs far more there than its count),
+ * the cost of a multiplication or a mispredicted branch against an
+ * addition, or SIMD (one NEON instruction counts as one, whatever its
+ * width).  memcpy() too is counted in instructions, of 16-byte loads and
+ * stores, so "memcpy / composer" says how many instructions per byte the
+ * composer spends beyond a copy, not how close to memory bandwidth it
+ * runs.
+ *
  * Both drivers are set up once (mode set, framebuffers made and filled,
  * one warm-up frame per layout), and the same framebuffers serve every
  * run.  Every case runs REPS times, vkms, gembuf and memcpy alternating,
