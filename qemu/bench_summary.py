@@ -6,9 +6,11 @@ Each benchmark of igt-tests/benchmarks prints one table, every line
 prefixed "<name>: ": an optional header comment line, then the columns
 case | median | min | max | unit.  This reads <folder>/<name>.txt for
 every benchmark, writes <folder>/summary.md (a section per benchmark with
-its table and the kernel it ran on) and <folder>/cost.svg (the cost of
-allocation and of mapping against the buffer size, log-log), with the
-standard library only.  A benchmark without output, or without a table,
+its table and the kernel it ran on), <folder>/cost.svg (the cost of
+allocation and of mapping against the buffer size, log-log) and
+<folder>/scale.svg (gembuf_scale: each operation's cost against the size
+of a population, as a ratio to its cost at the smallest size, log-log,
+a panel per population), with the standard library only.  A benchmark without output, or without a table,
 gets a note instead of a table.
 """
 import glob
@@ -136,7 +138,8 @@ def markdown(benches, version, flavour):
     out += ["Each figure is the median of the runs, with their minimum and "
             "maximum; a ratio row is the ratio of each run to its anchor's, "
             "then their median, minimum and maximum.", "",
-            "![cost against buffer size](cost.svg)", ""]
+            "![cost against buffer size](cost.svg)", "",
+            "![cost ratio against population size](scale.svg)", ""]
     for b in benches:
         out += [f"## {b.name}", ""]
         if not b.found:
@@ -314,6 +317,140 @@ def svg(benches):
     return "\n".join(out) + "\n"
 
 
+# --- scale.svg: gembuf_scale's ratios, a panel per population ---------
+
+SCALE_BENCH = "gembuf_scale"
+SCALE_AXES = ["objects", "clients", "mappings", "devices"]
+# "ratio <operation>, <axis> <size> / <smallest size>"
+SCALE_ROW = re.compile(r"^ratio (.+), (\w+) (\d+) / (\d+)$")
+SCALE_TARGET = 2.0
+SCALE_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
+                "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"]
+SPW, SPH = 520, 360		# panel size
+SMR = 170			# right margin, for the legend
+
+
+def scale_series(b):
+    """{axis: {operation: {size: (median, min, max)}}} of @b's ratio rows,
+    each operation with 1 at its axis's smallest size."""
+    out = {}
+    for case, med, lo, hi, unit in b.rows if b else []:
+        m = SCALE_ROW.match(case)
+        if not m or unit != "x":
+            continue
+        op, axis, size, base = m.group(1), m.group(2), int(m.group(3)), int(m.group(4))
+        try:
+            vals = tuple(float(x) for x in (med, lo, hi))
+        except ValueError:
+            continue
+        ops = out.setdefault(axis, {})
+        d = ops.setdefault(op, {base: (1.0, 1.0, 1.0)})
+        d[size] = vals
+    return out
+
+
+def scale_panel(x0, axis, ops, note):
+    """SVG of one panel at horizontal offset @x0: a line per operation
+    of @ops ({operation: {size: (median, min, max)}}), both axes log."""
+    s = [f'<g transform="translate({x0},0)">',
+         f'<text x="{(SPW - SMR + ML) / 2}" y="22" text-anchor="middle" font-size="15" '
+         f'font-weight="bold">{escape(axis)}</text>']
+    left, right, top, bottom = ML, SPW - SMR, MT, SPH - MB
+    s.append(f'<rect x="{left}" y="{top}" width="{right - left}" '
+             f'height="{bottom - top}" fill="none" stroke="#000"/>')
+    # Ratios that are not positive (a difference of two times can be
+    # noise below zero) have no place on a log axis: left out.
+    pts = [(k, t) for d in ops.values() for k, t in d.items() if min(t) > 0]
+    if not pts:
+        s.append(f'<text x="{(left + right) / 2}" y="{(top + bottom) / 2}" '
+                 f'text-anchor="middle" font-size="13" fill="#666">'
+                 f'{escape(note or "no data")}</text>')
+        s.append("</g>")
+        return s
+    x_lo, x_hi = min(k for k, _ in pts), max(k for k, _ in pts)
+    if x_hi <= x_lo:
+        x_hi = x_lo * 10
+    y_lo = min([0.5] + [t[1] for _, t in pts]) / 1.2
+    y_hi = max([SCALE_TARGET * 2] + [t[2] for _, t in pts]) * 1.2
+    pad = 0.05 * math.log10(x_hi / x_lo)
+
+    def X(v):
+        return left + (right - left) * (math.log10(v / x_lo) + pad) / \
+            (math.log10(x_hi / x_lo) + 2 * pad)
+
+    def Y(v):
+        return bottom - (bottom - top) * math.log(v / y_lo) / math.log(y_hi / y_lo)
+
+    # x: every size measured; y: powers of two
+    for k in sorted({k for k, _ in pts}):
+        x = X(k)
+        s.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{bottom}" '
+                 f'stroke="#ddd"/>')
+        s.append(f'<text x="{x:.1f}" y="{bottom + 16}" text-anchor="middle" '
+                 f'font-size="11">{k:g}</text>')
+    e = math.floor(math.log2(y_lo))
+    while 2 ** e <= y_hi:
+        t = 2.0 ** e
+        if t >= y_lo:
+            y = Y(t)
+            s.append(f'<line x1="{left}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}" '
+                     f'stroke="#ddd"/>')
+            s.append(f'<text x="{left - 5}" y="{y + 4:.1f}" text-anchor="end" '
+                     f'font-size="11">{t:g}</text>')
+        e += 1
+    y = Y(SCALE_TARGET)
+    s.append(f'<line x1="{left}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}" '
+             f'stroke="#d62728" stroke-dasharray="6,4"/>')
+    s.append(f'<text x="{right - 4}" y="{y - 4:.1f}" text-anchor="end" '
+             f'font-size="11" fill="#d62728">target {SCALE_TARGET:g}x</text>')
+    s.append(f'<text x="{(left + right) / 2}" y="{SPH - 12}" text-anchor="middle" '
+             f'font-size="12">{escape(axis)} (log scale)</text>')
+    s.append(f'<text transform="translate(16,{(top + bottom) / 2}) rotate(-90)" '
+             f'text-anchor="middle" font-size="12">cost / cost at the smallest, '
+             f'log scale</text>')
+
+    for i, (op, data) in enumerate(sorted(ops.items())):
+        color = SCALE_COLORS[i % len(SCALE_COLORS)]
+        keys = [k for k in sorted(data) if min(data[k]) > 0]
+        if len(keys) > 1:
+            path = " ".join(f"{X(k):.1f},{Y(data[k][0]):.1f}" for k in keys)
+            s.append(f'<polyline points="{path}" fill="none" stroke="{color}" '
+                     f'stroke-width="2"/>')
+        for k in keys:
+            med, lo, hi = data[k]
+            x = X(k)
+            s.append(f'<line x1="{x:.1f}" y1="{Y(lo):.1f}" x2="{x:.1f}" '
+                     f'y2="{Y(hi):.1f}" stroke="{color}"/>')
+            s.append(f'<circle cx="{x:.1f}" cy="{Y(med):.1f}" r="3" fill="{color}">'
+                     f'<title>{escape(op)}, {escape(axis)} {k:g}: {med:g}x '
+                     f'(min {lo:g}, max {hi:g})</title></circle>')
+        ly = top + 10 + 16 * i
+        s.append(f'<line x1="{right + 10}" y1="{ly - 4}" x2="{right + 30}" '
+                 f'y2="{ly - 4}" stroke="{color}" stroke-width="2"/>')
+        s.append(f'<text x="{right + 35}" y="{ly}" font-size="11">{escape(op)}</text>')
+    s.append("</g>")
+    return s
+
+
+def scale_svg(benches):
+    b = {x.name: x for x in benches}.get(SCALE_BENCH)
+    if b is None or not b.found:
+        note = f"no {SCALE_BENCH}.txt"
+    elif not b.rows:
+        note = f"no table in {SCALE_BENCH}.txt"
+    else:
+        note = None
+    series = scale_series(b)
+    width = SPW * len(SCALE_AXES)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
+           f'height="{SPH}" viewBox="0 0 {width} {SPH}" font-family="sans-serif">',
+           '<rect width="100%" height="100%" fill="#fff"/>']
+    for i, axis in enumerate(SCALE_AXES):
+        out += scale_panel(SPW * i, axis, series.get(axis, {}), note)
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: bench_summary.py <out/bench folder>")
@@ -327,6 +464,8 @@ def main():
 
     with open(os.path.join(folder, "cost.svg"), "w") as f:
         f.write(svg(benches))
+    with open(os.path.join(folder, "scale.svg"), "w") as f:
+        f.write(scale_svg(benches))
     with open(os.path.join(folder, "summary.md"), "w") as f:
         f.write(markdown(benches, *dmesg_kernel(folder)))
 
@@ -336,7 +475,8 @@ def main():
         elif not b.rows:
             print(f"bench: {b.name}: no table (failed?)")
     print(f"bench: summary in {os.path.join(folder, 'summary.md')}, "
-          f"plot in {os.path.join(folder, 'cost.svg')}")
+          f"plots in {os.path.join(folder, 'cost.svg')} and "
+          f"{os.path.join(folder, 'scale.svg')}")
 
 
 if __name__ == "__main__":
