@@ -8,7 +8,7 @@
  * from a reservation in its own VCM, made on first use and dropped with
  * its last user.
  *
- * Locking: gembuf_object.lock protects an object's mapping list;
+ * Locking: gembuf_object.lock protects an object's mappings;
  * gembuf.lock (the module's) protects the user VCMs.  Neither is held
  * across a call that takes the other.
  */
@@ -22,6 +22,7 @@
 #include <linux/fault-inject.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
+#include <linux/rbtree.h>
 #include <linux/vcm.h>
 #include <linux/workqueue.h>
 
@@ -104,7 +105,9 @@ enum gembuf_mapping_kind {
 
 /**
  * struct gembuf_mapping - one device's (or one VMA's) view of an object
- * @node: link in &gembuf_object.mappings
+ * @node: link in &gembuf_object.mappings, for every kind but
+ *	%GEMBUF_MAPPING_USER
+ * @vma_node: node in &gembuf_object.user_maps, for %GEMBUF_MAPPING_USER
  * @gdev: the gembuf device, or NULL for CPU and dma-buf importer mappings
  * @dev: the struct device the mapping is for
  * @vcm: the VCM of the reservation, NULL for a dma-buf importer's mapping
@@ -121,6 +124,7 @@ enum gembuf_mapping_kind {
  */
 struct gembuf_mapping {
 	struct list_head node;
+	struct rb_node vma_node;
 	struct gembuf_device *gdev;
 	struct device *dev;
 	struct vcm *vcm;
@@ -148,8 +152,13 @@ struct gembuf_mapping {
  * @flags: GEMBUF_GEM_* creation flags
  * @sgt: for a foreign import, the mapping of the importing device's
  *	attachment
- * @lock: protects @mappings, @physmem and the placement fields
- * @mappings: the mappings of @physmem
+ * @lock: protects @mappings, @user_maps, @physmem and the placement
+ *	fields
+ * @mappings: the mappings of @physmem by devices and the kernel: one per
+ *	gembuf device, the kernel's, one per dma-buf importer's attachment
+ * @user_maps: the CPU mappings of processes (%GEMBUF_MAPPING_USER), one
+ *	per VMA, by VMA: any number of them, and each VMA's close finds its
+ *	own without walking the others
  * @vmap: the kernel's mapping for vmap, shared by its users
  * @engine_map: the engine's mapping, held by this object (an import on the
  *	engine, or an object of the engine) from its first DMA until it is
@@ -185,6 +194,7 @@ struct gembuf_object {
 	struct sg_table *sgt;
 	struct mutex lock;	/* see the kernel-doc above */
 	struct list_head mappings;
+	struct rb_root user_maps;
 	struct gembuf_mapping *vmap;
 	struct gembuf_mapping *engine_map;
 	struct list_head engine_node;
@@ -266,6 +276,7 @@ void *gembuf_vmap(struct gembuf_object *obj);
 void gembuf_vunmap(struct gembuf_object *obj);
 void gembuf_mapping_add(struct gembuf_object *obj, struct gembuf_mapping *map);
 void gembuf_mapping_del(struct gembuf_object *obj, struct gembuf_mapping *map);
+bool gembuf_object_mapped(const struct gembuf_object *obj);
 void gembuf_user_vcms_fini(void);
 
 /* gembuf_place.c */

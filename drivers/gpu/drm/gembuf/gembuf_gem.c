@@ -60,7 +60,7 @@ static void gembuf_gem_free(struct drm_gem_object *gem)
 			list_del(&obj->list_node);
 			mutex_unlock(&gembuf.objects_lock);
 		}
-		WARN_ON(!list_empty(&obj->mappings));
+		WARN_ON(gembuf_object_mapped(obj));
 		/* No mapping is left to keep it busy. */
 		if (obj->physmem)
 			WARN_ON(vcm_phys_free(obj->physmem));
@@ -201,6 +201,7 @@ static struct gembuf_object *gembuf_object_alloc(struct drm_device *dev,
 	obj->real = obj;
 	mutex_init(&obj->lock);
 	INIT_LIST_HEAD(&obj->mappings);
+	obj->user_maps = RB_ROOT;
 	INIT_LIST_HEAD(&obj->import_node);
 	INIT_LIST_HEAD(&obj->engine_node);
 	INIT_LIST_HEAD(&obj->list_node);
@@ -505,8 +506,9 @@ int gembuf_gem_describe(struct drm_device *dev, u64 client_id, u32 handle,
 	struct drm_gem_object *gem;
 	struct gembuf_mapping *map;
 	struct gembuf_object *obj;
+	struct rb_node *node;
+	size_t len, count;
 	phys_addr_t phys;
-	size_t len;
 
 	gem = gembuf_lookup_client(dev, client_id, handle);
 	if (IS_ERR(gem))
@@ -530,12 +532,20 @@ int gembuf_gem_describe(struct drm_device *dev, u64 client_id, u32 handle,
 		if (orders[order])
 			seq_buf_printf(s, "chunk %u %u\n", order, orders[order]);
 	gembuf_place_describe(obj, s);
-	seq_buf_printf(s, "mappings %zu\n", list_count_nodes(&obj->mappings));
+	/* The devices' and the kernel's first, then the processes'. */
+	count = list_count_nodes(&obj->mappings);
+	for (node = rb_first(&obj->user_maps); node; node = rb_next(node))
+		count++;
+	seq_buf_printf(s, "mappings %zu\n", count);
 	list_for_each_entry(map, &obj->mappings, node) {
 		if (n++ == GEMBUF_DESCRIBE_MAPPINGS)
 			break;
 		gembuf_describe_mapping(s, map);
 	}
+	for (node = rb_first(&obj->user_maps);
+	     node && n++ < GEMBUF_DESCRIBE_MAPPINGS; node = rb_next(node))
+		gembuf_describe_mapping(s, rb_entry(node, struct gembuf_mapping,
+						    vma_node));
 	mutex_unlock(&obj->lock);
 	drm_gem_object_put(gem);
 	return seq_buf_has_overflowed(s) ? -EOVERFLOW : 0;

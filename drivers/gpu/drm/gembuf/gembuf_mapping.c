@@ -10,6 +10,7 @@
 #include <linux/iommu.h>
 #include <linux/iosys-map.h>
 #include <linux/mm.h>
+#include <linux/rbtree.h>
 #include <linux/slab.h>
 
 #include "gembuf_drv.h"
@@ -28,14 +29,33 @@ struct gembuf_user_vcm {
 	unsigned int users;
 };
 
+/* User mappings are ordered by their VMA's address in the kernel. */
+static bool gembuf_vma_less(struct rb_node *a, const struct rb_node *b)
+{
+	return (unsigned long)rb_entry(a, struct gembuf_mapping, vma_node)->vma <
+	       (unsigned long)rb_entry(b, struct gembuf_mapping, vma_node)->vma;
+}
+
+static int gembuf_vma_cmp(const void *vma, const struct rb_node *node)
+{
+	unsigned long key = (unsigned long)vma;
+	unsigned long v = (unsigned long)rb_entry(node, struct gembuf_mapping,
+						  vma_node)->vma;
+
+	return key < v ? -1 : key > v;
+}
+
 /**
  * gembuf_mapping_add() - list a mapping on its object
  * @obj: the real object, locked
- * @map: the mapping
+ * @map: the mapping; a user mapping with its @vma set
  */
 void gembuf_mapping_add(struct gembuf_object *obj, struct gembuf_mapping *map)
 {
-	list_add_tail(&map->node, &obj->mappings);
+	if (map->kind == GEMBUF_MAPPING_USER)
+		rb_add(&map->vma_node, &obj->user_maps, gembuf_vma_less);
+	else
+		list_add_tail(&map->node, &obj->mappings);
 	atomic_inc(&gembuf.mappings);
 }
 
@@ -46,9 +66,23 @@ void gembuf_mapping_add(struct gembuf_object *obj, struct gembuf_mapping *map)
  */
 void gembuf_mapping_del(struct gembuf_object *obj, struct gembuf_mapping *map)
 {
-	list_del(&map->node);
+	if (map->kind == GEMBUF_MAPPING_USER)
+		rb_erase(&map->vma_node, &obj->user_maps);
+	else
+		list_del(&map->node);
 	kfree(map);
 	atomic_dec(&gembuf.mappings);
+}
+
+/**
+ * gembuf_object_mapped() - whether anything maps an object's memory
+ * @obj: the real object, locked
+ *
+ * Return: true while a device, the kernel or a process maps it.
+ */
+bool gembuf_object_mapped(const struct gembuf_object *obj)
+{
+	return !list_empty(&obj->mappings) || !RB_EMPTY_ROOT(&obj->user_maps);
 }
 
 static struct gembuf_mapping *gembuf_mapping_new(struct gembuf_object *obj,
@@ -395,16 +429,15 @@ err_vcm:
 void gembuf_mapping_user_close(struct gembuf_object *obj,
 			       struct vm_area_struct *vma)
 {
-	struct gembuf_mapping *map, *found = NULL;
+	struct gembuf_mapping *found = NULL;
+	struct rb_node *node;
 
 	obj = obj->real;
 	mutex_lock(&obj->lock);
-	list_for_each_entry(map, &obj->mappings, node) {
-		if (map->vma == vma) {
-			found = map;
-			break;
-		}
-	}
+	/* None for a copy of the VMA that mremap() is undoing. */
+	node = rb_find(vma, &obj->user_maps, gembuf_vma_cmp);
+	if (node)
+		found = rb_entry(node, struct gembuf_mapping, vma_node);
 	if (found) {
 		struct vcm *vcm = found->vcm;
 

@@ -154,8 +154,8 @@ int gembuf_place_add(struct gembuf_object *obj, const struct vcm_constraint *c,
 	if (obj->physmem)
 		unmet = vcm_constraint_unmet(&need, obj->physmem);
 	if (unmet) {
-		ret = list_empty(&obj->mappings) ? gembuf_place_move(obj, &need) :
-						   -EBUSY;
+		ret = gembuf_object_mapped(obj) ? -EBUSY :
+						  gembuf_place_move(obj, &need);
 		if (ret)
 			goto refuse;
 	}

@@ -431,6 +431,7 @@ struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
 	obj->real = exp->real;
 	mutex_init(&obj->lock);
 	INIT_LIST_HEAD(&obj->mappings);
+	obj->user_maps = RB_ROOT;
 	INIT_LIST_HEAD(&obj->import_node);
 	INIT_LIST_HEAD(&obj->engine_node);
 	INIT_LIST_HEAD(&obj->list_node);
