@@ -18,7 +18,6 @@
 
 struct gembuf gembuf = {
 	.lock = __MUTEX_INITIALIZER(gembuf.lock),
-	.user_vcms = LIST_HEAD_INIT(gembuf.user_vcms),
 	.objects_lock = __MUTEX_INITIALIZER(gembuf.objects_lock),
 	.object_list = LIST_HEAD_INIT(gembuf.object_list),
 };

@@ -20,6 +20,7 @@
 #include <drm/gembuf_drm.h>
 #include <linux/dma-fence.h>
 #include <linux/fault-inject.h>
+#include <linux/hashtable.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
@@ -34,6 +35,7 @@
 struct drm_printer;
 struct gembuf_engine;
 struct gembuf_kms;
+struct gembuf_user_vcm;
 struct seq_file;
 struct seq_buf;
 
@@ -113,6 +115,7 @@ enum gembuf_mapping_kind {
  * @vcm: the VCM of the reservation, NULL for a dma-buf importer's mapping
  * @res: the reservation backed by the object's physmem
  * @vma: the user mapping, for a user VCM
+ * @uvcm: the process's user VCM it holds a user of, for a user VCM
  * @vaddr: the kernel address, for a kernel mapping: in the kernel VCM, or
  *	for a foreign buffer, its exporter's dma_buf_vmap()
  * @sgt: the DMA API mapping of a dma-buf importer, the exporter's own
@@ -130,6 +133,7 @@ struct gembuf_mapping {
 	struct vcm *vcm;
 	struct vcm_res *res;
 	struct vm_area_struct *vma;
+	struct gembuf_user_vcm *uvcm;
 	void *vaddr;
 	struct sg_table *sgt;
 	enum dma_data_direction dir;
@@ -214,12 +218,17 @@ struct gembuf_object {
 
 #define to_gembuf_object(o) container_of(o, struct gembuf_object, base)
 
+/* log2 of the buckets of &gembuf.user_vcms */
+#define GEMBUF_USER_VCM_BITS	6
+
 /**
  * struct gembuf - the module's state
  * @display: the display device
  * @kernel_vcm: the kernel VCM every kernel mapping comes from
  * @lock: protects @user_vcms
- * @user_vcms: the user VCM of every process that maps objects
+ * @user_vcms: the user VCM of every process that maps objects, hashed by
+ *	its mm: each mmap() finds its process's, and each munmap() has its
+ *	own in its mapping
  * @objects: live objects (real ones), for debugfs and the tests
  * @objects_lock: protects @object_list
  * @object_list: the objects with memory of gembuf's own, for debugfs
@@ -230,7 +239,7 @@ struct gembuf {
 	struct gembuf_device *display;
 	struct vcm *kernel_vcm;
 	struct mutex lock;	/* see the kernel-doc above */
-	struct list_head user_vcms;
+	DECLARE_HASHTABLE(user_vcms, GEMBUF_USER_VCM_BITS);
 	atomic_t objects;
 	struct mutex objects_lock;	/* see the kernel-doc above */
 	struct list_head object_list;

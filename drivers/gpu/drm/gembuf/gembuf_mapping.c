@@ -7,6 +7,7 @@
 
 #include <drm/drm_drv.h>
 #include <linux/dma-buf.h>
+#include <linux/hashtable.h>
 #include <linux/iommu.h>
 #include <linux/iosys-map.h>
 #include <linux/mm.h>
@@ -17,13 +18,13 @@
 
 /**
  * struct gembuf_user_vcm - the user VCM of one process
- * @node: link in &gembuf.user_vcms
+ * @node: link in &gembuf.user_vcms, hashed by @mm
  * @mm: the process's address space
  * @vcm: its VCM
  * @users: VMAs mapping objects in it
  */
 struct gembuf_user_vcm {
-	struct list_head node;
+	struct hlist_node node;
 	struct mm_struct *mm;
 	struct vcm *vcm;
 	unsigned int users;
@@ -305,7 +306,7 @@ static struct gembuf_user_vcm *gembuf_user_vcm_get(struct mm_struct *mm)
 	struct gembuf_user_vcm *uvcm;
 
 	mutex_lock(&gembuf.lock);
-	list_for_each_entry(uvcm, &gembuf.user_vcms, node) {
+	hash_for_each_possible(gembuf.user_vcms, uvcm, node, (unsigned long)mm) {
 		if (uvcm->mm == mm) {
 			uvcm->users++;
 			goto out;
@@ -329,26 +330,19 @@ static struct gembuf_user_vcm *gembuf_user_vcm_get(struct mm_struct *mm)
 	}
 	uvcm->mm = mm;
 	uvcm->users = 1;
-	list_add(&uvcm->node, &gembuf.user_vcms);
+	hash_add(gembuf.user_vcms, &uvcm->node, (unsigned long)mm);
 out:
 	mutex_unlock(&gembuf.lock);
 	return uvcm;
 }
 
-static void gembuf_user_vcm_put(struct vcm *vcm)
+static void gembuf_user_vcm_put(struct gembuf_user_vcm *uvcm)
 {
-	struct gembuf_user_vcm *uvcm;
-
 	mutex_lock(&gembuf.lock);
-	list_for_each_entry(uvcm, &gembuf.user_vcms, node) {
-		if (uvcm->vcm != vcm)
-			continue;
-		if (!--uvcm->users) {
-			list_del(&uvcm->node);
-			vcm_free(uvcm->vcm);
-			kfree(uvcm);
-		}
-		break;
+	if (!--uvcm->users) {
+		hash_del(&uvcm->node);
+		vcm_free(uvcm->vcm);
+		kfree(uvcm);
 	}
 	mutex_unlock(&gembuf.lock);
 }
@@ -358,7 +352,7 @@ static void gembuf_user_vcm_put(struct vcm *vcm)
  */
 void gembuf_user_vcms_fini(void)
 {
-	WARN_ON(!list_empty(&gembuf.user_vcms));
+	WARN_ON(!hash_empty(gembuf.user_vcms));
 }
 
 /**
@@ -403,6 +397,7 @@ int gembuf_mapping_user(struct gembuf_object *obj, struct vm_area_struct *vma)
 		goto err_res;
 
 	map->vcm = uvcm->vcm;
+	map->uvcm = uvcm;
 	map->res = res;
 	map->vma = vma;
 	map->kind = GEMBUF_MAPPING_USER;
@@ -417,7 +412,7 @@ err_res:
 err_map:
 	kfree(map);
 err_vcm:
-	gembuf_user_vcm_put(uvcm->vcm);
+	gembuf_user_vcm_put(uvcm);
 	return ret;
 }
 
@@ -439,11 +434,11 @@ void gembuf_mapping_user_close(struct gembuf_object *obj,
 	if (node)
 		found = rb_entry(node, struct gembuf_mapping, vma_node);
 	if (found) {
-		struct vcm *vcm = found->vcm;
+		struct gembuf_user_vcm *uvcm = found->uvcm;
 
 		gembuf_mapping_release(obj, found);
 		mutex_unlock(&obj->lock);
-		gembuf_user_vcm_put(vcm);
+		gembuf_user_vcm_put(uvcm);
 		return;
 	}
 	mutex_unlock(&obj->lock);
