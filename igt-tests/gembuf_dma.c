@@ -5,7 +5,10 @@
  * through the display device's mapping of the same memory.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
 
 #include "igt.h"
@@ -21,6 +24,96 @@ static void check_words(const uint32_t *p, uint64_t from, uint64_t to,
 	for (uint64_t i = from / 4; i < to / 4; i++)
 		igt_assert_f(p[i] == value, "byte %llu: %08x, want %08x\n",
 			     (unsigned long long)i * 4, p[i], value);
+}
+
+/* A debugfs file of VCM's, whole, NUL-terminated, in a malloc()ed buffer. */
+static char *vcm_debugfs(const char *name)
+{
+	size_t len = 0, cap = 1 << 16;
+	char path[64], *buf = malloc(cap);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/vcm/%s", name);
+	f = fopen(path, "r");
+	igt_require_f(f, "no %s\n", path);
+	igt_assert(buf);
+	while (!feof(f)) {
+		if (cap - len < 4096) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			igt_assert(buf);
+		}
+		len += fread(buf + len, 1, cap - len - 1, f);
+		igt_assert(!ferror(f));
+	}
+	fclose(f);
+	buf[len] = 0;
+	return buf;
+}
+
+/*
+ * The physmem of vcm/physmem that is @len bytes of system memory: its id,
+ * or -1; its chunks' total in *@chunk_bytes and the reservations it backs
+ * in *@backs.
+ */
+static int vcm_physmem_of_len(uint64_t len, uint64_t *chunk_bytes, int *backs)
+{
+	char *buf = vcm_debugfs("physmem"), *line, *save = NULL, want[64];
+	int id = -1;
+
+	*chunk_bytes = 0;
+	*backs = 0;
+	snprintf(want, sizeof(want), " system len %#llx ", (unsigned long long)len);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "physmem ", 8)) {
+			if (id >= 0)
+				break;
+			if (strstr(line, want))
+				id = atoi(line + 8);
+		} else if (id >= 0 && !strncmp(line, "  chunks", 8)) {
+			unsigned long kib, n;
+			char *c = line + 8;
+			int used;
+
+			while (sscanf(c, " %luK:%lu%n", &kib, &n, &used) == 2) {
+				*chunk_bytes += (uint64_t)kib * 1024 * n;
+				c += used;
+			}
+		} else if (id >= 0 && !strncmp(line, "  backs vcm ", 12)) {
+			(*backs)++;
+		}
+	}
+	free(buf);
+	return id;
+}
+
+/*
+ * How many reservations of vcm/vcms are backed by physmem @id, in VCMs of
+ * type @type that have an active device (@type "user" and "kernel": any).
+ */
+static int vcm_res_backed_by(int id, const char *type)
+{
+	char *buf = vcm_debugfs("vcms"), *line, *save = NULL, want[32], hdr[32];
+	bool in_type = false, active = false;
+	int n = 0;
+
+	snprintf(want, sizeof(want), " physmem %d", id);
+	snprintf(hdr, sizeof(hdr), " %s ", type);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "vcm ", 4)) {
+			in_type = strstr(line, hdr) != NULL;
+			active = strcmp(type, "dma") != 0;
+		} else if (in_type && !strncmp(line, "  dev ", 6) && strstr(line, " active ")) {
+			active = true;
+		} else if (in_type && active && !strncmp(line, "  res ", 6)) {
+			const char *p = strstr(line, want);
+
+			if (p && (p[strlen(want)] == 0 || p[strlen(want)] == ' '))
+				n++;
+		}
+	}
+	free(buf);
+	return n;
 }
 
 igt_main
@@ -136,6 +229,34 @@ igt_main
 		munmap(p, 16384);
 		gem_close(engine, a);
 		gem_close(engine, b);
+	}
+
+	igt_describe("VCM's debugfs shows an object's memory as one physmem whose chunks add up to its size, backing one reservation in the engine's DMA VCM (whose device is active) and one in the process's user VCM; both go with the object.");
+	igt_subtest("vcm-debugfs") {
+		const uint64_t size = 63 * 4096;	/* a size no other object has */
+		uint32_t h = gembuf_create(engine, size, 0, GEMBUF_CACHE_WB);
+		uint32_t *p = gembuf_mmap(engine, h, size);
+		uint64_t chunks;
+		int id, backs, i;
+
+		p[0] = 1;
+		igt_assert_eq(__gembuf_fill(engine, h, 0, 4096, 0x5eed), 0);
+		gembuf_wait(engine, h);
+		id = vcm_physmem_of_len(size, &chunks, &backs);
+		igt_assert_f(id >= 0, "no physmem of %llu bytes in vcm/physmem\n",
+			     (unsigned long long)size);
+		igt_assert_eq_u64(chunks, size);
+		igt_assert_lte(2, backs);
+		igt_assert_eq(vcm_res_backed_by(id, "dma"), 1);
+		igt_assert_eq(vcm_res_backed_by(id, "user"), 1);
+
+		munmap(p, size);
+		gem_close(engine, h);
+		/* Freed once the job that filled it is: give it a moment. */
+		for (i = 0; i < 50 && vcm_physmem_of_len(size, &chunks, &backs) >= 0; i++)
+			usleep(100 * 1000);
+		igt_assert_f(i < 50, "physmem %d outlived its object\n", id);
+		igt_assert_eq(vcm_res_backed_by(id, "dma"), 0);
 	}
 
 	igt_fixture
