@@ -486,7 +486,8 @@ static int source_per_line(const struct drm_plane_state *s, int y)
  *	@sx1 to @sx2 of the source line @src_y, as words
  * @words: the words reader of an opaque plane of another format, not
  *	transposed and without a color key, or NULL
- * @lut: the YCbCr terms of a @words plane of a YCbCr format
+ * @lut: for a @words plane of a YCbCr format, the table of its encoding
+ *	and range
  * @gathered_y: the destination line whose words @gather holds, or -1
  * @src_y: the source line @gather holds for a magnified @words plane, or -1
  * @sx1: the first source column such a plane shows
@@ -527,7 +528,7 @@ static bool opaque_plane(const struct drm_plane_state *s)
 
 static void layer_init(struct gembuf_layer *l,
 		       const struct gembuf_plane_state *ps, int *xs,
-		       __le32 *gather, struct gembuf_yuv_lut *lut)
+		       __le32 *gather)
 {
 	const struct drm_plane_state *s = &ps->base.base;
 	u32 format = s->fb->format->format;
@@ -557,10 +558,8 @@ static void layer_init(struct gembuf_layer *l,
 		/* The source columns fit @gather: there are fewer than @n. */
 		l->magnified = !l->plain && l->sx2 - l->sx1 < n;
 		l->gather = gather;
-		if (s->fb->format->is_yuv) {
-			gembuf_yuv_lut_init(lut, s);
-			l->lut = lut;
-		}
+		if (s->fb->format->is_yuv)
+			l->lut = gembuf_yuv_lut(s);
 		return;
 	}
 	if (!l->plain)
@@ -618,23 +617,20 @@ VISIBLE_IF_KUNIT int gembuf_layer_line(const struct gembuf_plane_state *ps,
 				       int y, __le32 *out)
 {
 	int ret = -ENOMEM, n = drm_rect_width(&ps->base.base.dst);
-	struct gembuf_yuv_lut *lut;
 	struct gembuf_layer l;
 	__le32 *gather;
 	int *xs;
 
 	xs = kcalloc(n, sizeof(*xs), GFP_KERNEL);
 	gather = kcalloc(n, sizeof(*gather), GFP_KERNEL);
-	lut = kmalloc(sizeof(*lut), GFP_KERNEL);
-	if (xs && gather && lut) {
-		layer_init(&l, ps, xs, gather, lut);
+	if (xs && gather) {
+		layer_init(&l, ps, xs, gather);
 		ret = -EINVAL;
 		if (l.rgb32) {
 			memcpy(out, layer_words(&l, y), n * sizeof(*out));
 			ret = 0;
 		}
 	}
-	kfree(lut);
 	kfree(gather);
 	kfree(xs);
 	return ret;
@@ -933,7 +929,6 @@ static void apply_gamma(struct gembuf_pixel *line, int width,
 void gembuf_lines_put(struct gembuf_lines *lines)
 {
 	if (lines && refcount_dec_and_test(&lines->ref)) {
-		kvfree(lines->luts);
 		kvfree(lines->xs);
 		kvfree(lines->words);
 		kvfree(lines->px);
@@ -967,10 +962,7 @@ struct gembuf_lines *gembuf_lines_alloc(int width)
 	lines->xs = kvmalloc_array(width * GEMBUF_MAX_PLANES,
 				   sizeof(*lines->xs) + sizeof(*lines->gather),
 				   GFP_KERNEL);
-	lines->luts = kvmalloc_array(GEMBUF_MAX_PLANES, sizeof(*lines->luts),
-				     GFP_KERNEL);
-	if (!lines->line || !lines->px || !lines->words || !lines->xs ||
-	    !lines->luts) {
+	if (!lines->line || !lines->px || !lines->words || !lines->xs) {
 		gembuf_lines_put(lines);
 		return NULL;
 	}
@@ -1051,7 +1043,7 @@ VISIBLE_IF_KUNIT u32 gembuf_compose(struct gembuf_crtc_state *state,
 		if (state->planes[i]->cpu_access)
 			layer_init(&f.layers[f.num_layers++], state->planes[i],
 				   lines->xs + i * f.width,
-				   lines->gather + i * f.width, &lines->luts[i]);
+				   lines->gather + i * f.width);
 	gamma_lut = state->base.gamma_lut;
 	if (wb)
 		wb_words = state->wb_fb->format->format == DRM_FORMAT_XRGB8888;

@@ -229,6 +229,7 @@ static int __init gembuf_init(void)
 {
 	int ret;
 
+	gembuf_formats_init();
 	gembuf.kernel_vcm = vcm_create_from_prebuilt(VCM_PREBUILT_KERNEL);
 	if (IS_ERR(gembuf.kernel_vcm))
 		return PTR_ERR(gembuf.kernel_vcm);

@@ -14,6 +14,8 @@
 #include <drm/drm_framebuffer.h>
 #include <asm/byteorder.h>
 #include <kunit/visibility.h>
+#include <linux/cache.h>
+#include <linux/init.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
 
@@ -329,22 +331,21 @@ static void words_xbgr8888(void *const planes[DRM_FORMAT_MAX_PLANES],
 	}
 }
 
-/**
- * gembuf_yuv_lut_init() - the tables a YCbCr plane's words are made with
- * @lut: the tables
- * @state: the plane state, for its COLOR_ENCODING and COLOR_RANGE
- *
- * Each term of yuv_to_rgb() for every 8-bit value, worked out as it
- * does, so that a pixel costs three sums: each channel is then the sum
- * (an exact integer, in 16.16) times 257, shifted and clamped, the same
- * bits as yuv_to_rgb()'s channel, narrowed.  Every term fits in 32 bits
- * (less than 2^25 in magnitude), and so does each sum.
+/*
+ * Each term of yuv_to_rgb() for every 8-bit value, worked out as it does
+ * (64-bit divisions), so that a pixel's word costs a few lookups and
+ * three sums: each channel is the sum (an exact integer, in 16.16) times
+ * 257, shifted and clamped, the same bits as yuv_to_rgb()'s channel,
+ * narrowed.  Every term is less than 2^25 in magnitude, so it and each
+ * sum fit in 32 bits.  There are four encodings and ranges, so four
+ * tables, [BT.709][limited range], made when the module loads: the
+ * composer, which signals fences, only reads them.
  */
-void gembuf_yuv_lut_init(struct gembuf_yuv_lut *lut,
-			 const struct drm_plane_state *state)
+static struct gembuf_yuv_lut yuv_luts[2][2] __ro_after_init;
+
+static void __init yuv_lut_init(struct gembuf_yuv_lut *lut,
+				const struct gembuf_yuv_coeffs *k, bool limited)
 {
-	const struct gembuf_yuv_coeffs *k = yuv_coeffs(state);
-	bool limited = state->color_range == DRM_COLOR_YCBCR_LIMITED_RANGE;
 	s64 c;
 	int i;
 
@@ -357,7 +358,33 @@ void gembuf_yuv_lut_init(struct gembuf_yuv_lut *lut,
 		lut->b[i] = c * k->kb / 65536;
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(gembuf_yuv_lut_init);
+
+/**
+ * gembuf_formats_init() - make the YCbCr words readers' tables
+ *
+ * Called once, when the module loads, before any plane is composed.
+ */
+void __init gembuf_formats_init(void)
+{
+	yuv_lut_init(&yuv_luts[0][0], &bt601, false);
+	yuv_lut_init(&yuv_luts[0][1], &bt601, true);
+	yuv_lut_init(&yuv_luts[1][0], &bt709, false);
+	yuv_lut_init(&yuv_luts[1][1], &bt709, true);
+}
+
+/**
+ * gembuf_yuv_lut() - the table a YCbCr plane's words are made with
+ * @state: the plane state, for its COLOR_ENCODING and COLOR_RANGE
+ *
+ * Return: the table of that encoding and range, made by
+ * gembuf_formats_init().
+ */
+const struct gembuf_yuv_lut *gembuf_yuv_lut(const struct drm_plane_state *state)
+{
+	return &yuv_luts[state->color_encoding == DRM_COLOR_YCBCR_BT709]
+			[state->color_range == DRM_COLOR_YCBCR_LIMITED_RANGE];
+}
+EXPORT_SYMBOL_IF_KUNIT(gembuf_yuv_lut);
 
 /*
  * A channel in 16.16 as yuv_to_rgb() takes it to 16 bits, * 257 >> 16

@@ -79,15 +79,15 @@ typedef void (*gembuf_read_fn)(void *const planes[DRM_FORMAT_MAX_PLANES],
 			       struct gembuf_pixel *out);
 
 /**
- * struct gembuf_yuv_lut - a YCbCr plane's terms for every 8-bit value
- * @y: luma, scaled from the plane's range, in 16.16
+ * struct gembuf_yuv_lut - the terms of YCbCr to RGB for every 8-bit value
+ * @y: luma, scaled from the range, in 16.16
  * @r: Cr's part of red
  * @gu: Cb's part of green, subtracted
  * @gv: Cr's part of green, subtracted
  * @b: Cb's part of blue
  *
- * Made by gembuf_yuv_lut_init() for the plane's COLOR_ENCODING and
- * COLOR_RANGE, once a frame.
+ * One for each COLOR_ENCODING and COLOR_RANGE, made when the module
+ * loads (gembuf_formats_init()), found with gembuf_yuv_lut().
  */
 struct gembuf_yuv_lut {
 	s32 y[256];
@@ -105,7 +105,7 @@ struct gembuf_yuv_lut {
  * @xs: column in the framebuffer of each pixel wanted, or NULL
  * @x0: without @xs, the first of @n consecutive columns
  * @n: number of pixels
- * @lut: for a YCbCr format, the plane's tables
+ * @lut: for a YCbCr format, gembuf_yuv_lut() of the plane state
  * @out: the @n pixels, little-endian, X 0: each channel the 8 high bits
  *	of the format's gembuf_read_fn's
  */
@@ -172,7 +172,6 @@ struct gembuf_plane {
  *	each
  * @gather: the gathered words of each plane, @width each (after @xs, in
  *	its allocation)
- * @luts: the YCbCr terms of each plane
  *
  * Allocated by the CRTC's atomic_check, in the committing task, so that
  * the composer, which signals the writeback out-fence, allocates nothing.
@@ -185,7 +184,6 @@ struct gembuf_lines {
 	__le32 *words;
 	int *xs;
 	__le32 *gather;
-	struct gembuf_yuv_lut *luts;
 };
 
 /**
@@ -340,8 +338,8 @@ extern const u32 gembuf_wb_formats[];
 extern const unsigned int gembuf_num_wb_formats;
 gembuf_read_fn gembuf_format_reader(u32 format);
 gembuf_words_fn gembuf_format_words(u32 format);
-void gembuf_yuv_lut_init(struct gembuf_yuv_lut *lut,
-			 const struct drm_plane_state *state);
+void gembuf_formats_init(void);
+const struct gembuf_yuv_lut *gembuf_yuv_lut(const struct drm_plane_state *state);
 void gembuf_write_line(const struct drm_framebuffer *fb, void *vaddr, int y,
 		       const struct gembuf_pixel *line, int width);
 void gembuf_write_words(const struct drm_framebuffer *fb, void *vaddr, int y,

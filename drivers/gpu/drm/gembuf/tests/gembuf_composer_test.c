@@ -445,8 +445,7 @@ static void gembuf_test_narrow_line(struct kunit *test)
 /* One line of @format in encoding and range @c, Cb @round, read both ways. */
 static void check_words(struct kunit *test, struct rnd_state *rnd, u32 format,
 			unsigned int c, unsigned int round, u8 *mem,
-			struct gembuf_pixel *px, __le32 *got, int *xs,
-			struct gembuf_yuv_lut *lut)
+			struct gembuf_pixel *px, __le32 *got, int *xs)
 {
 	const int w = WORDS_LEN;
 	gembuf_words_fn words = gembuf_format_words(format);
@@ -463,12 +462,13 @@ static void check_words(struct kunit *test, struct rnd_state *rnd, u32 format,
 		.color_range = c & 2 ? DRM_COLOR_YCBCR_FULL_RANGE :
 				       DRM_COLOR_YCBCR_LIMITED_RANGE,
 	};
+	const struct gembuf_yuv_lut *lut;
 	unsigned int start = round & 3;
 	int i;
 	u32 want;
 
 	KUNIT_ASSERT_NOT_NULL(test, words);
-	gembuf_yuv_lut_init(lut, &state);
+	lut = gembuf_yuv_lut(&state);
 	prandom_bytes_state(rnd, mem, 2 * w * 4);
 	/* Cb is @round and Cr every value, and Y every value. */
 	for (i = 0; i < w / 2; i++) {
@@ -521,19 +521,17 @@ static void gembuf_test_words_readers(struct kunit *test)
 	struct gembuf_pixel *px = kunit_kcalloc(test, w, sizeof(*px), GFP_KERNEL);
 	__le32 *got = kunit_kcalloc(test, w, sizeof(*got), GFP_KERNEL);
 	int *xs = kunit_kcalloc(test, w, sizeof(*xs), GFP_KERNEL);
-	struct gembuf_yuv_lut *lut = kunit_kzalloc(test, sizeof(*lut), GFP_KERNEL);
 	unsigned int f, c, round;
 
 	KUNIT_ASSERT_NOT_NULL(test, mem);
 	KUNIT_ASSERT_NOT_NULL(test, px);
 	KUNIT_ASSERT_NOT_NULL(test, got);
 	KUNIT_ASSERT_NOT_NULL(test, xs);
-	KUNIT_ASSERT_NOT_NULL(test, lut);
 	for (f = 0; f < ARRAY_SIZE(formats); f++)
 		for (c = 0; c < (drm_format_info(formats[f])->is_yuv ? 4 : 1); c++)
 			for (round = 0; round < 256; round++)
 				check_words(test, rnd, formats[f], c, round, mem,
-					    px, got, xs, lut);
+					    px, got, xs);
 }
 
 /*
