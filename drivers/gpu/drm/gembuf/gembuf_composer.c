@@ -391,10 +391,28 @@ static __always_inline void blend_words_run(__le32 *dst, const __le32 *src,
 }
 
 /*
+ * blend_words_run() for a blend mode that reads the pixels' alpha,
+ * @mode a constant.  Both calls compute the same thing: the first is
+ * there for constant propagation, so that the compiler makes a loop of
+ * its own for the common case of a plane translucent by its pixels
+ * only, where the plane alpha is the constant 0xffff (in premultiplied
+ * mode, blend8() then skips mul16() by it).
+ */
+static __always_inline void blend_words_alpha(__le32 *dst,
+					      const __le32 *src, int n,
+					      u16 plane_alpha, u16 mode)
+{
+	if (plane_alpha == DRM_BLEND_ALPHA_OPAQUE)
+		blend_words_run(dst, src, n, DRM_BLEND_ALPHA_OPAQUE, mode);
+	else
+		blend_words_run(dst, src, n, plane_alpha, mode);
+}
+
+/*
  * gembuf_blend_rgb32_line() for a run whose pixels below are words and
  * whose results are final (see blend_words_run()), a loop for each blend
- * mode and for a plane alpha of 0xffff, where no channel needs
- * mul16() for the plane alpha.
+ * mode.  Pixel blend mode None comes here only with a translucent plane
+ * alpha: an opaque plane is copied.
  */
 static void blend_rgb32_words(__le32 *dst, const __le32 *src, int n,
 			      const struct drm_plane_state *s)
@@ -407,18 +425,10 @@ static void blend_rgb32_words(__le32 *dst, const __le32 *src, int n,
 		blend_words_run(dst, src, n, s->alpha, DRM_MODE_BLEND_PIXEL_NONE);
 		break;
 	case DRM_MODE_BLEND_COVERAGE:
-		if (s->alpha == DRM_BLEND_ALPHA_OPAQUE)
-			blend_words_run(dst, src, n, DRM_BLEND_ALPHA_OPAQUE,
-					DRM_MODE_BLEND_COVERAGE);
-		else
-			blend_words_run(dst, src, n, s->alpha, DRM_MODE_BLEND_COVERAGE);
+		blend_words_alpha(dst, src, n, s->alpha, DRM_MODE_BLEND_COVERAGE);
 		break;
 	default:
-		if (s->alpha == DRM_BLEND_ALPHA_OPAQUE)
-			blend_words_run(dst, src, n, DRM_BLEND_ALPHA_OPAQUE,
-					DRM_MODE_BLEND_PREMULTI);
-		else
-			blend_words_run(dst, src, n, s->alpha, DRM_MODE_BLEND_PREMULTI);
+		blend_words_alpha(dst, src, n, s->alpha, DRM_MODE_BLEND_PREMULTI);
 		break;
 	}
 }
@@ -893,20 +903,16 @@ static void compose_words(struct gembuf_frame *f, int y, unsigned int first)
 }
 
 /*
- * Whether plane state @ps hides everything below it: opaque pixels (no
- * alpha channel, or one that is ignored), full plane alpha, no color key,
- * over the whole @width x @height frame.
+ * Whether plane state @ps hides everything below it: an opaque plane
+ * without a color key over the whole @width x @height frame.
  */
 static bool hides_below(const struct gembuf_plane_state *ps, int width,
 			int height)
 {
 	const struct drm_plane_state *s = &ps->base.base;
 
-	return s->alpha == DRM_BLEND_ALPHA_OPAQUE && !ps->colorkey_mask &&
-	       (!s->fb->format->has_alpha ||
-		s->pixel_blend_mode == DRM_MODE_BLEND_PIXEL_NONE) &&
-	       s->dst.x1 <= 0 && s->dst.y1 <= 0 && s->dst.x2 >= width &&
-	       s->dst.y2 >= height;
+	return opaque_plane(s) && !ps->colorkey_mask && s->dst.x1 <= 0 &&
+	       s->dst.y1 <= 0 && s->dst.x2 >= width && s->dst.y2 >= height;
 }
 
 static void apply_gamma(struct gembuf_pixel *line, int width,
