@@ -13,6 +13,7 @@
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_plane.h>
 #include <kunit/test.h>
+#include <linux/bitmap.h>
 #include <linux/crc32.h>
 #include <linux/prandom.h>
 
@@ -470,7 +471,10 @@ static void check_words(struct kunit *test, struct rnd_state *rnd, u32 format,
 	KUNIT_ASSERT_NOT_NULL(test, words);
 	lut = gembuf_yuv_lut(&state);
 	prandom_bytes_state(rnd, mem, 2 * w * 4);
-	/* Cb is @round and Cr every value, and Y every value. */
+	/*
+	 * Cb is @round; the first pixel of chroma pair i has Y and Cr both
+	 * i, the second a random Y.
+	 */
 	for (i = 0; i < w / 2; i++) {
 		u8 *pair = mem + 4 * i;
 
@@ -506,8 +510,9 @@ static void check_words(struct kunit *test, struct rnd_state *rnd, u32 format,
  * The words readers against the 16-bit readers, narrowed: random lines of
  * every format that has one, read from consecutive columns (from an odd
  * one too, as a clipped plane starts) and from scattered ones; YCbCr in
- * each encoding and range, its chroma pairs taking every Cb and Cr value
- * and its luma every Y value.
+ * each encoding and range, with Cb taking every value and, for each, Y
+ * and Cr every value together (gembuf_test_yuv_words_grid() holds them
+ * apart).
  */
 static void gembuf_test_words_readers(struct kunit *test)
 {
@@ -532,6 +537,146 @@ static void gembuf_test_words_readers(struct kunit *test)
 			for (round = 0; round < 256; round++)
 				check_words(test, rnd, formats[f], c, round, mem,
 					    px, got, xs);
+}
+
+/*
+ * The YCbCr words against the per-pixel path with Y, Cb and Cr taking
+ * their values independently of each other, in each encoding and range.
+ * All 2^24 triples in the four, 67 million pixels, would take tens of
+ * seconds of the guest's time under KASAN; the case takes every Y with
+ * each of some 4,600 chroma pairs instead (4.7 million pixels):
+ * every pair of a grid of each 6th value and the edges of both ranges,
+ * every Cb and every Cr with the other neutral, equal and opposite (so
+ * that each channel meets every value of what it depends on), and random
+ * pairs.  Lines are YUYV (the three YCbCr formats share
+ * the conversion and the words readers' loop), each pixel's word held
+ * against the format's reader, narrowed.  A line holds up to YUV_PAIRS
+ * chroma pairs, each with every Y value (pixel 256 * j + y has pair j
+ * and luma y), read as one run of words from column 0, so that each
+ * two pixels share one chroma lookup.
+ */
+#define YUV_PAIRS	16
+#define YUV_LINE	(YUV_PAIRS * 256)
+#define YUV_RANDOM_PAIRS	512
+
+static const u8 yuv_edges[] = {
+	0, 1, 15, 16, 17, 127, 128, 129, 234, 235, 239, 240, 241, 254, 255,
+};
+
+struct yuv_sweep {
+	struct kunit *test;
+	struct drm_framebuffer fb;
+	struct drm_plane_state state;
+	u8 *mem;
+	int *xs;
+	struct gembuf_pixel *px;
+	__le32 *got;
+	u16 cbcr[YUV_PAIRS];	/* Cb << 8 | Cr of each pair of the line */
+	int n;			/* pairs in @cbcr */
+	bool failed;
+};
+
+/*
+ * Line @sw->cbcr (@sw->n pairs) read both ways; stops the sweep at the
+ * first word that is not the per-pixel path's.
+ */
+static void yuv_sweep_line(struct yuv_sweep *sw)
+{
+	void *planes[DRM_FORMAT_MAX_PLANES] = { sw->mem };
+	const struct drm_plane_state *s = &sw->state;
+	int i, n = sw->n * 256;
+	u16 cbcr;
+	u32 want;
+
+	sw->n = 0;
+	if (sw->failed)
+		return;
+	/* Pixels 2i and 2i + 1 share bytes 4i to 4i + 3: Y0 Cb Y1 Cr. */
+	for (i = 0; i < n / 2; i++) {
+		sw->mem[4 * i + 1] = sw->cbcr[i / 128] >> 8;
+		sw->mem[4 * i + 3] = sw->cbcr[i / 128];
+	}
+	gembuf_format_reader(DRM_FORMAT_YUYV)(planes, &sw->fb, 0, sw->xs, n, s,
+					      sw->px);
+	gembuf_format_words(DRM_FORMAT_YUYV)(planes, &sw->fb, 0, NULL, 0, n,
+					     gembuf_yuv_lut(s), sw->got);
+	for (i = 0; i < n; i++) {
+		want = (sw->px[i].r >> 8) << 16 | (sw->px[i].g >> 8) << 8 |
+		       sw->px[i].b >> 8;
+		if (le32_to_cpu(sw->got[i]) == want)
+			continue;
+		cbcr = sw->cbcr[i / 256];
+		KUNIT_FAIL(sw->test,
+			   "encoding %d range %d, Y %d Cb %d Cr %d: got %06x, want %06x",
+			   s->color_encoding, s->color_range, i % 256,
+			   cbcr >> 8, cbcr & 0xff, le32_to_cpu(sw->got[i]), want);
+		sw->failed = true;
+		return;
+	}
+}
+
+/* Chroma pair (@cb, @cr) with every Y, read once its line is full. */
+static void yuv_sweep_pair(struct yuv_sweep *sw, u8 cb, u8 cr)
+{
+	sw->cbcr[sw->n++] = cb << 8 | cr;
+	if (sw->n == YUV_PAIRS)
+		yuv_sweep_line(sw);
+}
+
+static void gembuf_test_yuv_words_grid(struct kunit *test)
+{
+	struct rnd_state *rnd = line_rnd(test);
+	struct yuv_sweep *sw = kunit_kzalloc(test, sizeof(*sw), GFP_KERNEL);
+	DECLARE_BITMAP(grid, 256) = {};
+	unsigned int c, i, cb, cr;
+	u32 cbcr;
+
+	KUNIT_ASSERT_NOT_NULL(test, sw);
+	sw->test = test;
+	sw->fb = (struct drm_framebuffer){
+		.format = drm_format_info(DRM_FORMAT_YUYV),
+		.width = YUV_LINE,
+		.height = 1,
+		.pitches = { YUV_LINE * 2 },
+	};
+	sw->mem = kunit_kzalloc(test, YUV_LINE * 2, GFP_KERNEL);
+	sw->xs = kunit_kcalloc(test, YUV_LINE, sizeof(*sw->xs), GFP_KERNEL);
+	sw->px = kunit_kcalloc(test, YUV_LINE, sizeof(*sw->px), GFP_KERNEL);
+	sw->got = kunit_kcalloc(test, YUV_LINE, sizeof(*sw->got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sw->mem);
+	KUNIT_ASSERT_NOT_NULL(test, sw->xs);
+	KUNIT_ASSERT_NOT_NULL(test, sw->px);
+	KUNIT_ASSERT_NOT_NULL(test, sw->got);
+	for (i = 0; i < YUV_LINE; i++) {
+		sw->xs[i] = i;
+		sw->mem[2 * i] = i;	/* Y: every value once a chroma pair */
+	}
+	for (i = 0; i < 256; i += 6)
+		__set_bit(i, grid);
+	for (i = 0; i < ARRAY_SIZE(yuv_edges); i++)
+		__set_bit(yuv_edges[i], grid);
+
+	for (c = 0; c < 4 && !sw->failed; c++) {
+		sw->state.color_encoding = c & 1 ? DRM_COLOR_YCBCR_BT709 :
+						   DRM_COLOR_YCBCR_BT601;
+		sw->state.color_range = c & 2 ? DRM_COLOR_YCBCR_FULL_RANGE :
+						DRM_COLOR_YCBCR_LIMITED_RANGE;
+		for_each_set_bit(cb, grid, 256)
+			for_each_set_bit(cr, grid, 256)
+				yuv_sweep_pair(sw, cb, cr);
+		for (i = 0; i < 256; i++) {
+			yuv_sweep_pair(sw, i, 128);
+			yuv_sweep_pair(sw, 128, i);
+			yuv_sweep_pair(sw, i, i);
+			yuv_sweep_pair(sw, i, 255 - i);
+		}
+		for (i = 0; i < YUV_RANDOM_PAIRS; i++) {
+			cbcr = prandom_u32_state(rnd);
+			yuv_sweep_pair(sw, cbcr >> 8, cbcr);
+		}
+		if (sw->n)
+			yuv_sweep_line(sw);
+	}
 }
 
 /*
@@ -807,6 +952,7 @@ static struct kunit_case gembuf_composer_test_cases[] = {
 	KUNIT_CASE(gembuf_test_layer_line),
 	KUNIT_CASE(gembuf_test_narrow_line),
 	KUNIT_CASE(gembuf_test_words_readers),
+	KUNIT_CASE(gembuf_test_yuv_words_grid),
 	KUNIT_CASE_PARAM(gembuf_test_compose_random, compose_gen_params),
 	{}
 };
