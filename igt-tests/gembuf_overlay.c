@@ -10,9 +10,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <drm_fourcc.h>
 
@@ -139,6 +143,87 @@ static void writeback_current(void)
 	igt_assert_eq(drmModeAtomicCommit(k.fd, req, 0, NULL), 0);
 	drmModeAtomicFree(req);
 	gk_commit_finish(&k, fence);
+}
+
+/* What a process moving the cursor shares with the test. */
+struct mover {
+	volatile int stop;
+	volatile unsigned long moves, errors;
+	volatile uint64_t max_ns;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * A child moving the cursor with the legacy ioctl between @at[0] and
+ * @at[1], without pause, until told to stop, timing each move; the
+ * shared @m is mapped by the caller.
+ */
+static pid_t start_mover(struct mover *m, const int at[2][2])
+{
+	pid_t pid;
+
+	memset((void *)m, 0, sizeof(*m));
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid)
+		return pid;
+	for (unsigned long n = 0; !m->stop; n++) {
+		uint64_t t = now_ns();
+
+		if (drmModeMoveCursor(k.fd, k.crtc_id, at[n & 1][0], at[n & 1][1]))
+			m->errors++;
+		else
+			m->moves++;
+		t = now_ns() - t;
+		if (t > m->max_ns)
+			m->max_ns = t;
+	}
+	_exit(0);
+}
+
+static void stop_mover(struct mover *m, pid_t pid)
+{
+	int status;
+
+	m->stop = 1;
+	igt_assert_eq(waitpid(pid, &status, 0), pid);
+	igt_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	igt_assert_eq(m->errors, 0);
+}
+
+/*
+ * Where the written-back frame shows the 64x64 cursor of color @c: the
+ * index in @at of the place it is at, whole, with no pixel of its color
+ * anywhere else; a frame that shows it cut, twice, or not at all fails.
+ */
+static int cursor_place(const int at[2][2], uint32_t c, int frame)
+{
+	int n = 0, x1 = INT_MAX, y1 = INT_MAX, x2 = -1, y2 = -1;
+
+	for (int y = 0; y < (int)wb.height; y++)
+		for (int x = 0; x < (int)wb.width; x++) {
+			if (wb_px(x, y) != c)
+				continue;
+			n++;
+			x1 = x < x1 ? x : x1;
+			y1 = y < y1 ? y : y1;
+			x2 = x > x2 ? x : x2;
+			y2 = y > y2 ? y : y2;
+		}
+	for (int i = 0; i < 2; i++)
+		if (n == 64 * 64 && x1 == at[i][0] && y1 == at[i][1] &&
+		    x2 == at[i][0] + 63 && y2 == at[i][1] + 63)
+			return i;
+	igt_assert_f(0, "frame %d: %d pixels of the cursor, from %d,%d to %d,%d\n",
+		     frame, n, x1, y1, x2, y2);
+	return -1;
 }
 
 /*
@@ -591,6 +676,113 @@ igt_main
 		}
 		igt_assert_eq(drmModeSetCursor(k.fd, k.crtc_id, 0, 0, 0), 0);
 		gk_fb_destroy(&k, &cur);
+	}
+
+	igt_describe("While a process moves the cursor back and forth with the legacy ioctl as fast as it can, every frame written back shows the cursor whole at one of its two places: a frame is composed from one place of the cursor, taken when the frame begins, never from a move half seen.");
+	igt_subtest("cursor-move-whole-frames") {
+		/* Near the top and the bottom of the frame, apart in x too. */
+		static const int at[2][2] = { { 40, 20 }, { 500, 380 } };
+		struct mover *m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		struct gk_layer l[2] = { base_layer() };
+		int seen[2] = {};
+		struct gk_fb cur, ov;
+		pid_t pid;
+
+		igt_assert(m != MAP_FAILED);
+		gk_fb_fill(&primary, 0x102030);
+		/* A translucent overlay over the frame: each frame takes longer. */
+		gk_fb_create(&k, &ov, k.mode.hdisplay, k.mode.vdisplay,
+			     DRM_FORMAT_ARGB8888);
+		gk_fb_fill(&ov, 0x80402000);
+		l[1] = layer(&ov, 0, 0, 1);
+		igt_assert_eq(gk_commit(&k, l, 2, NULL, 0), 0);
+		gk_fb_create(&k, &cur, 64, 64, DRM_FORMAT_ARGB8888);
+		gk_fb_fill(&cur, 0xff40c080);
+		igt_assert_eq(drmModeSetCursor(k.fd, k.crtc_id, cur.handle, 64, 64), 0);
+		pid = start_mover(m, at);
+		for (int i = 0; i < 20; i++) {
+			writeback_current();
+			seen[cursor_place(at, 0x40c080, i)]++;
+		}
+		stop_mover(m, pid);
+		igt_info("%lu moves; the cursor at %d,%d in %d frames, at %d,%d in %d\n",
+			 m->moves, at[0][0], at[0][1], seen[0], at[1][0], at[1][1],
+			 seen[1]);
+		igt_assert_lt(20, m->moves);
+		igt_assert_eq(drmModeSetCursor(k.fd, k.crtc_id, 0, 0, 0), 0);
+		igt_assert_eq(gk_commit(&k, l, 1, NULL, 0), 0);
+		gk_fb_destroy(&k, &cur);
+		gk_fb_destroy(&k, &ov);
+		munmap(m, sizeof(*m));
+	}
+
+	igt_describe("A legacy cursor move does not wait for the frame being composed: with a CRC source on, the composer making one slow frame after another (four translucent planes at 1920x1080), no move takes a quarter of the time a frame takes to compose.");
+	igt_subtest("cursor-move-vs-compose") {
+		static const int at[2][2] = { { 100, 100 }, { 900, 600 } };
+		struct mover *m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		const struct gk_plane *cursor = gk_plane(&k, DRM_PLANE_TYPE_CURSOR, 0);
+		struct gk_layer l[GK_MAX_PLANES] = {};
+		struct gk_fb full[GK_MAX_PLANES], cur;
+		long ns0, n0, frames, compose;
+		drmModeModeInfo slow;
+		unsigned int n;
+		igt_pipe_crc_t *pc;
+		pid_t pid;
+
+		igt_assert(m != MAP_FAILED && cursor);
+		igt_require(gk_set_mode(&k, 1920, 1080));
+		/*
+		 * 5 Hz: the CRC entries of the frames the slow composes span
+		 * fit DRM's buffer of them, unread.
+		 */
+		slow = gk_mode_at_hz(&k.mode, 5);
+		gk_set_mode_info(&k, &slow);
+		/* The primary and the overlays: the planes before the cursor. */
+		n = cursor - k.planes;
+		for (unsigned int i = 0; i < n; i++) {
+			gk_fb_create(&k, &full[i], 1920, 1080, DRM_FORMAT_ARGB8888);
+			gk_fb_fill(&full[i], 0x80000000 | (0x30 << (8 * (i % 3))));
+			l[i] = layer(&full[i], 0, 0, i ? (int)i : -1);
+			l[i].alpha = i ? 0xc000 : 0xffff;
+		}
+		igt_assert_eq(gk_commit(&k, l, n, NULL, 0), 0);
+		gk_fb_create(&k, &cur, 64, 64, DRM_FORMAT_ARGB8888);
+		gk_fb_fill(&cur, 0xff40c080);
+		igt_assert_eq(drmModeSetCursor(k.fd, k.crtc_id, cur.handle, 64, 64), 0);
+
+		pc = igt_pipe_crc_new(fd, k.pipe, IGT_PIPE_CRC_SOURCE_AUTO);
+		igt_pipe_crc_start(pc);
+		ns0 = gembuf_state("compose_ns");
+		n0 = gembuf_state("frames_composed");
+		pid = start_mover(m, at);
+		/* Four whole frames composed while the cursor moves. */
+		for (int i = 0; i < 6000 && gembuf_state("frames_composed") - n0 < 5; i++)
+			usleep(10000);
+		stop_mover(m, pid);
+		frames = gembuf_state("frames_composed") - n0;
+		igt_pipe_crc_free(pc);
+		igt_assert_lt(4, frames);
+		compose = (gembuf_state("compose_ns") - ns0) / frames;
+		igt_info("%lu moves, the longest %.3f ms; %ld frames, %.3f ms each\n",
+			 m->moves, m->max_ns / 1e6, frames, compose / 1e6);
+		igt_require_f(compose > 4000000,
+			      "frames compose in %.3f ms: too fast to tell a wait\n",
+			      compose / 1e6);
+		igt_assert_f(m->max_ns * 4 < (uint64_t)compose,
+			     "a cursor move took %.3f ms, a frame composes in %.3f ms\n",
+			     m->max_ns / 1e6, compose / 1e6);
+		igt_assert_lt(frames, (long)m->moves);
+
+		igt_assert_eq(drmModeSetCursor(k.fd, k.crtc_id, 0, 0, 0), 0);
+		igt_assert(gk_set_mode(&k, 640, 480));
+		l[0] = base_layer();
+		igt_assert_eq(gk_commit(&k, l, 1, NULL, 0), 0);
+		gk_fb_destroy(&k, &cur);
+		for (unsigned int i = 0; i < n; i++)
+			gk_fb_destroy(&k, &full[i]);
+		munmap(m, sizeof(*m));
 	}
 
 	igt_describe("Three overlapping translucent overlays and the cursor in all six zpos orders of the overlays, and with overlays sharing a zpos (stacked by plane id), equal the CPU reference.");

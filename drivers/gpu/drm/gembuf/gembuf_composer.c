@@ -1006,6 +1006,9 @@ void gembuf_composer_wait_stale(struct gembuf_output *out)
  * gembuf_compose() - compose one frame of a CRTC state
  * @state: the CRTC state, with its line buffers and, if @wb, its
  *	writeback framebuffer
+ * @planes: the @state->num_planes plane states to compose: @state->planes,
+ *	or a copy of one of them that stays the same all through the frame
+ *	(the cursor's: see frame_planes())
  * @crc_on: take the frame's CRC
  * @wb: store the frame into the writeback framebuffer
  *
@@ -1015,6 +1018,7 @@ void gembuf_composer_wait_stale(struct gembuf_output *out)
  * ~0 inverted if @crc_on is false.
  */
 VISIBLE_IF_KUNIT u32 gembuf_compose(struct gembuf_crtc_state *state,
+				    struct gembuf_plane_state *const *planes,
 				    bool crc_on, bool wb)
 {
 	struct gembuf_lines *lines = state->lines;
@@ -1042,12 +1046,12 @@ VISIBLE_IF_KUNIT u32 gembuf_compose(struct gembuf_crtc_state *state,
 	 * said why): those are left out, as if off.
 	 */
 	for (first = 0, i = 0; i < state->num_planes; i++)
-		if (state->planes[i]->cpu_access &&
-		    hides_below(state->planes[i], f.width, height))
+		if (planes[i]->cpu_access &&
+		    hides_below(planes[i], f.width, height))
 			first = i;
 	for (i = first; i < state->num_planes; i++)
-		if (state->planes[i]->cpu_access)
-			layer_init(&f.layers[f.num_layers++], state->planes[i],
+		if (planes[i]->cpu_access)
+			layer_init(&f.layers[f.num_layers++], planes[i],
 				   lines->xs + i * f.width,
 				   lines->gather + i * f.width);
 	gamma_lut = state->base.gamma_lut;
@@ -1098,6 +1102,32 @@ VISIBLE_IF_KUNIT u32 gembuf_compose(struct gembuf_crtc_state *state,
 }
 EXPORT_SYMBOL_IF_KUNIT(gembuf_compose);
 
+/*
+ * The plane states a frame of @state is composed from: @state's own, but
+ * for the cursor's, which an asynchronous move changes in place
+ * (gembuf_cursor_async_update(), under @out->lock): that one is copied
+ * into @cursor here, once, under the same lock, so that the whole frame
+ * shows the cursor where it was when the frame began, and a move made
+ * while the frame is composed shows in the next one.  The copy lasts the
+ * frame; the state it was taken from outlives the run as @state does.
+ */
+static void frame_planes(struct gembuf_output *out,
+			 struct gembuf_crtc_state *state,
+			 struct gembuf_plane_state **planes,
+			 struct gembuf_plane_state *cursor)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&out->lock);
+	for (i = 0; i < state->num_planes; i++) {
+		planes[i] = state->planes[i];
+		if (planes[i]->base.base.plane == out->cursor) {
+			*cursor = *planes[i];
+			planes[i] = cursor;
+		}
+	}
+}
+
 /**
  * gembuf_composer_work() - compose one frame
  * @work: &gembuf_output.composer_work
@@ -1113,13 +1143,14 @@ EXPORT_SYMBOL_IF_KUNIT(gembuf_compose);
  * The writeback out-fence and the CRC depend on it, so it is one fence
  * signalling critical section (dma_fence_begin_signalling()): nothing in
  * it may allocate memory that reclaim could need a fence for, nor take a
- * lock held while waiting for a fence.  The one lock it sleeps on,
- * &gembuf_output.frame_lock, is held elsewhere only to move the cursor.
+ * lock held while waiting for a fence.  It takes no lock but
+ * &gembuf_output.lock, a spinlock, for its start and end.
  */
 void gembuf_composer_work(struct work_struct *work)
 {
 	struct gembuf_output *out = container_of(work, struct gembuf_output,
 						 composer_work);
+	struct gembuf_plane_state *planes[GEMBUF_MAX_PLANES], cursor;
 	struct gembuf_crtc_state *state;
 	struct gembuf_lines *lines;
 	bool crc_on, wb, fence_cookie;
@@ -1137,15 +1168,15 @@ void gembuf_composer_work(struct work_struct *work)
 	wb = state && state->wb_pending;
 	if (wb)
 		state->wb_pending = false;
-	if (state && (crc_on || wb))
+	if (state && (crc_on || wb)) {
 		out->composing = state;
+		frame_planes(out, state, planes, &cursor);
+	}
 	spin_unlock_irq(&out->lock);
 	if (!state || (!crc_on && !wb))
 		return;
 
 	fence_cookie = dma_fence_begin_signalling();
-	/* A cursor moved asynchronously moves between frames. */
-	mutex_lock(&out->frame_lock);
 	/* atomic_check gave every active state buffers of its width. */
 	lines = state->lines;
 	if (WARN_ON_ONCE(!lines || lines->width != state->base.mode.hdisplay)) {
@@ -1157,14 +1188,13 @@ void gembuf_composer_work(struct work_struct *work)
 		ret = -EIO;
 		goto out;
 	}
-	crc = gembuf_compose(state, crc_on, wb);
+	crc = gembuf_compose(state, planes, crc_on, wb);
 	atomic64_add(ktime_get_ns() - start, &out->compose_ns);
 	atomic64_inc(&out->frames_composed);
 	/* Frames the composer fell behind on showed this same picture. */
 	while (crc_on && frame <= frame_end)
 		drm_crtc_add_crc_entry(&out->crtc, true, frame++, &crc);
 out:
-	mutex_unlock(&out->frame_lock);
 	if (wb) {
 		drm_writeback_signal_completion(&out->wb, ret);
 		drm_crtc_vblank_put(&out->crtc);

@@ -448,9 +448,6 @@ int gembuf_crtc_init(struct gembuf_device *gdev, struct gembuf_output *out)
 	drm_crtc_enable_color_mgmt(crtc, 0, false, GEMBUF_LUT_SIZE);
 
 	spin_lock_init(&out->lock);
-	ret = drmm_mutex_init(&gdev->drm, &out->frame_lock);
-	if (ret)
-		return ret;
 	init_waitqueue_head(&out->composer_idle);
 	hrtimer_init(&out->vblank_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	out->vblank_timer.function = gembuf_vblank_simulate;

@@ -25,7 +25,6 @@
 #include <drm/drm_writeback.h>
 #include <linux/hrtimer.h>
 #include <linux/iosys-map.h>
-#include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -244,10 +243,8 @@ struct gembuf_crtc_state {
  * @composer_work: composes one frame
  * @composer_idle: woken when a composer run ends
  * @lock: protects @composer_state, @composing, @crc_enabled and the frame
- *	numbers
- * @frame_lock: held by the composer while it reads the planes of a frame,
- *	and by an asynchronous cursor update while it moves the cursor in
- *	its current state: a frame shows the cursor at one place
+ *	numbers, and the place of the cursor in its current state, which an
+ *	asynchronous move changes and the composer copies once a frame
  * @composer_state: the CRTC state the next frame is composed from
  * @composing: the CRTC state the running composer run took, NULL between
  *	runs
@@ -278,7 +275,6 @@ struct gembuf_output {
 	struct work_struct composer_work;
 	wait_queue_head_t composer_idle;
 	spinlock_t lock;	/* see the kernel-doc above */
-	struct mutex frame_lock;	/* see the kernel-doc above */
 	struct gembuf_crtc_state *composer_state;
 	struct gembuf_crtc_state *composing;
 	bool crc_enabled;
@@ -375,7 +371,8 @@ void gembuf_clear_x_line(__le32 *words, int n);
 int gembuf_layer_line(const struct gembuf_plane_state *ps, int y, __le32 *out);
 void gembuf_widen_line(struct gembuf_pixel *line, const __le32 *words, int n);
 void gembuf_narrow_line(__le32 *words, const struct gembuf_pixel *line, int n);
-u32 gembuf_compose(struct gembuf_crtc_state *state, bool crc_on, bool wb);
+u32 gembuf_compose(struct gembuf_crtc_state *state,
+		   struct gembuf_plane_state *const *planes, bool crc_on, bool wb);
 void gembuf_blend_rgb32_line(struct gembuf_pixel *dst, const __le32 *src, int n,
 			     const struct drm_plane_state *s);
 #endif

@@ -414,8 +414,11 @@ static int gembuf_cursor_async_check(struct drm_plane *plane,
 
 /*
  * The current state takes the new position and source (the framebuffer
- * is the same), under the lock the composer holds for a frame: each
- * frame shows the cursor at one place, the next one at the new place.
+ * is the same), under the output's spinlock, under which the composer
+ * copies the cursor's state once at the start of each frame
+ * (frame_planes()): a frame shows the cursor at one place, and a move
+ * waits for no frame being composed.  The fields written here are ones
+ * the composer reads only in that copy.
  */
 static void gembuf_cursor_async_update(struct drm_plane *plane,
 				       struct drm_atomic_state *state)
@@ -424,7 +427,7 @@ static void gembuf_cursor_async_update(struct drm_plane *plane,
 	struct gembuf_output *out = to_gembuf_plane(plane)->out;
 	struct drm_plane_state *cur = plane->state;
 
-	mutex_lock(&out->frame_lock);
+	spin_lock_irq(&out->lock);
 	cur->crtc_x = new->crtc_x;
 	cur->crtc_y = new->crtc_y;
 	cur->crtc_w = new->crtc_w;
@@ -435,7 +438,7 @@ static void gembuf_cursor_async_update(struct drm_plane *plane,
 	cur->src_h = new->src_h;
 	cur->src = new->src;
 	cur->dst = new->dst;
-	mutex_unlock(&out->frame_lock);
+	spin_unlock_irq(&out->lock);
 }
 
 static const struct drm_plane_helper_funcs gembuf_plane_helper_funcs = {

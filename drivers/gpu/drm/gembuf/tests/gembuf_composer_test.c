@@ -869,7 +869,7 @@ static int check_composed(struct kunit *test, struct compose_frame *cf,
 	memset(out, 0x5a, cf->w * cf->h * sizeof(*out));
 	cf->state->wb_fb = fb;
 	cf->state->wb_vaddr = out;
-	crc = gembuf_compose(cf->state, crc_on, true);
+	crc = gembuf_compose(cf->state, cf->state->planes, crc_on, true);
 	for (y = 0; y < cf->h; y++)
 		for (x = 0; x < cf->w; x++)
 			if ((le32_to_cpu(out[y * cf->w + x]) & mask) != want[y * cf->w + x]) {
