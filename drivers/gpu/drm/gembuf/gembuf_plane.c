@@ -225,13 +225,28 @@ static int gembuf_plane_atomic_check(struct drm_plane *plane,
 	return ret;
 }
 
+/*
+ * Whether @state is the new state of an asynchronous cursor move
+ * (drm_atomic_helper_async_commit()): it is never swapped in, and
+ * gembuf_cursor_async_update() copies only its place into the current
+ * state, whose framebuffer it shares (gembuf_cursor_async_check()), and
+ * whose mappings and CPU access the composer goes on using.  Such a
+ * state is neither prepared nor mapped: its prepare_fb and
+ * begin_fb_access do nothing, so its end_fb_access and cleanup_fb, which
+ * undo only what was done, neither unmap nor wait for the composer.
+ */
+static bool gembuf_plane_state_async(const struct drm_plane_state *state)
+{
+	return state->state && state->state->async_update;
+}
+
 static int gembuf_plane_prepare_fb(struct drm_plane *plane,
 				   struct drm_plane_state *state)
 {
 	struct gembuf_plane_state *s = to_gembuf_plane_state(state);
 	int ret;
 
-	if (!state->fb)
+	if (!state->fb || gembuf_plane_state_async(state))
 		return 0;
 	ret = drm_gem_plane_helper_prepare_fb(plane, state);
 	if (ret)
@@ -259,7 +274,7 @@ static int gembuf_plane_begin_fb_access(struct drm_plane *plane,
 	unsigned int i;
 	int ret;
 
-	if (!fb)
+	if (!fb || gembuf_plane_state_async(state))
 		return 0;
 	s->vmapped = !gembuf_fb_kernel_view(fb, s->maps, s->base.map,
 					    s->base.data);
@@ -290,11 +305,13 @@ err_unmap:
  * (drm_atomic_helper_commit_planes(), after atomic_flush gave the
  * composer the new CRTC state): a composer run that took the old CRTC
  * state may still read this plane's framebuffer, so wait for it first.
- * The CPU access is ended only if atomic_update began it: it did not
- * for an invisible plane, a plane of an inactive CRTC, a buffer whose
- * writers were busy or a failed begin, nor for the new states of a
- * commit that failed before its tail (drm_atomic_helper_unprepare_planes()
- * calls this for them too, without a wait).
+ * The composer reads a plane only if atomic_update began its CPU access,
+ * and only then is there something to wait for and an access to end: it
+ * did not for an invisible plane, a plane of an inactive CRTC, a buffer
+ * whose writers were busy or a failed begin, nor for the new states of
+ * a commit that failed before its tail or of an asynchronous cursor move
+ * (drm_atomic_helper_unprepare_planes() calls this for them too): those
+ * are unmapped without a wait.
  */
 static void gembuf_plane_end_fb_access(struct drm_plane *plane,
 				       struct drm_plane_state *state)
@@ -303,7 +320,7 @@ static void gembuf_plane_end_fb_access(struct drm_plane *plane,
 
 	if (!state->fb)
 		return;
-	if (s->cpu_access || s->vmapped)
+	if (s->cpu_access)
 		gembuf_composer_wait_stale(to_gembuf_plane(plane)->out);
 	if (s->cpu_access)
 		drm_gem_fb_end_cpu_access(state->fb, DMA_FROM_DEVICE);
