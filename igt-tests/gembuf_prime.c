@@ -7,11 +7,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/dma-buf.h>
 #include <linux/udmabuf.h>
@@ -517,6 +519,124 @@ igt_main
 		close(fd);
 		close(memfd);
 		close(dev);
+	}
+
+	igt_describe("A cursor showing a vgem buffer takes part in every commit on its CRTC, as the other planes showing a foreign buffer do, so that each commit begins its CPU access again: a flip of the primary alone waits for a write fence on the cursor's buffer and then shows what was drawn into it; a move of that cursor is a commit too, which waits for the writer, rather than an update in place.");
+	igt_subtest("cursor-foreign-commits") {
+		int vgem = __drm_open_driver(DRIVER_VGEM);
+		struct drm_vgem_fence_attach attach = { .flags = VGEM_FENCE_WRITE };
+		struct drm_vgem_fence_signal sig = {};
+		struct pollfd p = { .events = POLLIN };
+		struct gk_layer l[GK_MAX_PLANES] = {};
+		struct gk_fb prim[2], cfb = {}, wb = {};
+		const struct gk_plane *cursor;
+		struct drm_event_vblank ev;
+		struct gk k;
+		drmModeAtomicReqPtr req;
+		unsigned int stride, c;
+		struct timespec t0, t1;
+		uint32_t vh, *v, *px;
+		int status, fd;
+		uint64_t size;
+		pid_t pid;
+
+		igt_require(vgem >= 0);
+		vh = kmstest_dumb_create(vgem, 64, 64, 32, &stride, &size);
+		v = kmstest_dumb_map_buffer(vgem, vh, size, PROT_READ | PROT_WRITE);
+		for (unsigned int i = 0; i < size / 4; i++)
+			v[i] = 0xff3366cc;
+		fd = prime_handle_to_fd(vgem, vh);
+
+		igt_assert_eq(drmSetMaster(display), 0);
+		gk_init(&k, display);
+		igt_assert(gk_set_mode(&k, 640, 480));
+		cursor = gk_plane(&k, DRM_PLANE_TYPE_CURSOR, 0);
+		igt_assert(cursor);
+		c = cursor - k.planes;
+		gk_fb_create(&k, &wb, 640, 480, DRM_FORMAT_XRGB8888);
+		for (int i = 0; i < 2; i++) {
+			gk_fb_create(&k, &prim[i], 640, 480, DRM_FORMAT_XRGB8888);
+			gk_fb_fill(&prim[i], i ? 0x101010 : 0x202020);
+		}
+		gk_fb_from_handle(&k, &cfb, prime_fd_to_handle(display, fd), 64, 64,
+				  DRM_FORMAT_ARGB8888, stride, 0, 0);
+		l[0] = gk_layer_of(&prim[0]);
+		l[c] = gk_layer_of(&cfb);
+		l[c].x = l[c].y = 100;
+		igt_assert_eq(gk_commit(&k, l, c + 1, NULL, 0), 0);
+
+		/* The cursor's owner starts drawing into it. */
+		attach.handle = vh;
+		do_ioctl(vgem, DRM_IOCTL_VGEM_FENCE_ATTACH, &attach);
+		for (unsigned int i = 0; i < size / 4; i++)
+			v[i] = 0xff00ff00;
+		/* A nonblocking flip of the primary alone waits for it. */
+		req = drmModeAtomicAlloc();
+		igt_assert(drmModeAtomicAddProperty(req, k.planes[0].id, k.p_fb,
+						    prim[1].fb_id) >= 0);
+		igt_assert_eq(drmModeAtomicCommit(display, req, DRM_MODE_ATOMIC_NONBLOCK |
+						  DRM_MODE_PAGE_FLIP_EVENT, NULL), 0);
+		drmModeAtomicFree(req);
+		p.fd = display;
+		igt_assert_f(poll(&p, 1, 500) == 0,
+			     "the flip went ahead of the cursor's writer\n");
+		sig.fence = attach.out_fence;
+		do_ioctl(vgem, DRM_IOCTL_VGEM_FENCE_SIGNAL, &sig);
+		igt_assert_eq(poll(&p, 1, 10000), 1);
+		igt_assert_eq(read(display, &ev, sizeof(ev)), sizeof(ev));
+		igt_assert_eq_u32(ev.base.type, DRM_EVENT_FLIP_COMPLETE);
+
+		/*
+		 * A move of the cursor while its owner draws again: a commit,
+		 * which waits for the writer, signalled by a child 300 ms on.
+		 */
+		do_ioctl(vgem, DRM_IOCTL_VGEM_FENCE_ATTACH, &attach);
+		pid = fork();
+		igt_assert(pid >= 0);
+		if (!pid) {
+			usleep(300000);
+			sig.fence = attach.out_fence;
+			_exit(ioctl(vgem, DRM_IOCTL_VGEM_FENCE_SIGNAL, &sig) ? 1 : 0);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		igt_assert_eq(drmModeMoveCursor(display, k.crtc_id, 200, 200), 0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		igt_assert_eq(waitpid(pid, &status, 0), pid);
+		igt_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		igt_assert_f((t1.tv_sec - t0.tv_sec) * 1000 +
+			     (t1.tv_nsec - t0.tv_nsec) / 1000000 >= 200,
+			     "the cursor moved ahead of its writer\n");
+
+		/* A frame of the state as it is: the flipped primary, the moved cursor. */
+		req = drmModeAtomicAlloc();
+		{
+			int32_t wb_fence = -1;
+
+			igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_crtc_id,
+							    k.crtc_id) >= 0);
+			igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_fb_prop,
+							    wb.fb_id) >= 0);
+			igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_fence_prop,
+							    (uint64_t)(uintptr_t)&wb_fence) >= 0);
+			igt_assert_eq(drmModeAtomicCommit(display, req, 0, NULL), 0);
+			gk_commit_finish(&k, wb_fence);
+		}
+		drmModeAtomicFree(req);
+		px = wb.map;
+		igt_assert_eq_u32(px[200 * 640 + 200] & 0xffffff, 0x00ff00);
+		igt_assert_eq_u32(px[263 * 640 + 263] & 0xffffff, 0x00ff00);
+		igt_assert_eq_u32(px[100 * 640 + 100] & 0xffffff, 0x101010);
+
+		gk_disable(&k);
+		gk_fb_destroy(&k, &cfb);
+		gk_fb_destroy(&k, &prim[1]);
+		gk_fb_destroy(&k, &prim[0]);
+		gk_fb_destroy(&k, &wb);
+		igt_assert_eq(drmDropMaster(display), 0);
+		close(fd);
+		munmap(v, size);
+		gem_close(vgem, vh);
+		drm_close_driver(vgem);
 	}
 
 	igt_describe("The engine waits for a foreign writer's fence (vgem); closing the handle while the job waits keeps the object until the job is done.");

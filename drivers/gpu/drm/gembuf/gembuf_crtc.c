@@ -209,11 +209,19 @@ static int gembuf_crtc_check_lines(struct drm_crtc *crtc,
  * unless the commit changes it (or the mode: drm_atomic_helper_check_modeset()
  * added every plane then), so that a flip in flight does not hold the
  * cursor's state, and a legacy cursor update takes no other plane: it
- * may then move the cursor at once (gembuf_cursor_async_check()).
+ * may then move the cursor at once (gembuf_cursor_async_check()).  A
+ * cursor showing a foreign dma-buf is taken too, as the other planes
+ * are: the exporter's CPU access to it begins again with each commit
+ * (for gembuf's own buffers there is none to begin), and such a cursor
+ * moves only by commits.
  *
  * A plane left out is composed from its current state, which stays
  * while this CRTC state does: a commit that replaces it has the CRTC too
- * (the plane's atomic_check, or drm_atomic_set_crtc_for_plane(), adds it).
+ * (drm_atomic_get_plane_state() adds the plane's CRTC to the commit, and
+ * so do the plane's atomic_check and drm_atomic_set_crtc_for_plane()).
+ * That is also why the cursor's current state may be read here, without
+ * the cursor's lock: every commit that changes it holds the CRTC's,
+ * which the caller holds.
  */
 static int gembuf_crtc_add_planes(struct drm_atomic_state *state,
 				  struct drm_crtc *crtc,
@@ -225,7 +233,8 @@ static int gembuf_crtc_add_planes(struct drm_atomic_state *state,
 	if (state->legacy_cursor_update)
 		return 0;
 	drm_for_each_plane_mask(plane, crtc->dev, crtc_state->plane_mask) {
-		if (plane->type == DRM_PLANE_TYPE_CURSOR)
+		if (plane->type == DRM_PLANE_TYPE_CURSOR &&
+		    !(plane->state->fb && gembuf_fb_foreign(plane->state->fb)))
 			continue;
 		plane_state = drm_atomic_get_plane_state(state, plane);
 		if (IS_ERR(plane_state))

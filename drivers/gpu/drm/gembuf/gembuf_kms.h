@@ -317,6 +317,7 @@ int gembuf_fb_map(struct gembuf_device *gdev, struct drm_framebuffer *fb,
 		  struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES]);
 void gembuf_fb_unmap(struct drm_framebuffer *fb,
 		     struct gembuf_mapping *maps[DRM_FORMAT_MAX_PLANES]);
+bool gembuf_fb_foreign(const struct drm_framebuffer *fb);
 bool gembuf_fb_kernel_view(const struct drm_framebuffer *fb,
 			   struct gembuf_mapping *const maps[DRM_FORMAT_MAX_PLANES],
 			   struct iosys_map map[DRM_FORMAT_MAX_PLANES],

@@ -84,6 +84,27 @@ int gembuf_fb_map(struct gembuf_device *gdev, struct drm_framebuffer *fb,
 }
 
 /**
+ * gembuf_fb_foreign() - whether a framebuffer shows a foreign dma-buf
+ * @fb: the framebuffer
+ *
+ * A framebuffer with an imported object is one whose CPU access
+ * drm_gem_fb_begin_cpu_access() begins with the exporter (which syncs
+ * its caches and may wait for its writers); for gembuf's own objects it
+ * does nothing.
+ *
+ * Return: whether any of @fb's objects is imported.
+ */
+bool gembuf_fb_foreign(const struct drm_framebuffer *fb)
+{
+	unsigned int i;
+
+	for (i = 0; i < fb->format->num_planes; i++)
+		if (fb->obj[i]->import_attach)
+			return true;
+	return false;
+}
+
+/**
  * gembuf_fb_kernel_view() - the display's own kernel mapping of a framebuffer
  * @fb: the framebuffer
  * @maps: the display's mapping of each of its objects (gembuf_fb_map())
@@ -412,7 +433,9 @@ static void gembuf_plane_atomic_update(struct drm_plane *plane,
  * no commit is changing the cursor, that the cursor is the only plane of
  * the update and that no modeset comes with it).  A new image, or a
  * cursor coming or going, changes what the CRTC composes: that takes a
- * commit.
+ * commit.  So does any update of a cursor showing a foreign dma-buf,
+ * whose CPU access each commit begins again (atomic_update), as for the
+ * other planes: its owner may have redrawn it in place.
  */
 static int gembuf_cursor_async_check(struct drm_plane *plane,
 				     struct drm_atomic_state *state)
@@ -421,7 +444,8 @@ static int gembuf_cursor_async_check(struct drm_plane *plane,
 	struct drm_plane_state *new = drm_atomic_get_new_plane_state(state, plane);
 	struct drm_crtc_state *crtc_state;
 
-	if (!new->fb || new->fb != old->fb || new->visible != old->visible)
+	if (!new->fb || new->fb != old->fb || new->visible != old->visible ||
+	    gembuf_fb_foreign(new->fb))
 		return -EINVAL;
 	crtc_state = drm_atomic_get_new_crtc_state(state, new->crtc);
 	if (!crtc_state || !crtc_state->active)
