@@ -270,6 +270,16 @@ static int gembuf_crtc_atomic_check(struct drm_crtc *crtc,
 	if (ret)
 		return ret;
 
+	/*
+	 * The current state of a plane this commit leaves out (the cursor,
+	 * or any plane in a legacy cursor update) is read without that
+	 * plane's lock: every commit that replaces it, and every
+	 * asynchronous cursor move, holds this CRTC's lock too
+	 * (drm_atomic_get_plane_state() adds the plane's CRTC), which this
+	 * commit holds from here to its swap of the states.
+	 */
+	WARN_ON_ONCE(!drm_modeset_is_locked(&crtc->mutex));
+
 	ret = gembuf_crtc_add_planes(state, crtc, crtc_state);
 	if (ret) {
 		drm_dbg_kms(crtc->dev, "adding planes: %d\n", ret);
@@ -279,6 +289,7 @@ static int gembuf_crtc_atomic_check(struct drm_crtc *crtc,
 	drm_for_each_plane_mask(plane, crtc->dev, crtc_state->plane_mask) {
 		struct drm_plane_state *p = drm_atomic_get_new_plane_state(state, plane);
 
+		/* Its current state, under the CRTC's lock: see above. */
 		if (!p)
 			p = plane->state;
 		if (!p->visible || p->normalized_zpos >= GEMBUF_MAX_PLANES)
@@ -349,9 +360,10 @@ static void gembuf_crtc_wait_frame_end(struct drm_crtc *crtc)
 static void gembuf_crtc_atomic_disable(struct drm_crtc *crtc,
 				       struct drm_atomic_state *state)
 {
+	struct drm_crtc_state *crtc_state = drm_atomic_get_new_crtc_state(state, crtc);
 	struct gembuf_output *out = crtc_to_output(crtc);
 
-	if (!crtc->state->active)
+	if (!crtc_state->active)
 		gembuf_crtc_wait_frame_end(crtc);
 	gembuf_composer_flush_wb(out);
 	drm_crtc_vblank_off(crtc);
@@ -362,9 +374,9 @@ static void gembuf_crtc_atomic_disable(struct drm_crtc *crtc,
 
 	/* A CRTC lit again by this commit sends its event from atomic_flush. */
 	spin_lock_irq(&crtc->dev->event_lock);
-	if (crtc->state->event && !crtc->state->active) {
-		drm_crtc_send_vblank_event(crtc, crtc->state->event);
-		crtc->state->event = NULL;
+	if (crtc_state->event && !crtc_state->active) {
+		drm_crtc_send_vblank_event(crtc, crtc_state->event);
+		crtc_state->event = NULL;
 	}
 	spin_unlock_irq(&crtc->dev->event_lock);
 }
@@ -372,22 +384,23 @@ static void gembuf_crtc_atomic_disable(struct drm_crtc *crtc,
 static void gembuf_crtc_atomic_flush(struct drm_crtc *crtc,
 				     struct drm_atomic_state *state)
 {
+	struct drm_crtc_state *crtc_state = drm_atomic_get_new_crtc_state(state, crtc);
 	struct gembuf_output *out = crtc_to_output(crtc);
 
 	gembuf_composer_flush_wb(out);
 	spin_lock_irq(&out->lock);
-	out->composer_state = crtc->state->active ?
-			      to_gembuf_crtc_state(crtc->state) : NULL;
+	out->composer_state = crtc_state->active ?
+			      to_gembuf_crtc_state(crtc_state) : NULL;
 	spin_unlock_irq(&out->lock);
 
-	if (crtc->state->event) {
+	if (crtc_state->event) {
 		spin_lock_irq(&crtc->dev->event_lock);
 		if (drm_crtc_vblank_get(crtc) != 0)
-			drm_crtc_send_vblank_event(crtc, crtc->state->event);
+			drm_crtc_send_vblank_event(crtc, crtc_state->event);
 		else
-			drm_crtc_arm_vblank_event(crtc, crtc->state->event);
+			drm_crtc_arm_vblank_event(crtc, crtc_state->event);
 		spin_unlock_irq(&crtc->dev->event_lock);
-		crtc->state->event = NULL;
+		crtc_state->event = NULL;
 	}
 }
 
