@@ -232,7 +232,15 @@ igt_main
 		drmModeModeInfo preferred = k.mode, modes[2];
 		unsigned int seq, prev = 0;
 
-		/* 10 Hz: a commit's own cost in the guest is far below a frame. */
+		/*
+		 * 10 Hz: a commit's own cost in the guest is far below a
+		 * frame.  That every modeset takes exactly one frame holds
+		 * because the guest runs under QEMU's -icount shift=0,sleep=off
+		 * (qemu/boot.sh), whose clock counts guest instructions: the
+		 * host's load cannot stretch the time between the event read
+		 * and the next commit past a vblank.  On a clock the host can
+		 * stall, a preempted test may see two frames.
+		 */
 		modes[0] = gk_mode_at_hz(&preferred, 10);
 		modes[1] = modes[0];
 		modes[1].flags ^= DRM_MODE_FLAG_PHSYNC | DRM_MODE_FLAG_NHSYNC;

@@ -17,6 +17,15 @@
  * where upstream runs the preferred mode and allows a few misses: a
  * frame there outlasts any ioctl's cost in the guest, so the counts are
  * exact.
+ *
+ * Exact only because the guest runs under QEMU's -icount shift=0,sleep=off
+ * (qemu/boot.sh): its clock counts the instructions it runs, so a host
+ * that is loaded, or a vCPU descheduled by the host, stretches no
+ * guest interval, and the vblank timer cannot fire in the middle of
+ * a few ioctls.  On real hardware, or a guest on the host's clock, a
+ * 200 ms frame is still long, but a preempted test can miss one: the
+ * "no vblank passed" and "landed on the next vblank" assertions would
+ * then need upstream's tolerance.
  */
 #include <errno.h>
 #include <poll.h>
