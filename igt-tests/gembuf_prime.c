@@ -618,7 +618,10 @@ igt_main
 							    wb.fb_id) >= 0);
 			igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_fence_prop,
 							    (uint64_t)(uintptr_t)&wb_fence) >= 0);
-			igt_assert_eq(drmModeAtomicCommit(display, req, 0, NULL), 0);
+			/* The writeback connector joins the CRTC: a modeset. */
+			igt_assert_eq(drmModeAtomicCommit(display, req,
+							  DRM_MODE_ATOMIC_ALLOW_MODESET,
+							  NULL), 0);
 			gk_commit_finish(&k, wb_fence);
 		}
 		drmModeAtomicFree(req);
