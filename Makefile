@@ -86,6 +86,7 @@ test: guest
 # own), then a table of the lines, functions and branches they ran, per
 # file, and the lines never run by function (out/coverage/coverage.txt).
 coverage: export GEMBUF_KERNEL = coverage
+coverage: export GEMBUF_CMDLINE += gembuf_load_sweep=1
 coverage: guest
 	$(test-boots)
 	@python3 qemu/report.py $(OUT) igt-tests/expectations.txt || true
