@@ -101,22 +101,6 @@ static int flip_with_fenced_disable(int fd, const struct gk_fb *fb,
 	return out;
 }
 
-/*
- * The sequence of the next event, a page flip's, read from @fd; its
- * timestamp in microseconds in *@us.
- */
-static unsigned int read_flip_sequence(int fd, uint64_t *us)
-{
-	struct drm_event_vblank ev;
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	igt_assert_eq(poll(&p, 1, 10000), 1);
-	igt_assert_eq(read(fd, &ev, sizeof(ev)), sizeof(ev));
-	igt_assert_eq_u32(ev.base.type, DRM_EVENT_FLIP_COMPLETE);
-	*us = ev.tv_sec * 1000000ull + ev.tv_usec;
-	return ev.sequence;
-}
-
 igt_main
 {
 	int fd = -1;
@@ -252,7 +236,7 @@ igt_main
 		for (int i = 0; i < 9; i++) {
 			gk_set_mode_info(&k, &modes[i & 1]);
 			igt_assert_eq(gk_commit(&k, l, 1, NULL, DRM_MODE_PAGE_FLIP_EVENT), 0);
-			seq = read_flip_sequence(fd, &us);
+			seq = gk_read_flip(fd, &us);
 			igt_info("modeset %d: vblank %u (+%u), %.1f ms after the last\n",
 				 i, seq, seq - prev, i ? (us - prev_us) / 1000.0 : 0.0);
 			/*

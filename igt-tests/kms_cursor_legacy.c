@@ -182,17 +182,6 @@ static void flip(struct flipper *f, bool atomic, int i)
 	igt_assert_eq(ret, 0);
 }
 
-static unsigned int read_flip_sequence(void)
-{
-	struct drm_event_vblank ev;
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-
-	igt_assert_eq(poll(&pfd, 1, 10000), 1);
-	igt_assert_eq(read(fd, &ev, sizeof(ev)), sizeof(ev));
-	igt_assert_eq_u32(ev.base.type, DRM_EVENT_FLIP_COMPLETE);
-	return ev.sequence;
-}
-
 /*
  * Right after a vblank, a nonblocking flip and then @moves cursor moves:
  * neither ioctl may let a vblank pass, and the flip lands on the next one.
@@ -217,7 +206,7 @@ static void flip_then_cursor(bool atomic, int moves, int loops)
 		igt_assert_f(now == start,
 			     "loop %d: the cursor waited %u vblanks for the flip\n",
 			     i, now - start);
-		now = read_flip_sequence();
+		now = gk_read_flip(fd, NULL);
 		igt_assert_f(now == start + 1,
 			     "loop %d: the flip landed %u vblanks on\n", i, now - start);
 	}
@@ -289,11 +278,11 @@ static void cursor_vs_flip(bool atomic, int flips)
 
 	pid = start_mover(m, f.k.crtc_id);
 	flip(&f, atomic, 1);
-	first = prev = read_flip_sequence();
+	first = prev = gk_read_flip(fd, NULL);
 	base = m->moves;
 	for (int i = 0; i < flips; i++) {
 		flip(&f, atomic, i);
-		seq = read_flip_sequence();
+		seq = gk_read_flip(fd, NULL);
 		igt_assert_f(seq == prev + 1, "flip %d landed %u frames on\n",
 			     i, seq - prev);
 		prev = seq;

@@ -78,6 +78,21 @@ class Bench:
         return None
 
 
+def plot_series(s, data, keys, X, Y, color, radius, dash, title):
+    """One series into SVG list @s: medians joined, min..max as whiskers."""
+    if len(keys) > 1:
+        path = " ".join(f"{X(k):.1f},{Y(data[k][0]):.1f}" for k in keys)
+        s.append(f'<polyline points="{path}" fill="none" stroke="{color}" '
+                 f'stroke-width="2"{dash}/>')
+    for k in keys:
+        med, lo, hi = data[k]
+        x = X(k)
+        s.append(f'<line x1="{x:.1f}" y1="{Y(lo):.1f}" x2="{x:.1f}" '
+                 f'y2="{Y(hi):.1f}" stroke="{color}"/>')
+        s.append(f'<circle cx="{x:.1f}" cy="{Y(med):.1f}" r="{radius}" fill="{color}">'
+                 f'<title>{title(k, med, lo, hi)}</title></circle>')
+
+
 def parse(path, name):
     b = Bench(name)
     if not os.path.exists(path):
@@ -266,19 +281,10 @@ def panel(x0, title, ylabel, series, note):
     for i, (label, data, anchor) in enumerate(series):
         color = COLORS[i % len(COLORS)]
         dash = ' stroke-dasharray="6,4"' if anchor else ""
-        keys = sorted(data)
-        if len(keys) > 1:
-            path = " ".join(f"{X(k):.1f},{Y(data[k][0]):.1f}" for k in keys)
-            s.append(f'<polyline points="{path}" fill="none" stroke="{color}" '
-                     f'stroke-width="2"{dash}/>')
-        for k in keys:
-            med, lo, hi = data[k]
-            x = X(k)
-            s.append(f'<line x1="{x:.1f}" y1="{Y(lo):.1f}" x2="{x:.1f}" '
-                     f'y2="{Y(hi):.1f}" stroke="{color}"/>')
-            s.append(f'<circle cx="{x:.1f}" cy="{Y(med):.1f}" r="3.5" fill="{color}">'
-                     f'<title>{escape(label)}, {size_label(k)}: median {med:g} \u00b5s '
-                     f'(min {lo:g}, max {hi:g})</title></circle>')
+        plot_series(s, data, sorted(data), X, Y, color, 3.5, dash,
+                    lambda k, med, lo, hi, label=label:
+                    f'{escape(label)}, {size_label(k)}: median {med:g} \u00b5s '
+                    f'(min {lo:g}, max {hi:g})')
 
     # legend, top left
     lx, ly = left + 10, top + 10
@@ -412,18 +418,10 @@ def scale_panel(x0, axis, ops, note):
     for i, (op, data) in enumerate(sorted(ops.items())):
         color = SCALE_COLORS[i % len(SCALE_COLORS)]
         keys = [k for k in sorted(data) if min(data[k]) > 0]
-        if len(keys) > 1:
-            path = " ".join(f"{X(k):.1f},{Y(data[k][0]):.1f}" for k in keys)
-            s.append(f'<polyline points="{path}" fill="none" stroke="{color}" '
-                     f'stroke-width="2"/>')
-        for k in keys:
-            med, lo, hi = data[k]
-            x = X(k)
-            s.append(f'<line x1="{x:.1f}" y1="{Y(lo):.1f}" x2="{x:.1f}" '
-                     f'y2="{Y(hi):.1f}" stroke="{color}"/>')
-            s.append(f'<circle cx="{x:.1f}" cy="{Y(med):.1f}" r="3" fill="{color}">'
-                     f'<title>{escape(op)}, {escape(axis)} {k:g}: {med:g}x '
-                     f'(min {lo:g}, max {hi:g})</title></circle>')
+        plot_series(s, data, keys, X, Y, color, 3, "",
+                    lambda k, med, lo, hi, op=op:
+                    f'{escape(op)}, {escape(axis)} {k:g}: {med:g}x '
+                    f'(min {lo:g}, max {hi:g})')
         ly = top + 10 + 16 * i
         s.append(f'<line x1="{right + 10}" y1="{ly - 4}" x2="{right + 30}" '
                  f'y2="{ly - 4}" stroke="{color}" stroke-width="2"/>')

@@ -405,6 +405,19 @@ int gk_flip_start(struct gk *k, const struct gk_layer *layers, unsigned int n,
 	return commit_start(k, layers, n, wb, flags, fenced, in_fence, fence);
 }
 
+unsigned int gk_read_flip(int fd, uint64_t *us)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct drm_event_vblank ev;
+
+	igt_assert_eq(poll(&p, 1, 10000), 1);
+	igt_assert_eq(read(fd, &ev, sizeof(ev)), sizeof(ev));
+	igt_assert_eq_u32(ev.base.type, DRM_EVENT_FLIP_COMPLETE);
+	if (us)
+		*us = ev.tv_sec * 1000000ull + ev.tv_usec;
+	return ev.sequence;
+}
+
 /* Wait for the writeback out-fence @fence of gk_commit_start() and close it. */
 void gk_commit_finish(struct gk *k, int fence)
 {

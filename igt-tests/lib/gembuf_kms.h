@@ -119,6 +119,11 @@ int gk_flip_start(struct gk *k, const struct gk_layer *layers, unsigned int n,
 		  const struct gk_fb *wb, uint32_t flags, unsigned int fenced,
 		  int in_fence, int *fence);
 void gk_commit_finish(struct gk *k, int fence);
+/*
+ * The sequence of the next event read from @fd, which must be a page
+ * flip's; its timestamp in microseconds in *@us unless @us is NULL.
+ */
+unsigned int gk_read_flip(int fd, uint64_t *us);
 /* Every plane, the connectors and the CRTC off; __gk_disable() returns -errno. */
 int __gk_disable(struct gk *k);
 /* The same with DRM_MODE_ATOMIC_* @flags (NONBLOCK, PAGE_FLIP_EVENT). */
