@@ -78,6 +78,15 @@ class Bench:
         return None
 
 
+def empty_panel(s, left, right, top, bottom, note):
+    """Close SVG list @s as a panel with no data: @note in its middle."""
+    s.append(f'<text x="{(left + right) / 2}" y="{(top + bottom) / 2}" '
+             f'text-anchor="middle" font-size="13" fill="#666">'
+             f'{escape(note or "no data")}</text>')
+    s.append("</g>")
+    return s
+
+
 def plot_series(s, data, keys, X, Y, color, radius, dash, title):
     """One series into SVG list @s: medians joined, min..max as whiskers."""
     if len(keys) > 1:
@@ -233,11 +242,7 @@ def panel(x0, title, ylabel, series, note):
     s.append(f'<rect x="{left}" y="{top}" width="{right - left}" '
              f'height="{bottom - top}" fill="none" stroke="#000"/>')
     if not pts:
-        s.append(f'<text x="{(left + right) / 2}" y="{(top + bottom) / 2}" '
-                 f'text-anchor="middle" font-size="13" fill="#666">'
-                 f'{escape(note or "no data")}</text>')
-        s.append("</g>")
-        return s
+        return empty_panel(s, left, right, top, bottom, note)
     y_lo = min(p[1] for p in pts)
     y_hi = max(p[2] for p in pts)
     # a decade's margin at least around the data, on whole decades when wide
@@ -368,11 +373,7 @@ def scale_panel(x0, axis, ops, note):
     # noise below zero) have no place on a log axis: left out.
     pts = [(k, t) for d in ops.values() for k, t in d.items() if min(t) > 0]
     if not pts:
-        s.append(f'<text x="{(left + right) / 2}" y="{(top + bottom) / 2}" '
-                 f'text-anchor="middle" font-size="13" fill="#666">'
-                 f'{escape(note or "no data")}</text>')
-        s.append("</g>")
-        return s
+        return empty_panel(s, left, right, top, bottom, note)
     x_lo, x_hi = min(k for k, _ in pts), max(k for k, _ in pts)
     if x_hi <= x_lo:
         x_hi = x_lo * 10
