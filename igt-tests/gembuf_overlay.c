@@ -146,103 +146,6 @@ static void writeback_current(void)
 	gk_commit_finish(&k, fence);
 }
 
-/* What a process moving the cursor shares with the test. */
-#define MOVE_SAMPLES 4096
-
-struct mover {
-	volatile int stop;
-	volatile unsigned long moves, errors;
-	volatile uint64_t max_ns;
-	volatile uint32_t us[MOVE_SAMPLES];	/* the first moves' times */
-};
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/*
- * A child moving the cursor with the legacy ioctl between @at[0] and
- * @at[1], without pause, until told to stop, timing each move; the
- * shared @m is mapped by the caller.
- */
-static pid_t mover_pid;
-
-/* A subtest that failed with its mover running leaves it to this. */
-static void kill_mover(int sig)
-{
-	if (mover_pid > 0) {
-		kill(mover_pid, SIGKILL);
-		waitpid(mover_pid, NULL, 0);
-		mover_pid = 0;
-	}
-}
-
-static pid_t start_mover(struct mover *m, const int at[2][2])
-{
-	static bool handler;
-	pid_t pid;
-
-	if (!handler) {
-		igt_install_exit_handler(kill_mover);
-		handler = true;
-	}
-	kill_mover(0);
-	memset((void *)m, 0, sizeof(*m));
-	pid = fork();
-	igt_assert(pid >= 0);
-	if (pid)
-		return mover_pid = pid;
-	/* Bounded: a subtest that failed leaves no mover for the next ones. */
-	for (uint64_t n = 0, end = now_ns() + 30 * 1000000000ull;
-	     !m->stop && now_ns() < end; n++) {
-		uint64_t t = now_ns();
-
-		if (drmModeMoveCursor(k.fd, k.crtc_id, at[n & 1][0], at[n & 1][1]))
-			m->errors++;
-		else
-			m->moves++;
-		t = now_ns() - t;
-		if (t > m->max_ns)
-			m->max_ns = t;
-		if (n < MOVE_SAMPLES)
-			m->us[n] = t / 1000;
-	}
-	_exit(0);
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The median time of the moves @m sampled, in nanoseconds. */
-static uint64_t mover_median_ns(struct mover *m)
-{
-	unsigned long n = m->moves < MOVE_SAMPLES ? m->moves : MOVE_SAMPLES;
-	uint32_t *us = (uint32_t *)m->us;
-
-	igt_assert_lt(0, n);
-	qsort(us, n, sizeof(*us), cmp_u32);
-	return us[n / 2] * 1000ull;
-}
-
-static void stop_mover(struct mover *m, pid_t pid)
-{
-	int status;
-
-	m->stop = 1;
-	igt_assert_eq(waitpid(pid, &status, 0), pid);
-	mover_pid = 0;
-	igt_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	igt_assert_eq(m->errors, 0);
-}
-
 /*
  * Where the written-back frame shows the 64x64 cursor of color @c: the
  * index in @at of the place it is at, whole, with no pixel of its color
@@ -727,14 +630,11 @@ igt_main
 	igt_subtest("cursor-move-whole-frames") {
 		/* Near the top and the bottom of the frame, apart in x too. */
 		static const int at[2][2] = { { 40, 20 }, { 500, 380 } };
-		struct mover *m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
-				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		struct gk_mover *m;
 		struct gk_layer l[2] = { base_layer() };
 		int seen[2] = {};
 		struct gk_fb cur, ov;
-		pid_t pid;
 
-		igt_assert(m != MAP_FAILED);
 		gk_fb_fill(&primary, 0x102030);
 		/* A translucent overlay over the frame: each frame takes longer. */
 		gk_fb_create(&k, &ov, k.mode.hdisplay, k.mode.vdisplay,
@@ -747,12 +647,12 @@ igt_main
 		igt_assert_eq(drmModeSetCursor(k.fd, k.crtc_id, cur.handle, 64, 64), 0);
 		/* From the first of its places, not where an earlier test left it. */
 		igt_assert_eq(drmModeMoveCursor(k.fd, k.crtc_id, at[0][0], at[0][1]), 0);
-		pid = start_mover(m, at);
+		m = gk_mover_start(k.fd, k.crtc_id, at);
 		for (int i = 0; i < 20; i++) {
 			writeback_current();
 			seen[cursor_place(at, 0x40c080, i)]++;
 		}
-		stop_mover(m, pid);
+		gk_mover_stop(m);
 		igt_info("%lu moves; the cursor at %d,%d in %d frames, at %d,%d in %d\n",
 			 m->moves, at[0][0], at[0][1], seen[0], at[1][0], at[1][1],
 			 seen[1]);
@@ -763,14 +663,13 @@ igt_main
 		igt_assert_eq(gk_commit(&k, l, 1, NULL, 0), 0);
 		gk_fb_destroy(&k, &cur);
 		gk_fb_destroy(&k, &ov);
-		munmap(m, sizeof(*m));
+		gk_mover_free(m);
 	}
 
 	igt_describe("A legacy cursor move does not wait for the frame being composed: with a CRC source on, the composer making one slow frame after another (four translucent planes at 1920x1080), no move takes a quarter of the time a frame takes to compose.");
 	igt_subtest("cursor-move-vs-compose") {
 		static const int at[2][2] = { { 100, 100 }, { 900, 600 } };
-		struct mover *m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
-				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		struct gk_mover *m;
 		const struct gk_plane *cursor = gk_plane(&k, DRM_PLANE_TYPE_CURSOR, 0);
 		struct gk_layer l[GK_MAX_PLANES] = {};
 		struct gk_fb full[GK_MAX_PLANES], cur;
@@ -779,9 +678,8 @@ igt_main
 		uint64_t median;
 		unsigned int n;
 		igt_pipe_crc_t *pc;
-		pid_t pid;
 
-		igt_assert(m != MAP_FAILED && cursor);
+		igt_assert(cursor);
 		igt_require(gk_set_mode(&k, 1920, 1080));
 		/*
 		 * 5 Hz: the CRC entries of the frames the slow composes span
@@ -806,16 +704,16 @@ igt_main
 		igt_pipe_crc_start(pc);
 		ns0 = gembuf_state("compose_ns");
 		n0 = gembuf_state("frames_composed");
-		pid = start_mover(m, at);
+		m = gk_mover_start(k.fd, k.crtc_id, at);
 		/* Four whole frames composed while the cursor moves. */
 		for (int i = 0; i < 6000 && gembuf_state("frames_composed") - n0 < 5; i++)
 			usleep(10000);
-		stop_mover(m, pid);
+		gk_mover_stop(m);
 		frames = gembuf_state("frames_composed") - n0;
 		igt_pipe_crc_free(pc);
 		igt_assert_lt(4, frames);
 		compose = (gembuf_state("compose_ns") - ns0) / frames;
-		median = mover_median_ns(m);
+		median = gk_mover_median_ns(m);
 		igt_info("%lu moves, the median %.3f ms, the longest %.3f ms; %ld frames, %.3f ms each\n",
 			 m->moves, median / 1e6, m->max_ns / 1e6, frames, compose / 1e6);
 		/*
@@ -849,7 +747,7 @@ igt_main
 		gk_fb_destroy(&k, &cur);
 		for (unsigned int i = 0; i < n; i++)
 			gk_fb_destroy(&k, &full[i]);
-		munmap(m, sizeof(*m));
+		gk_mover_free(m);
 	}
 
 	igt_describe("Three overlapping translucent overlays and the cursor in all six zpos orders of the overlays, and with overlays sharing a zpos (stacked by plane id), equal the CPU reference.");

@@ -69,6 +69,19 @@ int gembuf_open_display(void)
 	return fd;
 }
 
+/**
+ * gembuf_open_engine_card() - open the first DMA engine's primary node
+ *
+ * Return: its fd; skips the subtest when there is no engine.
+ */
+int gembuf_open_engine_card(void)
+{
+	int fd = open_named("/dev/dri/card%d", 0, "gembuf_dma");
+
+	igt_require_f(fd >= 0, "no gembuf DMA engine\n");
+	return fd;
+}
+
 int gembuf_open_engine(void)
 {
 	int fd = open_named("/dev/dri/renderD%d", 128, "gembuf_dma");

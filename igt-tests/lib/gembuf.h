@@ -71,6 +71,8 @@ struct gembuf_report {
 
 int gembuf_open_display(void);
 int gembuf_open_engine(void);
+/* The primary (card) node of the first engine, for what a render node refuses. */
+int gembuf_open_engine_card(void);
 int gembuf_open_engine_nth(int n);
 
 int __gembuf_create(int fd, uint64_t *size, uint32_t flags, uint32_t cache,

@@ -2,11 +2,15 @@
 /* See gembuf_kms.h. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <time.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <linux/sync_file.h>
 #include <unistd.h>
 #include <drm_fourcc.h>
@@ -416,6 +420,116 @@ unsigned int gk_read_flip(int fd, uint64_t *us)
 	if (us)
 		*us = ev.tv_sec * 1000000ull + ev.tv_usec;
 	return ev.sequence;
+}
+
+int gk_drain_events(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char buf[1024];
+	int n = 0;
+
+	while (poll(&p, 1, 0) == 1) {
+		igt_assert_lt(0, read(fd, buf, sizeof(buf)));
+		n++;
+	}
+	return n;
+}
+
+static uint64_t mover_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static struct gk_mover *running_mover;
+
+static void kill_mover(int sig)
+{
+	struct gk_mover *m = running_mover;
+
+	if (m && m->pid > 0) {
+		kill(m->pid, SIGKILL);
+		waitpid(m->pid, NULL, 0);
+		m->pid = 0;
+	}
+	running_mover = NULL;
+}
+
+struct gk_mover *gk_mover_start(int fd, uint32_t crtc_id, const int at[2][2])
+{
+	static bool handler;
+	struct gk_mover *m;
+	pid_t pid;
+
+	if (!handler) {
+		igt_install_exit_handler(kill_mover);
+		handler = true;
+	}
+	kill_mover(0);
+	m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	igt_assert(m != MAP_FAILED);
+	/* m is shared: only the parent writes the child's pid there. */
+	pid = fork();
+	igt_assert(pid >= 0);
+	if (pid) {
+		m->pid = pid;
+		running_mover = m;
+		return m;
+	}
+	for (uint64_t n = 0, end = mover_now_ns() + 30 * 1000000000ull;
+	     !m->stop && mover_now_ns() < end; n++) {
+		uint64_t t = mover_now_ns();
+
+		if (drmModeMoveCursor(fd, crtc_id, at[n & 1][0], at[n & 1][1]))
+			m->errors++;
+		else
+			m->moves++;
+		t = mover_now_ns() - t;
+		if (t > m->max_ns)
+			m->max_ns = t;
+		if (n < GK_MOVE_SAMPLES)
+			m->us[n] = t / 1000;
+	}
+	_exit(0);
+}
+
+void gk_mover_stop(struct gk_mover *m)
+{
+	int status;
+
+	m->stop = 1;
+	igt_assert_eq(waitpid(m->pid, &status, 0), m->pid);
+	m->pid = 0;
+	running_mover = NULL;
+	igt_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	igt_assert_eq(m->errors, 0);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t gk_mover_median_ns(struct gk_mover *m)
+{
+	unsigned long n = m->moves < GK_MOVE_SAMPLES ? m->moves : GK_MOVE_SAMPLES;
+	uint32_t *us = (uint32_t *)m->us;
+
+	igt_assert_lt(0, n);
+	qsort(us, n, sizeof(*us), cmp_u32);
+	return us[n / 2] * 1000ull;
+}
+
+void gk_mover_free(struct gk_mover *m)
+{
+	if (m == running_mover)
+		kill_mover(0);
+	munmap(m, sizeof(*m));
 }
 
 /* Wait for the writeback out-fence @fence of gk_commit_start() and close it. */

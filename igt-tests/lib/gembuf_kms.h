@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <xf86drm.h>
 #include <xf86drmMode.h>
 
@@ -124,6 +125,37 @@ void gk_commit_finish(struct gk *k, int fence);
  * flip's; its timestamp in microseconds in *@us unless @us is NULL.
  */
 unsigned int gk_read_flip(int fd, uint64_t *us);
+/*
+ * Read every event already queued on @fd and return how many there were.
+ * A subtest that failed with a flip in flight leaves its event behind:
+ * the next one starts with a blocking commit (which waits for that flip)
+ * and then this.
+ */
+int gk_drain_events(int fd);
+
+/* What a child moving a cursor shares with the test (see gk_mover_start()). */
+#define GK_MOVE_SAMPLES 4096
+
+struct gk_mover {
+	pid_t pid;
+	volatile int stop;
+	volatile unsigned long moves, errors;
+	volatile uint64_t max_ns;
+	volatile uint32_t us[GK_MOVE_SAMPLES];	/* the first moves' times */
+};
+
+/*
+ * Fork a child that moves the cursor of @crtc_id on @fd with the legacy
+ * ioctl between @at[0] and @at[1], without pause, timing each move, until
+ * gk_mover_stop().  Bounded (30 s), and killed by an exit handler: a
+ * subtest that failed leaves no mover holding the device.
+ */
+struct gk_mover *gk_mover_start(int fd, uint32_t crtc_id, const int at[2][2]);
+/* Stop @m's child and assert that it exited and no move failed. */
+void gk_mover_stop(struct gk_mover *m);
+/* The median time of the moves @m sampled, in nanoseconds. */
+uint64_t gk_mover_median_ns(struct gk_mover *m);
+void gk_mover_free(struct gk_mover *m);
 /* Every plane, the connectors and the CRTC off; __gk_disable() returns -errno. */
 int __gk_disable(struct gk *k);
 /* The same with DRM_MODE_ATOMIC_* @flags (NONBLOCK, PAGE_FLIP_EVENT). */
