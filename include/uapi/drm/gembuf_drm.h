@@ -154,7 +154,8 @@ struct drm_gembuf_sync {
  * @pad2: must be zero
  * @out_sync: the syncobj that gets the job's fence; handle 0 for none
  *
- * Only on the DMA engine's render node.  The engine writes through its
+ * Only the DMA engine has this ioctl (the display's DRM core answers
+ * -EINVAL).  The engine writes through its
  * DMA API mapping of the object, segment by segment; the job's fence is
  * added to the object's reservation object as a write fence.
  *
@@ -173,7 +174,7 @@ struct drm_gembuf_sync {
  * client does not see the error but spins until a job of its file is
  * released.
  *
- * Errors: -EOPNOTSUPP on the display; -EINVAL for a bad scalar argument
+ * Errors: -EINVAL for a bad scalar argument
  * (checked first, before the limit), a range outside the object, a
  * sync &struct drm_gembuf_sync refuses, or an object the engine cannot
  * map; -ENOENT for an unknown object or syncobj; -EFAULT; -EAGAIN when
@@ -209,7 +210,7 @@ struct drm_gembuf_dma_fill {
  * @pad2: must be zero
  * @out_sync: as &drm_gembuf_dma_fill.out_sync
  *
- * Only on the DMA engine's render node.  Both objects are mapped for the
+ * Only the DMA engine has this ioctl.  Both objects are mapped for the
  * engine as for &drm_gembuf_dma_fill, with its errors: -EINVAL if either
  * is of %GEMBUF_CACHE_WC.
  *

@@ -8,6 +8,7 @@
 #include <drm/drm_atomic_helper.h>
 #include <drm/drm_color_mgmt.h>
 #include <drm/drm_managed.h>
+#include <drm/drm_modeset_lock.h>
 #include <drm/drm_print.h>
 #include <drm/drm_vblank.h>
 #include <linux/dma-fence.h>
@@ -232,6 +233,7 @@ static int gembuf_crtc_add_planes(struct drm_atomic_state *state,
 
 	if (state->legacy_cursor_update)
 		return 0;
+	drm_modeset_lock_assert_held(&crtc->mutex);
 	drm_for_each_plane_mask(plane, crtc->dev, crtc_state->plane_mask) {
 		if (plane->type == DRM_PLANE_TYPE_CURSOR &&
 		    !(plane->state->fb && gembuf_fb_foreign(plane->state->fb)))

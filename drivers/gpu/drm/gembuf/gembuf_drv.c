@@ -37,7 +37,22 @@ module_param(display_dma, bool, 0444);
 MODULE_PARM_DESC(display_dma,
 		 "scan out by 32-bit DMA from physical addresses, with no IOMMU (default: read with the CPU)");
 
-static const struct drm_ioctl_desc gembuf_ioctls[] = {
+/*
+ * Each driver has the ioctls it serves, no more: the display lays out
+ * and waits for objects it scans out, and has no engine to run jobs on;
+ * the engine does both.  An ioctl a driver lacks fails in DRM core with
+ * -EINVAL, as any number past a driver's table does.
+ */
+static const struct drm_ioctl_desc gembuf_display_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(GEMBUF_GEM_CREATE, gembuf_gem_create_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(GEMBUF_GEM_MMAP_OFFSET, gembuf_gem_mmap_offset_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(GEMBUF_GEM_WAIT, gembuf_gem_wait_ioctl,
+			  DRM_RENDER_ALLOW),
+};
+
+static const struct drm_ioctl_desc gembuf_engine_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(GEMBUF_GEM_CREATE, gembuf_gem_create_ioctl,
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(GEMBUF_GEM_MMAP_OFFSET, gembuf_gem_mmap_offset_ioctl,
@@ -60,8 +75,8 @@ static const struct file_operations gembuf_fops = {
 const struct drm_driver gembuf_display_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_MODESET | DRIVER_ATOMIC,
 	.fops = &gembuf_fops,
-	.ioctls = gembuf_ioctls,
-	.num_ioctls = ARRAY_SIZE(gembuf_ioctls),
+	.ioctls = gembuf_display_ioctls,
+	.num_ioctls = ARRAY_SIZE(gembuf_display_ioctls),
 	.dumb_create = gembuf_dumb_create,
 	.gem_prime_import = gembuf_gem_prime_import,
 	.gem_prime_import_sg_table = gembuf_gem_prime_import_sg_table,
@@ -80,9 +95,9 @@ const struct drm_driver gembuf_engine_driver = {
 	.open = gembuf_engine_open,
 	.postclose = gembuf_engine_postclose,
 	.fops = &gembuf_fops,
-	.ioctls = gembuf_ioctls,
-	.num_ioctls = ARRAY_SIZE(gembuf_ioctls),
-	.dumb_create = gembuf_dumb_create,
+	.ioctls = gembuf_engine_ioctls,
+	.num_ioctls = ARRAY_SIZE(gembuf_engine_ioctls),
+	/* Render-only: no dumb buffers, which are for scan-out. */
 	.gem_prime_import = gembuf_gem_prime_import,
 	.gem_prime_import_sg_table = gembuf_gem_prime_import_sg_table,
 	.debugfs_init = gembuf_debugfs_init,

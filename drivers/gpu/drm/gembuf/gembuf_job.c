@@ -730,13 +730,11 @@ static struct gembuf_job *gembuf_job_begin(struct drm_device *dev,
 					   u32 pad, u32 pad2, u32 in_sync_count,
 					   const struct drm_gembuf_sync *out)
 {
-	struct gembuf_engine *engine = gembuf_engine_of(dev);
+	struct gembuf_engine *engine = to_gembuf_device(dev)->engine;
 	struct gembuf_file *gf = file->driver_priv;
 	struct gembuf_job *job;
 	int ret;
 
-	if (!engine)
-		return ERR_PTR(-EOPNOTSUPP);
 	if (flags || pad || pad2 || in_sync_count > GEMBUF_MAX_IN_SYNCS ||
 	    out->flags || (!out->handle && out->point))
 		return ERR_PTR(-EINVAL);

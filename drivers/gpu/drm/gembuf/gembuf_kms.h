@@ -24,6 +24,7 @@
 #include <drm/drm_plane.h>
 #include <drm/drm_writeback.h>
 #include <linux/hrtimer.h>
+#include <linux/init.h>
 #include <linux/iosys-map.h>
 #include <linux/refcount.h>
 #include <linux/wait.h>
@@ -335,7 +336,7 @@ extern const u32 gembuf_wb_formats[];
 extern const unsigned int gembuf_num_wb_formats;
 gembuf_read_fn gembuf_format_reader(u32 format);
 gembuf_words_fn gembuf_format_words(u32 format);
-void gembuf_formats_init(void);
+void __init gembuf_formats_init(void);
 const struct gembuf_yuv_lut *gembuf_yuv_lut(const struct drm_plane_state *state);
 void gembuf_write_line(const struct drm_framebuffer *fb, void *vaddr, int y,
 		       const struct gembuf_pixel *line, int width);
