@@ -270,6 +270,35 @@ igt_main
 		drm_close_driver(vgem);
 	}
 
+	igt_describe("The display, which composes with the CPU, attaches a vgem buffer it imports but maps nothing for it: the dma-buf lists its attachment, and the DMA API debug layer has no mapping for the display's device, before or after the engine imports the same buffer (kms_prime@basic-crc-vgem scans such an import out).");
+	igt_subtest("display-import-no-map") {
+		int vgem = __drm_open_driver(DRIVER_VGEM);
+		char names[8][64];
+		unsigned int stride;
+		uint32_t vh, hd, he;
+		uint64_t size;
+		int fd, before;
+
+		igt_require(vgem >= 0);
+		before = gembuf_dma_api_mappings("gembuf");
+		igt_require_f(before >= 0, "no DMA API debug layer\n");
+		vh = kmstest_dumb_create(vgem, 1024, 16, 32, &stride, &size);
+		fd = prime_handle_to_fd(vgem, vh);
+		hd = prime_fd_to_handle(display, fd);
+		igt_assert_eq(gembuf_dmabuf_attachments(fd, names, 8), 1);
+		igt_assert_eq(gembuf_dma_api_mappings("gembuf"), before);
+		/* The engine imports it too, with an attachment of its own. */
+		he = prime_fd_to_handle(engine, fd);
+		igt_assert_eq(gembuf_dmabuf_attachments(fd, names, 8), 2);
+		igt_assert_eq(gembuf_dma_api_mappings("gembuf"), before);
+		gem_close(engine, he);
+		gem_close(display, hd);
+		igt_assert_eq(gembuf_dmabuf_attachments(fd, names, 8), 0);
+		close(fd);
+		gem_close(vgem, vh);
+		drm_close_driver(vgem);
+	}
+
 	igt_describe("An imported vgem buffer is mapped by its exporter only: gembuf gives no map offset for an import (DRM's rule), and the dma-buf's own mapping shows the engine's DMA and the CPU's writes both ways.");
 	igt_subtest("import-mmap") {
 		int vgem = __drm_open_driver(DRIVER_VGEM);

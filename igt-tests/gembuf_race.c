@@ -691,25 +691,6 @@ static void composer_rescuer(void)
 #define DMA_DRIVER "/sys/bus/pci/drivers/gembuf_dma"
 
 /* The PCI address of the device gembuf_dma drives, into @addr. */
-/*
- * The DMA API mappings the debug layer tracks for device @dev, -1 without
- * the layer (a kernel without CONFIG_DMA_API_DEBUG).
- */
-static int dma_api_mappings(const char *dev)
-{
-	FILE *f = fopen("/sys/kernel/debug/dma-api/dump", "r");
-	char line[512], name[128];
-	int n = 0;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*s %127s", name) == 1 && !strcmp(name, dev))
-			n++;
-	fclose(f);
-	return n;
-}
-
 static bool engine_pci_addr(char *addr, size_t len)
 {
 	DIR *dir = opendir(DMA_DRIVER);
@@ -760,8 +741,8 @@ static void unbind(void)
 	igt_assert_eq(__gembuf_fill(engine, eh, 0, 4096, 0x3333), 0);
 	gembuf_wait(engine, eh);
 	igt_assert_eq(gembuf_dmabuf_attachments(vfd, names, 4), 1);
-	igt_require(dma_api_mappings(addr) >= 0);
-	igt_assert_lt(0, dma_api_mappings(addr));
+	igt_require(gembuf_dma_api_mappings(addr) >= 0);
+	igt_assert_lt(0, gembuf_dma_api_mappings(addr));
 	igt_assert_eq(__gembuf_fill(engine, h, 0, 4096, 0x1111), 0);
 	gembuf_wait(engine, h);
 	dmabuf = prime_handle_to_fd(engine, h);
@@ -774,7 +755,7 @@ static void unbind(void)
 
 	gembuf_knob_write(DMA_DRIVER, "unbind", addr);
 	/* The engine gave its attachment back, and its mapping, with its device. */
-	igt_assert_eq(dma_api_mappings(addr), 0);
+	igt_assert_eq(gembuf_dma_api_mappings(addr), 0);
 	igt_assert_eq(gembuf_dmabuf_attachments(vfd, names, 4), 0);
 	igt_assert_eq(__gembuf_fill(engine, eh, 0, 4, 0), -ENODEV);
 	gem_close(vgem, vh);

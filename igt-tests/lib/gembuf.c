@@ -554,3 +554,18 @@ void gembuf_info_print(int fd, uint32_t h, const char *what)
 			 (unsigned long long)maps[i].size, maps[i].ptes,
 			 (unsigned long long)maps[i].dev_addr);
 }
+
+int gembuf_dma_api_mappings(const char *dev)
+{
+	FILE *f = fopen("/sys/kernel/debug/dma-api/dump", "r");
+	char line[512], name[128];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %127s", name) == 1 && !strcmp(name, dev))
+			n++;
+	fclose(f);
+	return n;
+}

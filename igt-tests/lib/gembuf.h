@@ -107,6 +107,11 @@ void gembuf_knob_write(const char *dir, const char *file, const char *v);
  * number, the first @max names in @names.
  */
 int gembuf_dmabuf_attachments(int fd, char names[][64], int max);
+/*
+ * The DMA API mappings the debug layer tracks for the device named @dev,
+ * -1 without the layer (a kernel without CONFIG_DMA_API_DEBUG).
+ */
+int gembuf_dma_api_mappings(const char *dev);
 /* Every 32-bit word of the first @size bytes of @h, mapped, is @v. */
 void gembuf_check_words(int fd, uint32_t h, size_t size, uint32_t v);
 /*

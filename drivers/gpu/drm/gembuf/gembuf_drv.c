@@ -193,11 +193,15 @@ static int gembuf_display_create(void)
 		ret = -ENOMEM;
 		goto err_unregister;
 	}
-	/* Imports map for it; with display_dma it scans out by DMA itself. */
-	ret = dma_coerce_mask_and_coherent(&pdev->dev,
-					   DMA_BIT_MASK(display_dma ? 32 : 64));
-	if (ret)
-		goto err_devres;
+	/*
+	 * With display_dma it scans out by 32-bit DMA, and maps its imports
+	 * for that.  Otherwise it does no DMA: it imports without mapping.
+	 */
+	if (display_dma) {
+		ret = dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(32));
+		if (ret)
+			goto err_devres;
+	}
 
 	gdev = devm_drm_dev_alloc(&pdev->dev, &gembuf_display_driver,
 				  struct gembuf_device, drm);

@@ -166,8 +166,8 @@ static const struct vm_operations_struct gembuf_vm_ops = {
  * first allocation only reads it a little early.  An object has memory
  * once its physmem is allocated, which stays until the object is freed (a
  * move replaces it); a view of an object of the other gembuf device has
- * its real object's; a foreign import has its exporter's pages, mapped
- * for the importing device since the import.  Each is resident in full:
+ * its real object's; a foreign import has its exporter's pages, from the
+ * import until its device goes away.  Each is resident in full:
  * its size, as the core counts without .rss.
  */
 static enum drm_gem_object_status gembuf_gem_status(struct drm_gem_object *gem)
@@ -175,7 +175,7 @@ static enum drm_gem_object_status gembuf_gem_status(struct drm_gem_object *gem)
 	struct gembuf_object *obj = to_gembuf_object(gem);
 
 	if (obj->foreign)
-		return READ_ONCE(obj->sgt) ? DRM_GEM_OBJECT_RESIDENT : 0;
+		return READ_ONCE(gem->import_attach) ? DRM_GEM_OBJECT_RESIDENT : 0;
 	return READ_ONCE(obj->real->physmem) ? DRM_GEM_OBJECT_RESIDENT : 0;
 }
 

@@ -265,6 +265,51 @@ struct dma_buf *gembuf_gem_prime_export(struct drm_gem_object *gem, int flags)
 	return drm_gem_dmabuf_export(gem->dev, &exp_info);
 }
 
+/*
+ * Make the object of @dev's import through @attach, with the exporter's
+ * DMA addresses @sgt (NULL for an import that maps nothing) and what an
+ * engine maps of them, @pm (the object's, or freed on failure), and list
+ * it for gembuf_prime_revoke_imports().  A no-map import is complete here
+ * (@import_attach and the exporter's reservation object); DRM core
+ * completes one of gembuf_gem_prime_import_sg_table().
+ */
+static struct drm_gem_object *gembuf_import_new(struct drm_device *dev,
+						struct dma_buf_attachment *attach,
+						struct sg_table *sgt,
+						struct vcm_physmem *pm)
+{
+	struct gembuf_device *gdev = to_gembuf_device(dev);
+	struct drm_gem_object *gem;
+	bool revoked;
+
+	gem = gembuf_gem_create_import(dev, attach->dmabuf->size, pm);
+	if (IS_ERR(gem)) {
+		if (pm)
+			vcm_phys_free(pm);
+		return gem;
+	}
+	to_gembuf_object(gem)->sgt = sgt;
+	to_gembuf_object(gem)->attach = attach;
+	if (!sgt) {
+		gem->import_attach = attach;
+		gem->resv = attach->dmabuf->resv;
+	}
+	mutex_lock(&gdev->imports_lock);
+	revoked = gdev->imports_revoked;
+	if (!revoked)
+		list_add(&to_gembuf_object(gem)->import_node, &gdev->imports);
+	mutex_unlock(&gdev->imports_lock);
+	if (revoked) {
+		/* The caller gives the attachment back. */
+		to_gembuf_object(gem)->sgt = NULL;
+		to_gembuf_object(gem)->attach = NULL;
+		gem->import_attach = NULL;
+		drm_gem_object_put(gem);
+		return ERR_PTR(-ENODEV);
+	}
+	return gem;
+}
+
 /**
  * gembuf_gem_prime_import_sg_table() - wrap a foreign dma-buf
  * @dev: the importing gembuf device
@@ -273,9 +318,10 @@ struct dma_buf *gembuf_gem_prime_export(struct drm_gem_object *gem, int flags)
  *
  * The importer keeps to what the dma-buf rules give it: the DMA addresses
  * of its own device's attachment.  The engine, which stays on the DMA API,
- * has its DMA VCM wrap those addresses and uses them as they are; the
- * display reads with the CPU, through the exporter's dma_buf_vmap().  Users map
- * the dma-buf itself: DRM gives an import no map offset.
+ * has its DMA VCM wrap those addresses and uses them as they are; a
+ * display_dma display scans out the one range they must be.  (The CPU
+ * display maps nothing: gembuf_prime_import_no_map().)  Users map the
+ * dma-buf itself: DRM gives an import no map offset.
  *
  * Return: the object or an ERR_PTR().
  */
@@ -286,8 +332,6 @@ gembuf_gem_prime_import_sg_table(struct drm_device *dev,
 {
 	struct gembuf_device *gdev = to_gembuf_device(dev);
 	struct vcm_physmem *pm = NULL;
-	struct drm_gem_object *gem;
-	bool revoked;
 
 	/*
 	 * A display that scans out from physical addresses (display_dma)
@@ -305,27 +349,7 @@ gembuf_gem_prime_import_sg_table(struct drm_device *dev,
 			return ERR_PTR(-EINVAL);
 		}
 	}
-	gem = gembuf_gem_create_import(dev, attach->dmabuf->size, pm);
-	if (IS_ERR(gem)) {
-		if (pm)
-			vcm_phys_free(pm);
-		return gem;
-	}
-	to_gembuf_object(gem)->sgt = sgt;
-	to_gembuf_object(gem)->attach = attach;
-	mutex_lock(&gdev->imports_lock);
-	revoked = gdev->imports_revoked;
-	if (!revoked)
-		list_add(&to_gembuf_object(gem)->import_node, &gdev->imports);
-	mutex_unlock(&gdev->imports_lock);
-	if (revoked) {
-		/* The caller gives the attachment back. */
-		to_gembuf_object(gem)->sgt = NULL;
-		to_gembuf_object(gem)->attach = NULL;
-		drm_gem_object_put(gem);
-		return ERR_PTR(-ENODEV);
-	}
-	return gem;
+	return gembuf_import_new(dev, attach, sgt, pm);
 }
 
 /**
@@ -376,8 +400,9 @@ void gembuf_prime_revoke_imports(struct gembuf_device *gdev)
 		mutex_lock(&obj->lock);
 		if (READ_ONCE(obj->base.import_attach) == attach && !obj->revoked) {
 			obj->revoked = attach->dmabuf;
-			dma_buf_unmap_attachment_unlocked(attach, obj->sgt,
-							  DMA_BIDIRECTIONAL);
+			if (obj->sgt)
+				dma_buf_unmap_attachment_unlocked(attach, obj->sgt,
+								  DMA_BIDIRECTIONAL);
 			WRITE_ONCE(obj->base.import_attach, NULL);
 			dma_buf_detach(obj->revoked, attach);
 			WRITE_ONCE(obj->sgt, NULL);
@@ -390,6 +415,32 @@ void gembuf_prime_revoke_imports(struct gembuf_device *gdev)
 	}
 }
 
+/*
+ * The display composes with the CPU, through the exporter's vmap and CPU
+ * access: it attaches, so that the exporter knows its importers and can
+ * place the memory for them, but maps nothing, as a device that never
+ * DMAs has no DMA addresses to ask for (and no DMA mask: a mapping for
+ * it could only bounce, or fail).  With display_dma it scans out by DMA,
+ * and imports as the engines do.
+ */
+static struct drm_gem_object *gembuf_prime_import_no_map(struct drm_device *dev,
+							 struct dma_buf *dma_buf)
+{
+	struct dma_buf_attachment *attach;
+	struct drm_gem_object *gem;
+
+	attach = dma_buf_attach(dma_buf, dev->dev);
+	if (IS_ERR(attach))
+		return ERR_CAST(attach);
+	get_dma_buf(dma_buf);
+	gem = gembuf_import_new(dev, attach, NULL, NULL);
+	if (IS_ERR(gem)) {
+		dma_buf_detach(dma_buf, attach);
+		dma_buf_put(dma_buf);
+	}
+	return gem;
+}
+
 /**
  * gembuf_gem_prime_import() - import a dma-buf
  * @dev: the importing gembuf device
@@ -397,8 +448,9 @@ void gembuf_prime_revoke_imports(struct gembuf_device *gdev)
  *
  * Return: the object: the same one for a dma-buf @dev exported, a view of
  * the exporter's object for one the other gembuf device exported, a new
- * object for @dev's own attachment otherwise (see
- * gembuf_gem_prime_import_sg_table()); or an ERR_PTR().
+ * object for @dev's own attachment otherwise: mapped for a device that
+ * DMAs (gembuf_gem_prime_import_sg_table()), only attached for the CPU
+ * display; or an ERR_PTR().
  */
 struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
 					       struct dma_buf *dma_buf)
@@ -407,8 +459,13 @@ struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
 	int ret;
 
 	/* Each device attaches for itself: its own DMA addresses. */
-	if (dma_buf->ops != &gembuf_dmabuf_ops)
+	if (dma_buf->ops != &gembuf_dmabuf_ops) {
+		struct gembuf_device *gdev = to_gembuf_device(dev);
+
+		if (vcm_get_type(gdev->vcm) == VCM_EXT_KERNEL)
+			return gembuf_prime_import_no_map(dev, dma_buf);
 		return drm_gem_prime_import_dev(dev, dma_buf, dev->dev);
+	}
 
 	exp = to_gembuf_object(dma_buf->priv);
 	/* Back on the device that made it (through a view of another): itself. */
