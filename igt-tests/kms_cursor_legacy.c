@@ -296,6 +296,10 @@ igt_main
 	for (int atomic = 0; atomic < 2; atomic++) {
 		const char *mode = atomic ? "atomic" : "legacy";
 
+		/* No mover of a failed cursor-vs-flip-legacy in what follows. */
+		igt_fixture
+			gk_mover_reap();
+
 		igt_describe("A cursor move right after a nonblocking flip returns in the same frame, without waiting for the flip, which lands on the next vblank.");
 		igt_subtest_f("basic-flip-before-cursor-%s", mode)
 			flip_then_cursor(atomic, 1, 10);

@@ -480,7 +480,7 @@ struct gk_mover *gk_mover_start(int fd, uint32_t crtc_id, const int at[2][2])
 		return m;
 	}
 	for (uint64_t n = 0, end = mover_now_ns() + 30 * 1000000000ull;
-	     !m->stop && mover_now_ns() < end; n++) {
+	     !m->stop; n++) {
 		uint64_t t = mover_now_ns();
 
 		if (drmModeMoveCursor(fd, crtc_id, at[n & 1][0], at[n & 1][1]))
@@ -492,8 +492,17 @@ struct gk_mover *gk_mover_start(int fd, uint32_t crtc_id, const int at[2][2])
 			m->max_ns = t;
 		if (n < GK_MOVE_SAMPLES)
 			m->us[n] = t / 1000;
+		if (mover_now_ns() >= end) {
+			m->expired = 1;
+			break;
+		}
 	}
 	_exit(0);
+}
+
+void gk_mover_reap(void)
+{
+	kill_mover(0);
 }
 
 void gk_mover_stop(struct gk_mover *m)
@@ -505,6 +514,7 @@ void gk_mover_stop(struct gk_mover *m)
 	m->pid = 0;
 	running_mover = NULL;
 	igt_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	igt_assert_f(!m->expired, "the mover stopped at its 30 s bound\n");
 	igt_assert_eq(m->errors, 0);
 }
 

@@ -139,6 +139,7 @@ int gk_drain_events(int fd);
 struct gk_mover {
 	pid_t pid;
 	volatile int stop;
+	volatile int expired;	/* the child stopped at its bound, untold */
 	volatile unsigned long moves, errors;
 	volatile uint64_t max_ns;
 	volatile uint32_t us[GK_MOVE_SAMPLES];	/* the first moves' times */
@@ -147,11 +148,17 @@ struct gk_mover {
 /*
  * Fork a child that moves the cursor of @crtc_id on @fd with the legacy
  * ioctl between @at[0] and @at[1], without pause, timing each move, until
- * gk_mover_stop().  Bounded (30 s), and killed by an exit handler: a
- * subtest that failed leaves no mover holding the device.
+ * gk_mover_stop().  Bounded (30 s), killed by the next gk_mover_start()
+ * or gk_mover_reap() and by an exit handler: a subtest that failed with
+ * its mover running leaves it to a fixture after it to reap.
  */
 struct gk_mover *gk_mover_start(int fd, uint32_t crtc_id, const int at[2][2]);
-/* Stop @m's child and assert that it exited and no move failed. */
+/* Kill and reap a mover that a failed subtest left running, if any. */
+void gk_mover_reap(void);
+/*
+ * Stop @m's child and assert that it exited, that it was still moving
+ * (it did not reach its bound) and that no move failed.
+ */
 void gk_mover_stop(struct gk_mover *m);
 /* The median time of the moves @m sampled, in nanoseconds. */
 uint64_t gk_mover_median_ns(struct gk_mover *m);

@@ -154,8 +154,8 @@ struct drm_gembuf_sync {
  * @pad2: must be zero
  * @out_sync: the syncobj that gets the job's fence; handle 0 for none
  *
- * Only the DMA engine has this ioctl (the display's DRM core answers
- * -EINVAL).  The engine writes through its
+ * Only the DMA engine has this ioctl: on the display it fails with
+ * -EINVAL.  The engine writes through its
  * DMA API mapping of the object, segment by segment; the job's fence is
  * added to the object's reservation object as a write fence.
  *

@@ -41,7 +41,7 @@ MODULE_PARM_DESC(display_dma,
  * Each driver has the ioctls it serves, no more: the display lays out
  * and waits for objects it scans out, and has no engine to run jobs on;
  * the engine does both.  An ioctl a driver lacks fails in DRM core with
- * -EINVAL, as any number past a driver's table does.
+ * -EINVAL: the display's table has holes where the DMA ioctls are.
  */
 static const struct drm_ioctl_desc gembuf_display_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(GEMBUF_GEM_CREATE, gembuf_gem_create_ioctl,
@@ -195,13 +195,14 @@ static int gembuf_display_create(void)
 	}
 	/*
 	 * With display_dma it scans out by 32-bit DMA, and maps its imports
-	 * for that.  Otherwise it does no DMA: it imports without mapping.
+	 * for that.  Otherwise it does no DMA and maps no import itself, but
+	 * a dynamic exporter maps at attach for a static importer: as vgem
+	 * and vkms do, it says it reaches all memory, so that nothing bounces.
 	 */
-	if (display_dma) {
-		ret = dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(32));
-		if (ret)
-			goto err_devres;
-	}
+	ret = dma_coerce_mask_and_coherent(&pdev->dev,
+					   DMA_BIT_MASK(display_dma ? 32 : 64));
+	if (ret)
+		goto err_devres;
 
 	gdev = devm_drm_dev_alloc(&pdev->dev, &gembuf_display_driver,
 				  struct gembuf_device, drm);

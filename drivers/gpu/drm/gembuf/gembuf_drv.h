@@ -155,7 +155,7 @@ struct gembuf_mapping {
  * @cache: GEMBUF_CACHE_* policy
  * @flags: GEMBUF_GEM_* creation flags
  * @sgt: for a foreign import, the mapping of the importing device's
- *	attachment
+ *	attachment; NULL for one on the CPU display, which maps none
  * @lock: protects @mappings, @user_maps, @physmem and the placement
  *	fields
  * @mappings: the mappings of @physmem by devices and the kernel: one per
@@ -172,7 +172,8 @@ struct gembuf_mapping {
  *	@engine_map
  * @import_node: link in &gembuf_device.imports, for a foreign import
  * @attach: for a foreign import, the importing device's attachment (as the
- *	import callback got it, before DRM sets @base.import_attach)
+ *	import callback got it, before DRM sets @base.import_attach for a
+ *	mapped import; gembuf sets it for one that maps nothing)
  * @revoked: for a foreign import whose device went away, the dma-buf: the
  *	attachment was given back then, and the object still holds the
  *	import's reference

@@ -166,8 +166,9 @@ static const struct vm_operations_struct gembuf_vm_ops = {
  * first allocation only reads it a little early.  An object has memory
  * once its physmem is allocated, which stays until the object is freed (a
  * move replaces it); a view of an object of the other gembuf device has
- * its real object's; a foreign import has its exporter's pages, from the
- * import until its device goes away.  Each is resident in full:
+ * its real object's; a foreign import stands for the exporter's memory,
+ * which is in use while it is attached (mapped for the device or not),
+ * from the import until its device goes away.  Each is resident in full:
  * its size, as the core counts without .rss.
  */
 static enum drm_gem_object_status gembuf_gem_status(struct drm_gem_object *gem)

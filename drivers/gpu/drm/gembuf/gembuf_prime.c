@@ -418,10 +418,10 @@ void gembuf_prime_revoke_imports(struct gembuf_device *gdev)
 /*
  * The display composes with the CPU, through the exporter's vmap and CPU
  * access: it attaches, so that the exporter knows its importers and can
- * place the memory for them, but maps nothing, as a device that never
- * DMAs has no DMA addresses to ask for (and no DMA mask: a mapping for
- * it could only bounce, or fail).  With display_dma it scans out by DMA,
- * and imports as the engines do.
+ * place the memory for them, but does not map its attachment, as a
+ * device that never DMAs has no DMA addresses to ask for.  (A dynamic
+ * exporter still maps at attach for it, as for any static importer.)
+ * With display_dma it scans out by DMA, and imports as the engines do.
  */
 static struct drm_gem_object *gembuf_prime_import_no_map(struct drm_device *dev,
 							 struct dma_buf *dma_buf)
