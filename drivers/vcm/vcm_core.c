@@ -184,12 +184,12 @@ EXPORT_SYMBOL_GPL(vcm_create_one_to_one);
 
 /**
  * vcm_create_from_prebuilt() - wrap an address space the VMM manages
- * @id: %VCM_PREBUILT_KERNEL for the kernel's vmalloc space,
- *	%VCM_PREBUILT_USER for the address space of the calling process
+ * @id: %VCM_PREBUILT_USER for the address space of the calling process
  *
- * Kernel reservations are placed by vmalloc when backed.  User
- * reservations are VMAs of the process, made with vcm_reserve_vma().
+ * User reservations are VMAs of the process, made with vcm_reserve_vma().
  * Each call makes a new VCM, which the caller owns as for vcm_create().
+ * The kernel's address space is not made this way: it is one VCM,
+ * vcm_kernel().
  *
  * Context: Process context; %VCM_PREBUILT_USER needs a user process.
  * Return: the new VCM, ERR_PTR(-EINVAL) for an unknown @id or a kernel
@@ -200,9 +200,6 @@ struct vcm *vcm_create_from_prebuilt(enum vcm_prebuilt id)
 	struct vcm *vcm;
 
 	switch (id) {
-	case VCM_PREBUILT_KERNEL:
-		return vcm_alloc(VCM_EXT_KERNEL, VMALLOC_START,
-				 VMALLOC_END - VMALLOC_START);
 	case VCM_PREBUILT_USER:
 		if (!current->mm)
 			return ERR_PTR(-EINVAL);
@@ -217,6 +214,25 @@ struct vcm *vcm_create_from_prebuilt(enum vcm_prebuilt id)
 	return ERR_PTR(-EINVAL);
 }
 EXPORT_SYMBOL_GPL(vcm_create_from_prebuilt);
+
+/* The kernel's vmalloc space; made at boot, never freed. */
+static struct vcm *vcm_kernel_vcm __ro_after_init;
+
+/**
+ * vcm_kernel() - the kernel's VCM
+ *
+ * The kernel has one virtual address space, and so one VCM: every
+ * kernel mapping made through VCM is a reservation in it, placed by
+ * vmalloc when it is backed.  It is VCM's own: vcm_free() refuses it.
+ *
+ * Context: Any context.
+ * Return: the kernel VCM.
+ */
+struct vcm *vcm_kernel(void)
+{
+	return vcm_kernel_vcm;
+}
+EXPORT_SYMBOL_GPL(vcm_kernel);
 
 static void vcm_release(struct kref *ref)
 {
@@ -263,14 +279,14 @@ static void vcm_unlist(struct vcm *vcm)
  * has.
  *
  * Context: Process context; takes vcm_list_lock and the VCM's lock.
- * Return: 0, -EINVAL for a NULL or ERR_PTR() @vcm, -EBUSY while it has
- * reservations, bounds or associations.
+ * Return: 0, -EINVAL for a NULL or ERR_PTR() @vcm or the kernel VCM,
+ * -EBUSY while it has reservations, bounds or associations.
  */
 int vcm_free(struct vcm *vcm)
 {
 	bool busy;
 
-	if (IS_ERR_OR_NULL(vcm))
+	if (IS_ERR_OR_NULL(vcm) || vcm == vcm_kernel_vcm)
 		return -EINVAL;
 
 	mutex_lock(&vcm_list_lock);
@@ -511,6 +527,17 @@ static int __init vcm_init(void)
 		return ret;
 	}
 	vcm_cache_dev = &pdev->dev;
+	vcm_kernel_vcm = vcm_alloc(VCM_EXT_KERNEL, VMALLOC_START,
+				   VMALLOC_END - VMALLOC_START);
+	if (IS_ERR(vcm_kernel_vcm)) {
+		ret = PTR_ERR(vcm_kernel_vcm);
+		vcm_kernel_vcm = NULL;
+		vcm_cache_dev = NULL;
+		platform_device_unregister(pdev);
+		return ret;
+	}
+	/* The gauge counts the VCMs callers made and must free. */
+	vcm_stat_add(VCM_STAT_VCMS, -1);
 	vcm_debugfs_init();
 	return 0;
 }

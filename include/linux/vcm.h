@@ -131,11 +131,11 @@ enum vcm_type {
 
 /**
  * enum vcm_prebuilt - address spaces built by the kernel's VMM
- * @VCM_PREBUILT_KERNEL: the kernel's vmalloc space
  * @VCM_PREBUILT_USER: the address space of the calling process
+ *
+ * The kernel's vmalloc space is one VCM, vcm_kernel().
  */
 enum vcm_prebuilt {
-	VCM_PREBUILT_KERNEL = 1,
 	VCM_PREBUILT_USER = 2,
 };
 
@@ -242,6 +242,7 @@ struct vcm_phys_iter {
 struct vcm *vcm_create_one_to_one(phys_addr_t start, size_t len);
 struct vcm *vcm_create_dma(void);
 struct vcm *vcm_create_from_prebuilt(enum vcm_prebuilt id);
+struct vcm *vcm_kernel(void);
 int vcm_free(struct vcm *vcm);
 int vcm_get_type(const struct vcm *vcm);
 

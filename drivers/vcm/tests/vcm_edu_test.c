@@ -209,7 +209,7 @@ static void edu_dma_vcm_free(struct kunit *test, struct vcm *vcm,
 static void vcm_edu_test_from_dma(struct kunit *test)
 {
 	struct vcm_edu_ctx *ctx = test->priv;
-	struct vcm *k = new_kernel_vcm(test);
+	struct vcm *k = kernel_vcm(test);
 	struct sg_table sgt, bad;
 	struct vcm_avcm *davcm;
 	struct page *pages[3];
@@ -297,7 +297,6 @@ static void vcm_edu_test_from_dma(struct kunit *test)
 	sg_free_table(&sgt);
 	for (i = 0; i < 3; i++)
 		__free_page(pages[i]);
-	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 }
 
 /*
@@ -310,7 +309,7 @@ static void vcm_edu_test_from_dma(struct kunit *test)
  */
 static void vcm_edu_test_dma_kind(struct kunit *test)
 {
-	struct vcm *k = new_kernel_vcm(test);
+	struct vcm *k = kernel_vcm(test);
 	struct vcm_constraint c;
 	struct vcm_avcm *davcm;
 	struct vcm_physmem *pm;
@@ -364,14 +363,13 @@ static void vcm_edu_test_dma_kind(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(rk), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 	edu_dma_vcm_free(test, dvcm, davcm);
-	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 }
 
 /* The CPU writes through a kernel VCM, edu moves it, the CPU reads it back. */
 static void vcm_edu_test_shared_with_cpu(struct kunit *test)
 {
 	struct vcm_edu_ctx *ctx = test->priv;
-	struct vcm *k = new_kernel_vcm(test);
+	struct vcm *k = kernel_vcm(test);
 	struct vcm_physmem *pm;
 	struct vcm_res *rk, *rd;
 	dma_addr_t out, iova;
@@ -402,7 +400,6 @@ static void vcm_edu_test_shared_with_cpu(struct kunit *test)
 	vcm_unreserve(rd);
 	vcm_unreserve(rk);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
-	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 }
 
 /*

@@ -31,7 +31,7 @@
 
 static void vcm_test_back_kernel(struct kunit *test)
 {
-	struct vcm *k = new_kernel_vcm(test);
+	struct vcm *k = kernel_vcm(test);
 	struct vcm_physmem *pm = new_phys(test, SZ_2M + SZ_64K, 0, 0);
 	struct vcm_res *res = vcm_reserve(k, SZ_2M + SZ_64K, RW_CACHED);
 	struct vcm_res *small = vcm_reserve(k, SZ_64K, RW_CACHED);
@@ -66,12 +66,11 @@ static void vcm_test_back_kernel(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(small), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
-	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 }
 
 static void vcm_test_cache_conflict(struct kunit *test)
 {
-	struct vcm *k = new_kernel_vcm(test), *dev = new_dev_vcm(test);
+	struct vcm *k = kernel_vcm(test), *dev = new_dev_vcm(test);
 	struct vcm_physmem *pm = new_phys(test, SZ_64K, 0, 0);
 	struct vcm_physmem *coh = new_phys(test, SZ_64K, VCM_COHERENT, 0);
 	struct vcm_res *cached = vcm_reserve(k, SZ_64K, RW_CACHED);
@@ -110,7 +109,6 @@ static void vcm_test_cache_conflict(struct kunit *test)
 	vcm_unreserve(nc);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, coh), 0);
-	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 	KUNIT_EXPECT_EQ(test, free_vcm(test, dev), 0);
 }
 
@@ -136,7 +134,7 @@ static void expect_wc_reads(struct kunit *test, struct vcm_res *wc,
 
 static void vcm_test_cache_maintenance(struct kunit *test)
 {
-	struct vcm *k = new_kernel_vcm(test);
+	struct vcm *k = kernel_vcm(test);
 	struct vcm_physmem *pm = new_phys(test, SZ_128K, 0, SZ_64K);
 	struct vcm_res *cached = vcm_reserve(k, SZ_128K, RW_CACHED);
 	struct vcm_res *wc = vcm_reserve(k, SZ_128K, RW_WC);
@@ -183,7 +181,6 @@ static void vcm_test_cache_maintenance(struct kunit *test)
 	vcm_unreserve(wc);
 	KUNIT_EXPECT_EQ(test, free_phys(test, cont), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
-	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 }
 
 static void vcm_test_one_to_one(struct kunit *test)
@@ -252,7 +249,7 @@ static void vcm_test_one_to_one(struct kunit *test)
 static void vcm_test_assoc(struct kunit *test)
 {
 	struct device *dev = kunit_device_register(test, "vcm-assoc");
-	struct vcm *vcm = new_dev_vcm(test), *k = new_kernel_vcm(test);
+	struct vcm *vcm = new_dev_vcm(test), *k = kernel_vcm(test);
 	struct vcm_avcm *avcm;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
@@ -271,7 +268,6 @@ static void vcm_test_assoc(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, avcm);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(k, dev, 0)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_get_assoc_attr(avcm), (u32)VCM_USE_LOW_BASE);
-	KUNIT_EXPECT_EQ(test, free_vcm(test, k), -EBUSY);
 
 	KUNIT_EXPECT_EQ(test, vcm_is_active(avcm), 0);
 	KUNIT_EXPECT_EQ(test, vcm_deactivate(avcm), -ENOENT);
@@ -287,14 +283,13 @@ static void vcm_test_assoc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_deassoc(avcm), 0);
 	KUNIT_EXPECT_EQ(test, vcm_activate(NULL), -EINVAL);
 
-	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
 }
 
 /* One physmem, three VCMs: translation and reverse lookups. */
 static void vcm_test_shared_physmem(struct kunit *test)
 {
-	struct vcm *k = new_kernel_vcm(test), *d1 = new_dev_vcm(test);
+	struct vcm *k = kernel_vcm(test), *d1 = new_dev_vcm(test);
 	struct vcm *d2 = own_vcm(test, vcm_create(SZ_4G, SZ_1G));
 	struct vcm_physmem *pm = new_phys(test, SZ_1M, 0, 0);
 	struct vcm_res *rk, *r1, *r2, *it;
@@ -350,14 +345,13 @@ static void vcm_test_shared_physmem(struct kunit *test)
 	vcm_unreserve(r1);
 	vcm_unreserve(r2);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
-	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 	KUNIT_EXPECT_EQ(test, free_vcm(test, d1), 0);
 	KUNIT_EXPECT_EQ(test, free_vcm(test, d2), 0);
 }
 
 static void vcm_test_clone(struct kunit *test)
 {
-	struct vcm *vcm = new_dev_vcm(test), *clone, *k = new_kernel_vcm(test);
+	struct vcm *vcm = new_dev_vcm(test), *clone, *k = kernel_vcm(test);
 	struct vcm_physmem *pm = new_phys(test, SZ_2M, 0, 0);
 	struct vcm_bound *bound = vcm_create_bound(vcm, SZ_4M);
 	struct vcm_res *a, *b, *ca, *cb;
@@ -399,7 +393,6 @@ static void vcm_test_clone(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_free_bound(bound), 0);
 	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
-	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 }
 
 static struct kunit_case vcm_test_back_cases[] = {

@@ -145,7 +145,7 @@ static void vcm_test_constraint_merge(struct kunit *test)
 static void vcm_test_constraint_of(struct kunit *test)
 {
 	struct vcm *o = own_vcm(test, vcm_create_one_to_one(0, SZ_4G));
-	struct vcm *k = new_kernel_vcm(test);
+	struct vcm *k = kernel_vcm(test);
 	struct vcm_constraint c;
 	struct device *dev;
 
@@ -178,7 +178,6 @@ static void vcm_test_constraint_of(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, vcm_constraint_name(VCM_CONSTRAINT_LIMIT), "dma-limit");
 	KUNIT_EXPECT_STREQ(test, vcm_constraint_name(0), "none");
 	KUNIT_EXPECT_EQ(test, free_vcm(test, o), 0);
-	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 }
 
 /* The highest byte of a physmem. */
@@ -341,7 +340,7 @@ static void vcm_test_phys_copy(struct kunit *test)
 	struct vcm_physmem *dst = own_phys(test, vcm_phys_alloc_for(SZ_2M + SZ_64K, 0,
 								   &dma32));
 	struct vcm_physmem *other = new_phys(test, SZ_64K, 0, 0);
-	struct vcm *k = new_kernel_vcm(test);
+	struct vcm *k = kernel_vcm(test);
 	struct vcm_res *res;
 	size_t off;
 	u32 *p;
@@ -366,7 +365,6 @@ static void vcm_test_phys_copy(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, p[off / 4], vcm_pattern_at(src, 0x2000, off));
 	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
-	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, other), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, dst), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, src), 0);

@@ -117,6 +117,8 @@ static void vcm_test_create_errors(struct kunit *test)
 			-ERANGE);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_one_to_one(0, 0)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_from_prebuilt(0)), -EINVAL);
+	/* What was VCM_PREBUILT_KERNEL: the kernel VCM is vcm_kernel(). */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_from_prebuilt(1)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_from_prebuilt(3)), -EINVAL);
 	/* A kernel thread has no user address space. */
 	if (!current->mm)
@@ -125,12 +127,16 @@ static void vcm_test_create_errors(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, vcm_free(NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_free(ERR_PTR(-ENOMEM)), -EINVAL);
+	/* One kernel VCM, VCM's own: no caller frees it. */
+	KUNIT_EXPECT_PTR_EQ(test, vcm_kernel(), vcm_kernel());
+	KUNIT_EXPECT_EQ(test, vcm_get_type(vcm_kernel()), VCM_EXT_KERNEL);
+	KUNIT_EXPECT_EQ(test, vcm_free(vcm_kernel()), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_get_min_page_size(), PAGE_SIZE);
 }
 
 static void vcm_test_create_free(struct kunit *test)
 {
-	struct vcm *dev = new_dev_vcm(test), *k = new_kernel_vcm(test);
+	struct vcm *dev = new_dev_vcm(test), *k = kernel_vcm(test);
 	struct vcm *o = own_vcm(test, vcm_create_one_to_one(0, SZ_4G));
 	struct vcm_res *res;
 
@@ -148,7 +154,6 @@ static void vcm_test_create_free(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
 
 	KUNIT_EXPECT_EQ(test, free_vcm(test, dev), 0);
-	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 	KUNIT_EXPECT_EQ(test, free_vcm(test, o), 0);
 }
 
@@ -252,7 +257,7 @@ static void vcm_test_reserve_exhaust(struct kunit *test)
 
 static void vcm_test_reserve_at(struct kunit *test)
 {
-	struct vcm *vcm = new_dev_vcm(test), *k = new_kernel_vcm(test);
+	struct vcm *vcm = new_dev_vcm(test), *k = kernel_vcm(test);
 	struct vcm_res *res;
 
 	res = vcm_reserve_at(vcm, DEV_START + SZ_1M, SZ_1M, RW);
@@ -283,12 +288,11 @@ static void vcm_test_reserve_at(struct kunit *test)
 	while ((res = vcm_get_next_res(vcm, NULL)))
 		KUNIT_ASSERT_EQ(test, vcm_unreserve(res), 0);
 	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
-	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 }
 
 static void vcm_test_res_attr(struct kunit *test)
 {
-	struct vcm *vcm = new_kernel_vcm(test);
+	struct vcm *vcm = kernel_vcm(test);
 	struct vcm_physmem *pm = new_phys(test, SZ_64K, 0, 0);
 	struct vcm_res *res = vcm_reserve(vcm, SZ_64K, VCM_READ | VCM_WB_WA);
 
@@ -311,7 +315,6 @@ static void vcm_test_res_attr(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
-	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
 
 	/* A placed reservation keeps its address: only alignments it has. */
 	vcm = new_dev_vcm(test);
@@ -327,7 +330,7 @@ static void vcm_test_res_attr(struct kunit *test)
 
 static void vcm_test_bound(struct kunit *test)
 {
-	struct vcm *vcm = new_dev_vcm(test), *k = new_kernel_vcm(test);
+	struct vcm *vcm = new_dev_vcm(test), *k = kernel_vcm(test);
 	struct vcm_bound *bound;
 	struct vcm_res *in[2], *out;
 	dma_addr_t start;
@@ -374,7 +377,6 @@ static void vcm_test_bound(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_bound(vcm, 0)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_bound(vcm, DEV_LEN * 2)), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
-	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 }
 
 static struct kunit_case vcm_test_space_cases[] = {

@@ -333,7 +333,7 @@ static void vcm_test_user(struct kunit *test)
 	 * A VMA from a page offset of the buffer on: its addresses translate
 	 * to the kernel mapping's from there, both ways.
 	 */
-	k = new_kernel_vcm(test);
+	k = kernel_vcm(test);
 	rk = vcm_reserve(k, SZ_2M + SZ_128K, RW_CACHED);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
 	KUNIT_ASSERT_EQ(test, vcm_back(rk, pm), 0);
@@ -353,7 +353,6 @@ static void vcm_test_user(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vm_munmap(addr, SZ_64K), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unback(rk), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(rk), 0);
-	KUNIT_EXPECT_EQ(test, free_vcm(test, k), 0);
 
 	/* A write-combined mapping refuses a write-only attribute mismatch. */
 	ctx->attr = VCM_READ | VCM_WC;

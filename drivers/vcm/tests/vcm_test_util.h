@@ -181,9 +181,17 @@ static inline struct vcm *new_dev_vcm(struct kunit *test)
 	return own_vcm(test, vcm_create(DEV_START, DEV_LEN));
 }
 
-static inline struct vcm *new_kernel_vcm(struct kunit *test)
+/*
+ * The kernel VCM: VCM's own and shared with every other user, so a case
+ * neither frees it nor has it released (which would take the others'
+ * reservations); each case undoes what it did in it.
+ */
+static inline struct vcm *kernel_vcm(struct kunit *test)
 {
-	return own_vcm(test, vcm_create_from_prebuilt(VCM_PREBUILT_KERNEL));
+	struct vcm *k = vcm_kernel();
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	return k;
 }
 
 /*

@@ -136,7 +136,7 @@ int gembuf_device_init(struct gembuf_device *gdev, enum gembuf_role role)
 		if (IS_ERR(gdev->vcm))
 			return PTR_ERR(gdev->vcm);
 	} else if (role == GEMBUF_DISPLAY) {
-		gdev->vcm = gembuf.kernel_vcm;
+		gdev->vcm = vcm_kernel();
 	} else {
 		gdev->vcm = vcm_create_dma();
 		if (IS_ERR(gdev->vcm))
@@ -160,7 +160,7 @@ int gembuf_device_init(struct gembuf_device *gdev, enum gembuf_role role)
 err_assoc:
 	vcm_deassoc(gdev->avcm);
 err_vcm:
-	if (gdev->vcm != gembuf.kernel_vcm)
+	if (gdev->vcm != vcm_kernel())
 		WARN_ON(vcm_free(gdev->vcm));
 	return ret;
 }
@@ -174,7 +174,7 @@ void gembuf_device_fini(struct gembuf_device *gdev)
 	vcm_deactivate(gdev->avcm);
 	vcm_deassoc(gdev->avcm);
 	/* Every mapping in it went with its object: it is empty. */
-	if (gdev->vcm != gembuf.kernel_vcm)
+	if (gdev->vcm != vcm_kernel())
 		WARN_ON(vcm_free(gdev->vcm));
 }
 
@@ -250,22 +250,13 @@ static int __init gembuf_init(void)
 	int ret;
 
 	gembuf_formats_init();
-	gembuf.kernel_vcm = vcm_create_from_prebuilt(VCM_PREBUILT_KERNEL);
-	if (IS_ERR(gembuf.kernel_vcm))
-		return PTR_ERR(gembuf.kernel_vcm);
 
 	ret = gembuf_display_create();
 	if (ret)
-		goto err_vcm;
+		return ret;
 	ret = gembuf_engine_register();
 	if (ret)
-		goto err_display;
-	return 0;
-
-err_display:
-	gembuf_display_destroy();
-err_vcm:
-	vcm_free(gembuf.kernel_vcm);
+		gembuf_display_destroy();
 	return ret;
 }
 
@@ -274,7 +265,6 @@ static void __exit gembuf_exit(void)
 	gembuf_engine_unregister();
 	gembuf_display_destroy();
 	gembuf_user_vcms_fini();
-	vcm_free(gembuf.kernel_vcm);
 	/* The last jobs' RCU callbacks are the module's code. */
 	rcu_barrier();
 	gembuf_engine_free_retired();

@@ -225,7 +225,6 @@ struct gembuf_object {
 /**
  * struct gembuf - the module's state
  * @display: the display device
- * @kernel_vcm: the kernel VCM every kernel mapping comes from
  * @lock: protects @user_vcms
  * @user_vcms: the user VCM of every process that maps objects, hashed by
  *	its mm: each mmap() finds its process's, and each munmap() has its
@@ -238,7 +237,6 @@ struct gembuf_object {
  */
 struct gembuf {
 	struct gembuf_device *display;
-	struct vcm *kernel_vcm;
 	struct mutex lock;	/* see the kernel-doc above */
 	DECLARE_HASHTABLE(user_vcms, GEMBUF_USER_VCM_BITS);
 	atomic_t objects;

@@ -276,7 +276,7 @@ void *gembuf_vmap(struct gembuf_object *obj)
 		if (obj->base.import_attach)
 			map = gembuf_mapping_new_import(obj);
 		else
-			map = gembuf_mapping_new(obj, gembuf.kernel_vcm,
+			map = gembuf_mapping_new(obj, vcm_kernel(),
 						 GEMBUF_MAPPING_KERNEL);
 		if (!IS_ERR(map))
 			obj->vmap = map;
