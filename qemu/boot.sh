@@ -39,9 +39,18 @@ if [ "$mode" = shell ]; then
 	log "booting the guest ($mode): ${qemu[*]}"
 	exec "${qemu[@]}"
 fi
+# A guest about to be killed for the timeout is asked first where its
+# CPUs are (qemu/monitor.py, into $OUT/hang.txt): a hang with interrupts
+# off on every CPU prints nothing on the console.
+mon=$OUT/monitor.sock
+rm -f "$mon" "$OUT/hang.txt"
+qemu+=(-monitor "unix:$mon,server=on,wait=off")
 log "booting the guest ($mode, ${GEMBUF_KERNEL:-debug} kernel); console in $OUT/console.log"
 printf 'qemu: %s\n' "${qemu[*]}" >"$OUT/console.log"
 set +e
+python3 "$TOP/qemu/monitor.py" $((timeout > 60 ? timeout - 30 : timeout / 2)) \
+	"$mon" "$KOUT/vmlinux" "$OUT/hang.txt" &
+watch=$!
 timeout -k 10 "$timeout" "${qemu[@]}" </dev/null 2>&1 | tee -a "$OUT/console.log" |
 	if [ -n "${GEMBUF_QUIET:-}" ]; then
 		grep --line-buffered '^gembuf\|^igt:\|^kunit:\|^frame [0-9]*/[0-9]'
@@ -49,6 +58,9 @@ timeout -k 10 "$timeout" "${qemu[@]}" </dev/null 2>&1 | tee -a "$OUT/console.log
 		cat
 	fi
 rc=${PIPESTATUS[0]}
+kill "$watch" 2>/dev/null
+wait "$watch" 2>/dev/null
+rm -f "$mon"
 set -e
-[ "$rc" = 124 ] && { log "guest timed out after ${timeout}s"; exit 124; }
+[ "$rc" = 124 ] && { log "guest timed out after ${timeout}s; its CPUs: $OUT/hang.txt"; exit 124; }
 exit "$rc"
