@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <time.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 
 #include "gembuf.h"
 #include "gembuf_kms.h"
+#include "syncobj_helpers.h"
 
 uint32_t gk_prop(int fd, uint32_t obj, uint32_t type, const char *name,
 		 uint64_t *val)
@@ -435,14 +435,6 @@ int gk_drain_events(int fd)
 	return n;
 }
 
-static uint64_t mover_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static struct gk_mover *running_mover;
 
 static void kill_mover(int sig)
@@ -479,20 +471,20 @@ struct gk_mover *gk_mover_start(int fd, uint32_t crtc_id, const int at[2][2])
 		running_mover = m;
 		return m;
 	}
-	for (uint64_t n = 0, end = mover_now_ns() + 30 * 1000000000ull;
+	for (uint64_t n = 0, end = gettime_ns() + 30 * 1000000000ull;
 	     !m->stop; n++) {
-		uint64_t t = mover_now_ns();
+		uint64_t t = gettime_ns();
 
 		if (drmModeMoveCursor(fd, crtc_id, at[n & 1][0], at[n & 1][1]))
 			m->errors++;
 		else
 			m->moves++;
-		t = mover_now_ns() - t;
+		t = gettime_ns() - t;
 		if (t > m->max_ns)
 			m->max_ns = t;
 		if (n < GK_MOVE_SAMPLES)
 			m->us[n] = t / 1000;
-		if (mover_now_ns() >= end) {
+		if (gettime_ns() >= end) {
 			m->expired = 1;
 			break;
 		}
