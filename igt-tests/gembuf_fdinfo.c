@@ -387,7 +387,7 @@ igt_main
 		dmabuf = prime_handle_to_fd(e1, h);
 		assert_mem(e1, 65536 + 8192, 65536, 0, 0);
 
-		/* On the display, a view of the engine's object; no memory yet. */
+		/* On the display, an import of the engine's object; no memory yet. */
 		hd = prime_fd_to_handle(d, dmabuf);
 		igt_assert_eq_u64(gem_info_sum(e1, &h, 1, true), 0);
 		assert_mem(d, 65536, 65536, 0, 0);

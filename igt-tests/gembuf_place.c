@@ -159,7 +159,7 @@ static const uint64_t samples[] = { 0, 0x41000, 0xe0000, FRAME - 4096 };
  */
 static void engine_reads_frame(uint32_t h, int fd)
 {
-	uint32_t copy = gembuf_create(engine, FRAME, 0, GEMBUF_CACHE_WB), dcopy;
+	uint32_t copy = gembuf_create(engine, FRAME, 0, GEMBUF_CACHE_WB);
 	uint8_t *frame, *out;
 	size_t i, distinct = 0;
 	int cfd;
@@ -170,10 +170,10 @@ static void engine_reads_frame(uint32_t h, int fd)
 	gembuf_wait(engine, copy);
 	frame = mmap(NULL, FRAME, PROT_READ, MAP_SHARED, fd, 0);
 	igt_assert(frame != MAP_FAILED);
+	/* Read back through the copy's dma-buf, as another process would. */
 	cfd = prime_handle_to_fd(engine, copy);
-	dcopy = prime_fd_to_handle(display, cfd);
-	close(cfd);
-	out = gembuf_mmap(display, dcopy, FRAME);
+	out = mmap(NULL, FRAME, PROT_READ, MAP_SHARED, cfd, 0);
+	igt_assert(out != MAP_FAILED);
 	for (i = 0; i < ARRAY_SIZE(samples); i++)
 		igt_assert(!memcmp(frame + samples[i], out + samples[i], 4096));
 	/* A picture, not a blank buffer. */
@@ -182,7 +182,7 @@ static void engine_reads_frame(uint32_t h, int fd)
 	igt_assert_f(distinct > 100, "the frame is blank\n");
 	munmap(out, FRAME);
 	munmap(frame, FRAME);
-	gem_close(display, dcopy);
+	close(cfd);
 	gem_close(engine, copy);
 }
 
@@ -244,7 +244,6 @@ static void iommu_pipeline(void)
 	h = gembuf_create(engine, size, 0, GEMBUF_CACHE_WB);
 	fd = prime_handle_to_fd(engine, h);
 	dh = prime_fd_to_handle(display, fd);
-	close(fd);
 	/* The engine writes pages across the object... */
 	for (unsigned int i = 0; i < 4; i++)
 		igt_assert_eq(__gembuf_fill(engine, h, i * (size / 4) + 8192, 4096,
@@ -255,14 +254,16 @@ static void iommu_pipeline(void)
 	gembuf_placement_print("engine -> display", &gi);
 	check_for_iommu(&gi);
 	igt_assert_lte(2, gi.placement.devices);
-	/* ...and the display's mapping of the same object reads them. */
-	p = gembuf_mmap(display, dh, size);
+	/* ...and the dma-buf the display imported reads them. */
+	p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	igt_assert(p != MAP_FAILED);
 	for (uint64_t i = 0; i < size / 4; i += 257) {
 		uint64_t in = (i * 4) % (size / 4);
 
 		igt_assert_eq_u32(p[i], in >= 8192 && in < 12288 ? 0x600df00d : 0);
 	}
 	munmap(p, size);
+	close(fd);
 	gi = (struct gembuf_report){ .handle = dh };
 	info(display, dh, &gi, NULL, 0);
 	check_for_iommu(&gi);
@@ -673,6 +674,49 @@ igt_main
 		gem_close(engine, h);
 		/* vivid let go of the dma-buf it could not attach. */
 		igt_assert_eq(gembuf_state_settle("objects", objects), objects);
+	}
+
+	igt_describe("Every device counts once among an object's users, known by the struct device it attaches with: the display, which attaches as a device without DMA, adds no needs; vgem, imported by two of its files (two attachments), counts once, with the one range a device without an IOMMU is taken to need.");
+	igt_subtest("attach-devices-counted-once") {
+		int v1 = __drm_open_driver(DRIVER_VGEM), v2;
+		struct gembuf_report gi = {};
+		uint32_t h, hd, h1, h2;
+		char names[4][64];
+		unsigned int before;
+		int fd;
+
+		igt_require(v1 >= 0);
+		v2 = __drm_open_driver(DRIVER_VGEM);
+		igt_assert_fd(v2);
+		h = gembuf_create(engine, 65536, 0, GEMBUF_CACHE_WB);
+		gi.handle = h;
+		info(engine, h, &gi, NULL, 0);
+		before = gi.placement.devices;
+		igt_assert_eq_u32(gi.placement.need, GEMBUF_NEED_GRANULE);
+
+		fd = prime_handle_to_fd(engine, h);
+		hd = prime_fd_to_handle(display, fd);
+		gi = (struct gembuf_report){ .handle = h };
+		info(engine, h, &gi, NULL, 0);
+		igt_assert_eq_u32(gi.placement.devices, before + 1);
+		igt_assert_eq_u32(gi.placement.need, GEMBUF_NEED_GRANULE);
+
+		h1 = prime_fd_to_handle(v1, fd);
+		h2 = prime_fd_to_handle(v2, fd);
+		igt_assert_eq(gembuf_dmabuf_attachments(fd, names, 4), 3);
+		gi = (struct gembuf_report){ .handle = h };
+		info(engine, h, &gi, NULL, 0);
+		gembuf_placement_print("engine, display, vgem twice", &gi);
+		igt_assert_eq_u32(gi.placement.devices, before + 2);
+		igt_assert(gi.placement.need & GEMBUF_NEED_CONTIGUOUS);
+
+		gem_close(v2, h2);
+		gem_close(v1, h1);
+		gem_close(display, hd);
+		close(fd);
+		gem_close(engine, h);
+		drm_close_driver(v2);
+		drm_close_driver(v1);
 	}
 
 	igt_describe("A device that imports an object twice (two files of it) counts once among its users, and its own mapping adds nothing.");

@@ -129,8 +129,12 @@ igt_main
 			/* New objects are zeroed: the engine paints the band. */
 			igt_assert_eq(__gembuf_fill(engine, h, 0, FILL, COLOR), 0);
 			fd = prime_handle_to_fd(engine, h);
-			/* The display waits for the DMA through the dma-buf's fences. */
-			scan_out(fd, false);
+			/*
+			 * The display waits for the DMA through the dma-buf's
+			 * fences, and knows the engine's buffer as any other
+			 * exporter's.
+			 */
+			scan_out(fd, true);
 			close(fd);
 			gem_close(engine, h);
 			drm_close_driver(engine);

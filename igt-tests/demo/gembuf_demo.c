@@ -557,7 +557,11 @@ static unsigned int role_of(const struct scene *s, const struct gembuf_report_ma
 	case GEMBUF_MAPPING_KERNEL:
 		if (!strcmp(m->device, s->display_dev))
 			return DISPLAY;
-		return strcmp(m->device, "kernel") ? 0 : VIVID;
+		/*
+		 * The exporter's vmap, which vivid and the display (reading an
+		 * engine's buffer it imported) read through.
+		 */
+		return strcmp(m->device, "kernel") ? 0 : VIVID | DISPLAY;
 	}
 	return 0;
 }

@@ -387,6 +387,20 @@ long gembuf_state(const char *key)
 	return value;
 }
 
+long vcm_stat(const char *key)
+{
+	FILE *f = fopen("/sys/kernel/debug/vcm/stats", "r");
+	char name[64];
+	long value = -1, v;
+
+	while (f && fscanf(f, "%63s %ld", name, &v) == 2)
+		if (!strcmp(name, key))
+			value = v;
+	if (f)
+		fclose(f);
+	return value;
+}
+
 const char *gembuf_fault_attr(const char *name, char *path, size_t len)
 {
 	DIR *dir = opendir("/sys/kernel/debug/dri");

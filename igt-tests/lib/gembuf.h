@@ -93,6 +93,8 @@ int __gembuf_copy(int fd, uint32_t dst, uint64_t dst_offset, uint32_t src,
 int __gembuf_wait(int fd, uint32_t handle, uint32_t flags, int64_t timeout_ns);
 void gembuf_wait(int fd, uint32_t handle);
 long gembuf_state(const char *key);
+/* A gauge of VCM's debugfs vcm/stats ("physmems", "phys_bytes", ...), -1 if not found. */
+long vcm_stat(const char *key);
 /*
  * Make the next engine job (or frame) hit gembuf's debugfs fault
  * attribute @name ("fail_job", "hang_job", ...) once; skips without it.

@@ -126,8 +126,6 @@ int gembuf_device_init(struct gembuf_device *gdev, enum gembuf_role role)
 	int ret;
 
 	gdev->role = role;
-	if (role == GEMBUF_DISPLAY)
-		gdev->index = 0;
 	mutex_init(&gdev->imports_lock);
 	INIT_LIST_HEAD(&gdev->imports);
 	if (role == GEMBUF_DISPLAY && display_dma) {

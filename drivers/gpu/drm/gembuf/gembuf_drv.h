@@ -32,6 +32,7 @@
 /* The mappings of an object gembuf_gem_describe() lists. */
 #define GEMBUF_DESCRIBE_MAPPINGS	64
 
+struct dma_buf;
 struct drm_printer;
 struct gembuf_engine;
 struct gembuf_kms;
@@ -60,8 +61,6 @@ enum gembuf_role {
  * @imports_lock: protects @imports
  * @imports: foreign dma-bufs imported on this device, attached by it
  * @imports_revoked: the device went away: no more imports
- * @index: 0 for the display, 1 + its place on the PCI bus for an engine:
- *	its bit in &gembuf_object.gdevs
  * @need: what it needs of the memory it maps: its VCM's constraint,
  *	fixed once its association is active (for an engine, what the DMA
  *	API needs for edu: the page sizes of its DMA domain; nothing for the
@@ -78,24 +77,21 @@ struct gembuf_device {
 	struct mutex imports_lock;	/* see the kernel-doc above */
 	struct list_head imports;
 	bool imports_revoked;
-	unsigned int index;
 	struct vcm_constraint need;
 };
-
-/* The most gembuf devices: the display and an engine for each edu. */
-#define GEMBUF_MAX_GDEVS	16
 
 #define to_gembuf_device(d) container_of(d, struct gembuf_device, drm)
 
 /**
  * enum gembuf_mapping_kind - the VCM a mapping lives in
- * @GEMBUF_MAPPING_IOMMU: a gembuf device's IOMMU domain
+ * @GEMBUF_MAPPING_IOMMU: an IOMMU domain: a gembuf engine's, or the DMA
+ *	domain of a dma-buf importer's device
  * @GEMBUF_MAPPING_KERNEL: the kernel VCM (vmap)
  * @GEMBUF_MAPPING_USER: a process's VCM (mmap)
  * @GEMBUF_MAPPING_ONE_TO_ONE: a device without an IOMMU, at physical
  *	addresses
- * @GEMBUF_MAPPING_DMA_API: a DMA API mapping: a dma-buf importer's, or
- *	an engine's where no IOMMU translates for it
+ * @GEMBUF_MAPPING_DMA_API: a DMA API mapping where no IOMMU translates:
+ *	a dma-buf importer's, or an engine's
  */
 enum gembuf_mapping_kind {
 	GEMBUF_MAPPING_IOMMU,
@@ -142,11 +138,22 @@ struct gembuf_mapping {
 };
 
 /**
+ * struct gembuf_user - a device that uses an object's memory
+ * @node: link in &gembuf_object.users
+ * @dev: the device, held
+ *
+ * The device the object was made on, and every device that attached to
+ * its dma-buf: each is one of &gembuf_object.need's devices, however many
+ * times it attaches.
+ */
+struct gembuf_user {
+	struct list_head node;
+	struct device *dev;
+};
+
+/**
  * struct gembuf_object - a buffer object
  * @base: the GEM object, first
- * @real: the object that owns the memory: itself, or for an object
- *	imported from the other gembuf device, the exporter's object (held
- *	through @base.dma_buf of the import)
  * @physmem: the memory, NULL until a device first needs it (see
  *	gembuf_place.c); for a foreign dma-buf imported on the engine, the
  *	DMA addresses of the engine's attachment (vcm_phys_from_dma()); NULL
@@ -177,9 +184,9 @@ struct gembuf_mapping {
  * @revoked: for a foreign import whose device went away, the dma-buf: the
  *	attachment was given back then, and the object still holds the
  *	import's reference
- * @foreign: a foreign import: its memory is the exporter's
- * @gdevs: the gembuf devices (BIT() of their &gembuf_device.index) whose
- *	needs are in @need
+ * @foreign: an import: its memory is the exporter's, gembuf's other
+ *	device's included
+ * @users: the devices whose needs are in @need (&struct gembuf_user)
  * @need: what the devices that use it need of @physmem
  * @moves: times @physmem moved to fit a device that came later
  * @refused: the errno of the last device refused, 0 for none
@@ -192,7 +199,6 @@ struct gembuf_mapping {
  */
 struct gembuf_object {
 	struct drm_gem_object base;
-	struct gembuf_object *real;
 	struct vcm_physmem *physmem;
 	u32 cache;
 	u32 flags;
@@ -207,7 +213,7 @@ struct gembuf_object {
 	struct dma_buf_attachment *attach;
 	struct dma_buf *revoked;
 	bool foreign;
-	u16 gdevs;
+	struct list_head users;
 	struct vcm_constraint need;
 	unsigned int moves;
 	int refused;
@@ -229,7 +235,7 @@ struct gembuf_object {
  * @user_vcms: the user VCM of every process that maps objects, hashed by
  *	its mm: each mmap() finds its process's, and each munmap() has its
  *	own in its mapping
- * @objects: live objects (real ones), for debugfs and the tests
+ * @objects: live objects, imports included, for debugfs and the tests
  * @objects_lock: protects @object_list
  * @object_list: the objects with memory of gembuf's own, for debugfs
  * @mappings: live mappings
@@ -288,7 +294,9 @@ bool gembuf_object_mapped(const struct gembuf_object *obj);
 void gembuf_user_vcms_fini(void);
 
 /* gembuf_place.c */
-int gembuf_place_gdev(struct gembuf_object *obj, struct gembuf_device *gdev);
+int gembuf_place_user(struct gembuf_object *obj, struct device *dev,
+		      const struct vcm_constraint *c);
+void gembuf_place_fini(struct gembuf_object *obj);
 int gembuf_place_backing(struct gembuf_object *obj);
 int gembuf_place_add(struct gembuf_object *obj, const struct vcm_constraint *c,
 		     const char *who);
@@ -305,6 +313,8 @@ gembuf_gem_prime_import_sg_table(struct drm_device *dev,
 				 struct sg_table *sgt);
 void gembuf_prime_revoke_imports(struct gembuf_device *gdev);
 void gembuf_prime_forget_import(struct gembuf_object *obj);
+struct gembuf_object *gembuf_prime_exporter(struct drm_gem_object *gem);
+struct gembuf_object *gembuf_dmabuf_object(const struct dma_buf *dmabuf);
 
 /* gembuf_engine.c, gembuf_job.c */
 int gembuf_engine_register(void);

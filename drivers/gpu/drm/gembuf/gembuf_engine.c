@@ -47,8 +47,6 @@ static unsigned int edu_dma_bits[8] = {
 module_param_array(edu_dma_bits, uint, NULL, 0444);
 MODULE_PARM_DESC(edu_dma_bits,
 		 "address bits of each edu's DMA, in PCI order (default 28, QEMU's; wider than the device corrupts memory)");
-/* One bit of gembuf_object.gdevs for the display and each engine. */
-static_assert(ARRAY_SIZE(edu_dma_bits) < GEMBUF_MAX_GDEVS);
 
 /* Where a PCI device is: domain, bus and slot, in that order. */
 static u64 gembuf_pci_place(struct pci_dev *pdev)
@@ -312,7 +310,6 @@ static int gembuf_engine_probe(struct pci_dev *pdev,
 	spin_lock_init(&engine->cached_lock);
 	INIT_LIST_HEAD(&engine->cached);
 	init_waitqueue_head(&engine->release_wq);
-	gdev->index = 1 + index;
 	gdev->engine = engine;
 	engine->hw_context = dma_fence_context_alloc(1);
 	/* It signals fences, which memory reclaim may wait for. */

@@ -38,7 +38,7 @@ u32 gembuf_res_attr(const struct gembuf_object *obj)
 		[GEMBUF_CACHE_WC] = VCM_WC,
 	};
 
-	return VCM_READ | VCM_WRITE | policy[obj->real->cache];
+	return VCM_READ | VCM_WRITE | policy[obj->cache];
 }
 
 static void gembuf_gem_free(struct drm_gem_object *gem)
@@ -51,23 +51,18 @@ static void gembuf_gem_free(struct drm_gem_object *gem)
 	if (obj->engine_map)
 		gembuf_mapping_put(obj, obj->engine_map);
 	gembuf_job_forget(obj);
-	if (obj->real != obj) {
-		/* Imported from the other gembuf device: the memory is real's. */
-		drm_gem_object_put(&obj->real->base);
-	} else {
-		if (!list_empty(&obj->list_node)) {
-			mutex_lock(&gembuf.objects_lock);
-			list_del(&obj->list_node);
-			mutex_unlock(&gembuf.objects_lock);
-		}
-		WARN_ON(gembuf_object_mapped(obj));
-		/* No mapping is left to keep it busy. */
-		if (obj->physmem)
-			WARN_ON(vcm_phys_free(obj->physmem));
-		put_device(obj->need.dev);
-		mem_cgroup_put(obj->memcg);
-		atomic_dec(&gembuf.objects);
+	if (!list_empty(&obj->list_node)) {
+		mutex_lock(&gembuf.objects_lock);
+		list_del(&obj->list_node);
+		mutex_unlock(&gembuf.objects_lock);
 	}
+	WARN_ON(gembuf_object_mapped(obj));
+	/* No mapping is left to keep it busy. */
+	if (obj->physmem)
+		WARN_ON(vcm_phys_free(obj->physmem));
+	gembuf_place_fini(obj);
+	mem_cgroup_put(obj->memcg);
+	atomic_dec(&gembuf.objects);
 	if (gem->import_attach)
 		drm_prime_gem_destroy(gem, obj->sgt);
 	else if (obj->revoked)
@@ -165,8 +160,7 @@ static const struct vm_operations_struct gembuf_vm_ops = {
  * the file's table lock, so without the object's lock, and a race with a
  * first allocation only reads it a little early.  An object has memory
  * once its physmem is allocated, which stays until the object is freed (a
- * move replaces it); a view of an object of the other gembuf device has
- * its real object's; a foreign import stands for the exporter's memory,
+ * move replaces it); an import stands for the exporter's memory,
  * which is in use while it is attached (mapped for the device or not),
  * from the import until its device goes away.  Each is resident in full:
  * its size, as the core counts without .rss.
@@ -175,9 +169,19 @@ static enum drm_gem_object_status gembuf_gem_status(struct drm_gem_object *gem)
 {
 	struct gembuf_object *obj = to_gembuf_object(gem);
 
-	if (obj->foreign)
-		return READ_ONCE(gem->import_attach) ? DRM_GEM_OBJECT_RESIDENT : 0;
-	return READ_ONCE(obj->real->physmem) ? DRM_GEM_OBJECT_RESIDENT : 0;
+	if (obj->foreign) {
+		if (!READ_ONCE(gem->import_attach))
+			return 0;
+		/*
+		 * A handle holds the import's dma-buf in @gem->dma_buf (set
+		 * before the handle is made): gembuf's own has memory once
+		 * its object does.
+		 */
+		obj = gembuf_dmabuf_object(READ_ONCE(gem->dma_buf));
+		if (!obj)
+			return DRM_GEM_OBJECT_RESIDENT;
+	}
+	return READ_ONCE(obj->physmem) ? DRM_GEM_OBJECT_RESIDENT : 0;
 }
 
 static const struct drm_gem_object_funcs gembuf_gem_funcs = {
@@ -199,8 +203,8 @@ static struct gembuf_object *gembuf_object_alloc(struct drm_device *dev,
 	if (!obj)
 		return ERR_PTR(-ENOMEM);
 	obj->base.funcs = &gembuf_gem_funcs;
-	obj->real = obj;
 	mutex_init(&obj->lock);
+	INIT_LIST_HEAD(&obj->users);
 	INIT_LIST_HEAD(&obj->mappings);
 	obj->user_maps = RB_ROOT;
 	INIT_LIST_HEAD(&obj->import_node);
@@ -264,7 +268,7 @@ struct gembuf_object *gembuf_object_create(struct drm_device *dev, size_t size,
 
 	mutex_lock(&obj->lock);
 	/* The device it is made on will use it: a dumb buffer is scanned out. */
-	ret = gembuf_place_gdev(obj, to_gembuf_device(dev));
+	ret = gembuf_place_user(obj, dev->dev, &to_gembuf_device(dev)->need);
 	if (!ret && (flags & GEMBUF_GEM_CONTIGUOUS)) {
 		vcm_constraint_init(&cont);
 		cont.flags = VCM_CONSTRAINT_CONTIGUOUS;
@@ -407,15 +411,17 @@ int gembuf_gem_mmap_offset_ioctl(struct drm_device *dev, void *data,
 
 /*
  * The address of a mapping, where it tells the process asking nothing it
- * need not know: an IOVA of gembuf's engine, or its own mapping of the
- * object in its address space.  Kernel virtual addresses, and the DMA
- * addresses of other importers (physical addresses under dma-direct), are
- * not printed even to root, as %p hashes kernel pointers.
+ * need not know: an IOVA (of gembuf's engine, or of an importer's device
+ * in its DMA domain), or its own mapping of the object in its address
+ * space.  Kernel virtual addresses, and the DMA addresses of importers
+ * without an IOMMU (physical addresses under dma-direct), are not printed
+ * even to root, as %p hashes kernel pointers.
  */
 static u64 gembuf_info_addr(const struct gembuf_mapping *map)
 {
 	if (!map->res)
-		return 0;
+		return map->kind == GEMBUF_MAPPING_IOMMU && map->sgt ?
+		       sg_dma_address(map->sgt->sgl) : 0;
 	switch (map->kind) {
 	case GEMBUF_MAPPING_IOMMU:
 		return vcm_get_dev_addr(map->res);
@@ -504,9 +510,9 @@ int gembuf_gem_describe(struct drm_device *dev, u64 client_id, u32 handle,
 {
 	unsigned int cursor, order, n = 0, chunks = 0;
 	unsigned int orders[BITS_PER_LONG] = {};
+	struct gembuf_object *obj, *imp;
 	struct drm_gem_object *gem;
 	struct gembuf_mapping *map;
-	struct gembuf_object *obj;
 	struct rb_node *node;
 	size_t len, count;
 	phys_addr_t phys;
@@ -514,13 +520,20 @@ int gembuf_gem_describe(struct drm_device *dev, u64 client_id, u32 handle,
 	gem = gembuf_lookup_client(dev, client_id, handle);
 	if (IS_ERR(gem))
 		return PTR_ERR(gem);
-	obj = to_gembuf_object(gem)->real;
+	/*
+	 * An import of gembuf's other device's dma-buf is told as the
+	 * exporter's object, whose memory and mappings it stands for.
+	 */
+	imp = to_gembuf_object(gem);
+	mutex_lock(&imp->lock);
+	obj = gembuf_prime_exporter(gem) ?: imp;
+	if (obj != imp)
+		mutex_lock(&obj->lock);
 
 	seq_buf_printf(s, "size %zu\ncache %u\nflags", gem->size, obj->cache);
-	mutex_lock(&obj->lock);
 	if (obj->physmem)
 		seq_buf_puts(s, " allocated");
-	if (gem->import_attach || obj != to_gembuf_object(gem))
+	if (imp->foreign)
 		seq_buf_puts(s, " imported");
 	vcm_for_each_phys_chunk(obj->physmem, cursor, phys, len) {
 		orders[ilog2(len)]++;
@@ -547,7 +560,9 @@ int gembuf_gem_describe(struct drm_device *dev, u64 client_id, u32 handle,
 	     node && n++ < GEMBUF_DESCRIBE_MAPPINGS; node = rb_next(node))
 		gembuf_describe_mapping(s, rb_entry(node, struct gembuf_mapping,
 						    vma_node));
-	mutex_unlock(&obj->lock);
+	if (obj != imp)
+		mutex_unlock(&obj->lock);
+	mutex_unlock(&imp->lock);
 	drm_gem_object_put(gem);
 	return seq_buf_has_overflowed(s) ? -EOVERFLOW : 0;
 }

@@ -449,7 +449,7 @@ static int gembuf_job_submit(struct gembuf_job *job, struct gembuf_file *gf)
 	struct drm_exec exec;
 	int ret;
 
-	/* An object and its view on the other device share one resv. */
+	/* A copy inside one object (or one dma-buf's): one lock. */
 	if (src && src->resv == dst->resv)
 		src = NULL;
 
@@ -534,12 +534,12 @@ static struct gembuf_mapping *gembuf_job_idle_map(struct gembuf_object *obj,
 {
 	struct gembuf_mapping *map;
 
-	mutex_lock(&obj->real->lock);
+	mutex_lock(&obj->lock);
 	map = READ_ONCE(obj->engine_map);
 	*cached = map;
 	if (map && (map->users != 1 || cmpxchg(&obj->engine_map, map, NULL) != map))
 		map = NULL;
-	mutex_unlock(&obj->real->lock);
+	mutex_unlock(&obj->lock);
 	return map;
 }
 
@@ -825,7 +825,7 @@ static int gembuf_dma_copy(struct drm_device *dev,
 	if (!ret)
 		ret = gembuf_check_range(&job->src->base, args->src_offset, args->size);
 	/* Overlapping ranges of one object would read what they write. */
-	if (!ret && job->dst->real == job->src->real &&
+	if (!ret && job->dst == job->src &&
 	    args->dst_offset < args->src_offset + args->size &&
 	    args->src_offset < args->dst_offset + args->size)
 		ret = -EINVAL;

@@ -48,7 +48,7 @@ static int gembuf_vma_cmp(const void *vma, const struct rb_node *node)
 
 /**
  * gembuf_mapping_add() - list a mapping on its object
- * @obj: the real object, locked
+ * @obj: the object, locked
  * @map: the mapping; a user mapping with its @vma set
  */
 void gembuf_mapping_add(struct gembuf_object *obj, struct gembuf_mapping *map)
@@ -62,7 +62,7 @@ void gembuf_mapping_add(struct gembuf_object *obj, struct gembuf_mapping *map)
 
 /**
  * gembuf_mapping_del() - unlist and free a mapping
- * @obj: the real object, locked
+ * @obj: the object, locked
  * @map: the mapping, with no users
  */
 void gembuf_mapping_del(struct gembuf_object *obj, struct gembuf_mapping *map)
@@ -77,7 +77,7 @@ void gembuf_mapping_del(struct gembuf_object *obj, struct gembuf_mapping *map)
 
 /**
  * gembuf_object_mapped() - whether anything maps an object's memory
- * @obj: the real object, locked
+ * @obj: the object, locked
  *
  * Return: true while a device, the kernel or a process maps it.
  */
@@ -195,7 +195,7 @@ static enum gembuf_mapping_kind gembuf_mapping_kind(struct gembuf_device *gdev)
 
 /**
  * gembuf_mapping_get() - the mapping of an object for a gembuf device
- * @obj: the object (an import resolves to the object it imports)
+ * @obj: the object, of @gdev
  * @gdev: the device
  *
  * Return: the mapping, with a user taken, or an ERR_PTR().
@@ -204,9 +204,7 @@ struct gembuf_mapping *gembuf_mapping_get(struct gembuf_object *obj,
 					  struct gembuf_device *gdev)
 {
 	struct gembuf_mapping *map;
-	int ret;
 
-	obj = obj->real;
 	mutex_lock(&obj->lock);
 	list_for_each_entry(map, &obj->mappings, node) {
 		if (map->gdev == gdev) {
@@ -214,13 +212,10 @@ struct gembuf_mapping *gembuf_mapping_get(struct gembuf_object *obj,
 			goto out;
 		}
 	}
-	ret = gembuf_place_gdev(obj, gdev);
-	if (ret)
-		map = ERR_PTR(ret);
-	else if (gdev->role == GEMBUF_DISPLAY && obj->base.import_attach)
+	if (gdev->role == GEMBUF_DISPLAY && obj->base.import_attach)
 		map = gembuf_mapping_new_import(obj);
 	else if (obj->foreign && !obj->physmem)
-		/* Imported on the display: the engine has no attachment. */
+		/* An import with no DMA addresses to map. */
 		map = ERR_PTR(-EINVAL);
 	else
 		map = gembuf_mapping_new(obj, gdev->vcm, gembuf_mapping_kind(gdev));
@@ -244,7 +239,6 @@ void gembuf_mapping_put(struct gembuf_object *obj, struct gembuf_mapping *map)
 {
 	struct gembuf_device *gdev = NULL;
 
-	obj = obj->real;
 	mutex_lock(&obj->lock);
 	if (!--map->users) {
 		gdev = map->gdev;
@@ -267,7 +261,6 @@ void *gembuf_vmap(struct gembuf_object *obj)
 	struct gembuf_mapping *map;
 	void *vaddr;
 
-	obj = obj->real;
 	mutex_lock(&obj->lock);
 	map = obj->vmap;
 	if (map) {
@@ -292,7 +285,6 @@ void *gembuf_vmap(struct gembuf_object *obj)
  */
 void gembuf_vunmap(struct gembuf_object *obj)
 {
-	obj = obj->real;
 	mutex_lock(&obj->lock);
 	if (!WARN_ON(!obj->vmap) && !--obj->vmap->users) {
 		gembuf_mapping_release(obj, obj->vmap);
@@ -373,7 +365,6 @@ int gembuf_mapping_user(struct gembuf_object *obj, struct vm_area_struct *vma)
 	if (vma->vm_pgoff > obj->base.size >> PAGE_SHIFT ||
 	    vma_pages(vma) > (obj->base.size >> PAGE_SHIFT) - vma->vm_pgoff)
 		return -EINVAL;
-	obj = obj->real;
 	uvcm = gembuf_user_vcm_get(vma->vm_mm);
 	if (IS_ERR(uvcm))
 		return PTR_ERR(uvcm);
@@ -427,7 +418,6 @@ void gembuf_mapping_user_close(struct gembuf_object *obj,
 	struct gembuf_mapping *found = NULL;
 	struct rb_node *node;
 
-	obj = obj->real;
 	mutex_lock(&obj->lock);
 	/* None for a copy of the VMA that mremap() is undoing. */
 	node = rb_find(vma, &obj->user_maps, gembuf_vma_cmp);

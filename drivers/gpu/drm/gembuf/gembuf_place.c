@@ -28,6 +28,7 @@
 #include <linux/sched/mm.h>
 #include <linux/seq_buf.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 
 #include "gembuf_drv.h"
 
@@ -43,23 +44,53 @@ static void gembuf_place_refuse(struct gembuf_object *obj, int err, u32 unmet,
 }
 
 /**
- * gembuf_place_gdev() - add a gembuf device's needs to an object's, once
- * @obj: a real object, locked
- * @gdev: the display or an engine, about to map it, importing it or
- *	attaching to it
+ * gembuf_place_user() - add a device's needs to an object's, once
+ * @obj: an object of gembuf's own, locked
+ * @dev: the device it is made on, or one attaching to its dma-buf
+ * @c: what @dev needs of the memory (an empty constraint for a device
+ *	that does no DMA: it still counts among the users)
  *
- * Return: 0 or the error of gembuf_place_add().
+ * A device already among the object's users adds nothing: its needs are
+ * the same each time it attaches.
+ *
+ * Return: 0, -ENOMEM, or the error of gembuf_place_add().
  */
-int gembuf_place_gdev(struct gembuf_object *obj, struct gembuf_device *gdev)
+int gembuf_place_user(struct gembuf_object *obj, struct device *dev,
+		      const struct vcm_constraint *c)
 {
+	struct gembuf_user *user;
 	int ret;
 
-	if (obj->foreign || (obj->gdevs & BIT(gdev->index)))
-		return 0;
-	ret = gembuf_place_add(obj, &gdev->need, dev_name(gdev->drm.dev));
-	if (!ret)
-		obj->gdevs |= BIT(gdev->index);
-	return ret;
+	lockdep_assert_held(&obj->lock);
+	list_for_each_entry(user, &obj->users, node)
+		if (user->dev == dev)
+			return 0;
+	user = kzalloc(sizeof(*user), GFP_KERNEL);
+	if (!user)
+		return -ENOMEM;
+	ret = gembuf_place_add(obj, c, dev_name(dev));
+	if (ret) {
+		kfree(user);
+		return ret;
+	}
+	user->dev = get_device(dev);
+	list_add_tail(&user->node, &obj->users);
+	return 0;
+}
+
+/**
+ * gembuf_place_fini() - let go of an object's users
+ * @obj: an object being freed
+ */
+void gembuf_place_fini(struct gembuf_object *obj)
+{
+	struct gembuf_user *user, *next;
+
+	list_for_each_entry_safe(user, next, &obj->users, node) {
+		put_device(user->dev);
+		kfree(user);
+	}
+	put_device(obj->need.dev);
 }
 
 /* Memory that meets @need, charged to the object's creator. */
@@ -76,7 +107,7 @@ static struct vcm_physmem *gembuf_place_alloc(struct gembuf_object *obj,
 
 /**
  * gembuf_place_backing() - the object's memory, allocated if not yet
- * @obj: a real object, locked
+ * @obj: an object of gembuf's own, locked
  *
  * Return: 0, -EINVAL for a foreign import without pages of its own, or
  * the error of vcm_phys_alloc_for().
@@ -123,7 +154,7 @@ static int gembuf_place_move(struct gembuf_object *obj,
 
 /**
  * gembuf_place_add() - add a device's needs to an object's
- * @obj: a real object, locked
+ * @obj: an object of gembuf's own, locked
  * @c: the device's constraint
  * @who: the device's name, for messages and debugfs
  *
@@ -172,10 +203,6 @@ refuse:
 	return ret;
 }
 
-/* A bit of gembuf_object.gdevs for every gembuf device. */
-static_assert(sizeof_field(struct gembuf_object, gdevs) * BITS_PER_BYTE >=
-	      GEMBUF_MAX_GDEVS);
-
 /* The names of a constraint's bits, into a report. */
 static void gembuf_place_describe_flags(struct seq_buf *s, u32 flags)
 {
@@ -194,7 +221,7 @@ static void gembuf_place_describe_flags(struct seq_buf *s, u32 flags)
 
 /**
  * gembuf_place_describe() - an object's placement, for debugfs
- * @obj: a real object, locked
+ * @obj: an object of gembuf's own, locked
  * @s: the report
  *
  * What its devices need (the VCM_CONSTRAINT_* bits, and their names),

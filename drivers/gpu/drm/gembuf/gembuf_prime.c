@@ -2,20 +2,21 @@
 /*
  * gembuf PRIME: the dma-buf exporter and importer.
  *
- * Every importer, gembuf's engine included, gets the object's chunks
- * mapped with the DMA API for its device.  Between the two gembuf
- * devices an import is the exporter's object itself, seen from the other
- * device: one physmem, one list of mappings.  A foreign dma-buf is
- * attached by the importing device and used only as the dma-buf rules
- * allow: the DMA addresses of that attachment, and the exporter's vmap,
- * mmap and CPU access calls.
+ * Every importer, gembuf's other devices included, gets the object's
+ * chunks mapped with the DMA API for its device.  An importing gembuf
+ * device knows no exporter, gembuf's other device included: it attaches
+ * and uses only what the dma-buf rules allow, the DMA addresses of its
+ * attachment and the exporter's vmap, mmap and CPU access calls.  Only a
+ * dma-buf a device exported itself comes back as its own object.
  */
 
 #include <drm/drm_drv.h>
+#include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_prime.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
+#include <linux/iommu.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
@@ -75,11 +76,20 @@ static void gembuf_sgt_free(struct sg_table *sgt)
 	kfree(sgt);
 }
 
+/* What an importer's DMA addresses are: IOVAs in a DMA domain, or not. */
+static enum gembuf_mapping_kind gembuf_attach_kind(struct device *dev)
+{
+	struct iommu_domain *domain = iommu_get_domain_for_dev(dev);
+
+	return domain && iommu_is_dma_domain(domain) ? GEMBUF_MAPPING_IOMMU :
+						       GEMBUF_MAPPING_DMA_API;
+}
+
 static struct sg_table *gembuf_map_dma_buf(struct dma_buf_attachment *attach,
 					   enum dma_data_direction dir)
 {
 	struct drm_gem_object *gem = attach->dmabuf->priv;
-	struct gembuf_object *obj = to_gembuf_object(gem)->real;
+	struct gembuf_object *obj = to_gembuf_object(gem);
 	struct sg_table *sgt, *out = NULL;
 	struct gembuf_mapping *map;
 	int ret;
@@ -123,7 +133,7 @@ static struct sg_table *gembuf_map_dma_buf(struct dma_buf_attachment *attach,
 	map->dev = attach->dev;
 	map->sgt = sgt;
 	map->dir = dir;
-	map->kind = GEMBUF_MAPPING_DMA_API;
+	map->kind = gembuf_attach_kind(attach->dev);
 	map->users = 1;
 	gembuf_mapping_add(obj, map);
 	mutex_unlock(&obj->lock);
@@ -147,7 +157,7 @@ static void gembuf_unmap_dma_buf(struct dma_buf_attachment *attach,
 				 enum dma_data_direction dir)
 {
 	struct drm_gem_object *gem = attach->dmabuf->priv;
-	struct gembuf_object *obj = to_gembuf_object(gem)->real;
+	struct gembuf_object *obj = to_gembuf_object(gem);
 	struct gembuf_mapping *map = attach->priv;
 
 	attach->priv = NULL;
@@ -161,22 +171,24 @@ static void gembuf_unmap_dma_buf(struct dma_buf_attachment *attach,
 }
 
 /*
- * The memory is chosen for every device attached (gembuf_place.c); a
- * device attaching after it is mapped gets -EBUSY if it cannot use it,
- * as the dma-buf rules have it.
+ * The memory is chosen for every device attached (gembuf_place.c), each
+ * known by its struct device only; a device attaching after it is mapped
+ * gets -EBUSY if it cannot use it, as the dma-buf rules have it.
  */
 static int gembuf_dmabuf_attach(struct dma_buf *dmabuf,
 				struct dma_buf_attachment *attach)
 {
-	struct gembuf_object *obj = to_gembuf_object(dmabuf->priv)->real;
+	struct gembuf_object *obj = to_gembuf_object(dmabuf->priv);
 	struct vcm_constraint c;
 	int ret;
 
-	/* No DMA: it can only vmap or mmap the dma-buf. */
-	if (vcm_constraint_of_dev(attach->dev, &c))
-		return 0;
+	/* No DMA: it only vmaps or mmaps the dma-buf, and needs nothing. */
+	if (vcm_constraint_of_dev(attach->dev, &c)) {
+		vcm_constraint_init(&c);
+		c.devices = 1;
+	}
 	mutex_lock(&obj->lock);
-	ret = gembuf_place_add(obj, &c, dev_name(attach->dev));
+	ret = gembuf_place_user(obj, attach->dev, &c);
 	mutex_unlock(&obj->lock);
 	return ret;
 }
@@ -189,12 +201,12 @@ static int gembuf_dmabuf_attach(struct dma_buf *dmabuf,
  */
 static void gembuf_sync_dma_api(struct dma_buf *dmabuf, bool for_cpu)
 {
-	struct gembuf_object *obj = to_gembuf_object(dmabuf->priv)->real;
+	struct gembuf_object *obj = to_gembuf_object(dmabuf->priv);
 	struct gembuf_mapping *map;
 
 	mutex_lock(&obj->lock);
 	list_for_each_entry(map, &obj->mappings, node) {
-		if (map->kind != GEMBUF_MAPPING_DMA_API || !map->sgt)
+		if (!map->sgt)
 			continue;
 		/* In the mapping's direction, whatever the CPU's access. */
 		if (for_cpu)
@@ -419,17 +431,23 @@ void gembuf_prime_revoke_imports(struct gembuf_device *gdev)
  * The display composes with the CPU, through the exporter's vmap and CPU
  * access: it attaches, so that the exporter knows its importers and can
  * place the memory for them, but does not map its attachment, as a
- * device that never DMAs has no DMA addresses to ask for.  (A dynamic
- * exporter still maps at attach for it, as for any static importer.)
- * With display_dma it scans out by DMA, and imports as the engines do.
+ * device that never DMAs has no DMA addresses to ask for.  It attaches
+ * as what it is, a device without DMA (its DRM node's device): an
+ * exporter that places memory for its importers' DMA, gembuf's included,
+ * then asks nothing of the memory for it.  A dynamic exporter maps for a
+ * static importer at attach already: for one, the display attaches with
+ * its own platform device, which has a DMA mask.  With display_dma it
+ * scans out by DMA, and imports as the engines do.
  */
 static struct drm_gem_object *gembuf_prime_import_no_map(struct drm_device *dev,
 							 struct dma_buf *dma_buf)
 {
+	struct device *adev = dma_buf_is_dynamic(dma_buf) ? dev->dev :
+							    dev->primary->kdev;
 	struct dma_buf_attachment *attach;
 	struct drm_gem_object *gem;
 
-	attach = dma_buf_attach(dma_buf, dev->dev);
+	attach = dma_buf_attach(dma_buf, adev);
 	if (IS_ERR(attach))
 		return ERR_CAST(attach);
 	get_dma_buf(dma_buf);
@@ -442,60 +460,71 @@ static struct drm_gem_object *gembuf_prime_import_no_map(struct drm_device *dev,
 }
 
 /**
+ * gembuf_prime_exporter() - the object an import of gembuf's dma-buf is of
+ * @gem: an object
+ *
+ * gembuf's devices share objects only through dma-buf attachments, as
+ * any other importer does; debugfs and the display's write-back still
+ * tell memory of gembuf's own, as drm_gem_prime_import_dev() tells its
+ * own dma-bufs, by their operations.
+ *
+ * Context: for an import on an engine, with its lock held: the engine may
+ * go away and give its attachment back (gembuf_prime_revoke_imports()).
+ * Return: the exporter's object, which the import's dma-buf reference
+ * keeps, if @gem imports a dma-buf gembuf exported; NULL otherwise.
+ */
+struct gembuf_object *gembuf_prime_exporter(struct drm_gem_object *gem)
+{
+	struct gembuf_object *obj = to_gembuf_object(gem);
+
+	if (!obj->foreign)
+		return NULL;
+	if (obj->revoked)
+		return gembuf_dmabuf_object(obj->revoked);
+	return obj->attach ? gembuf_dmabuf_object(obj->attach->dmabuf) : NULL;
+}
+
+/**
+ * gembuf_dmabuf_object() - the object of a dma-buf gembuf exported
+ * @dmabuf: a dma-buf, or NULL
+ *
+ * Return: its object, which it holds, or NULL for NULL or another
+ * exporter's dma-buf.
+ */
+struct gembuf_object *gembuf_dmabuf_object(const struct dma_buf *dmabuf)
+{
+	if (!dmabuf || dmabuf->ops != &gembuf_dmabuf_ops)
+		return NULL;
+	return to_gembuf_object(dmabuf->priv);
+}
+
+/**
  * gembuf_gem_prime_import() - import a dma-buf
  * @dev: the importing gembuf device
  * @dma_buf: the dma-buf
  *
- * Return: the object: the same one for a dma-buf @dev exported, a view of
- * the exporter's object for one the other gembuf device exported, a new
- * object for @dev's own attachment otherwise: mapped for a device that
- * DMAs (gembuf_gem_prime_import_sg_table()), only attached for the CPU
+ * Return: the object: the same one for a dma-buf @dev exported; else a
+ * new object for @dev's own attachment, whoever exported it, gembuf's
+ * other devices included: mapped for a device that DMAs
+ * (gembuf_gem_prime_import_sg_table()), only attached for the CPU
  * display; or an ERR_PTR().
  */
 struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
 					       struct dma_buf *dma_buf)
 {
-	struct gembuf_object *exp, *obj;
-	int ret;
+	struct gembuf_device *gdev = to_gembuf_device(dev);
+	struct drm_gem_object *gem;
 
+	/* Back on the device that made it: itself. */
+	if (dma_buf->ops == &gembuf_dmabuf_ops) {
+		gem = dma_buf->priv;
+		if (gem->dev == dev) {
+			drm_gem_object_get(gem);
+			return gem;
+		}
+	}
 	/* Each device attaches for itself: its own DMA addresses. */
-	if (dma_buf->ops != &gembuf_dmabuf_ops) {
-		struct gembuf_device *gdev = to_gembuf_device(dev);
-
-		if (vcm_get_type(gdev->vcm) == VCM_EXT_KERNEL)
-			return gembuf_prime_import_no_map(dev, dma_buf);
-		return drm_gem_prime_import_dev(dev, dma_buf, dev->dev);
-	}
-
-	exp = to_gembuf_object(dma_buf->priv);
-	/* Back on the device that made it (through a view of another): itself. */
-	if (exp->real->base.dev == dev) {
-		drm_gem_object_get(&exp->real->base);
-		return &exp->real->base;
-	}
-
-	/* The memory must fit the importing device as well. */
-	mutex_lock(&exp->real->lock);
-	ret = gembuf_place_gdev(exp->real, to_gembuf_device(dev));
-	mutex_unlock(&exp->real->lock);
-	if (ret)
-		return ERR_PTR(ret);
-
-	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
-	if (!obj)
-		return ERR_PTR(-ENOMEM);
-	obj->base.funcs = exp->base.funcs;
-	obj->real = exp->real;
-	mutex_init(&obj->lock);
-	INIT_LIST_HEAD(&obj->mappings);
-	obj->user_maps = RB_ROOT;
-	INIT_LIST_HEAD(&obj->import_node);
-	INIT_LIST_HEAD(&obj->engine_node);
-	INIT_LIST_HEAD(&obj->list_node);
-	/* One object in memory: share its fences too. */
-	obj->base.resv = exp->base.resv;
-	drm_gem_private_object_init(dev, &obj->base, exp->base.size);
-	drm_dev_get(dev);
-	drm_gem_object_get(&obj->real->base);
-	return &obj->base;
+	if (vcm_get_type(gdev->vcm) == VCM_EXT_KERNEL)
+		return gembuf_prime_import_no_map(dev, dma_buf);
+	return drm_gem_prime_import_dev(dev, dma_buf, dev->dev);
 }

@@ -36,15 +36,17 @@ static int gembuf_wb_atomic_check(struct drm_encoder *encoder,
 		return 0;
 	fb = conn_state->writeback_job->fb;
 	/*
-	 * Only memory of gembuf's own is written back into.  Another
-	 * exporter's buffer would need its CPU access ended (its caches
-	 * synced for the device) before the out-fence signals, from the
-	 * composer: dma_buf_end_cpu_access() may take the buffer's
-	 * reservation lock, under which others wait for fences, this
-	 * out-fence among them.  vkms makes no such call, and syncs nothing.
+	 * Only memory of gembuf's own is written back into (an object of
+	 * the display, or an import of an engine's).  Another exporter's
+	 * buffer would need its CPU access ended (its caches synced for the
+	 * device) before the out-fence signals, from the composer:
+	 * dma_buf_end_cpu_access() may take the buffer's reservation lock,
+	 * under which others wait for fences, this out-fence among them.
+	 * vkms makes no such call, and syncs nothing.
 	 */
 	for (i = 0; i < fb->format->num_planes; i++) {
-		if (!to_gembuf_object(fb->obj[i])->real->foreign)
+		if (!to_gembuf_object(fb->obj[i])->foreign ||
+		    gembuf_prime_exporter(fb->obj[i]))
 			continue;
 		drm_dbg_kms(encoder->dev,
 			    "[FB:%d] writeback into another exporter's buffer\n",
