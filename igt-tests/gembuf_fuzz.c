@@ -1073,7 +1073,10 @@ static int op_fork(struct ctx *c)
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
-		/* Same fds, same handles; the mappings stay behind (VM_DONTCOPY). */
+		/*
+		 * Same fds, same handles, the same mappings; the child leaves
+		 * the parent's alone, and they go with it when it exits.
+		 */
 		c->id += 0x100 * ++c->nforks;
 		c->rng = mix(seed ^ c->id);
 		c->is_child = true;

@@ -46,7 +46,7 @@ static int vcm_one_to_one_assoc(struct vcm *vcm, struct device *dev)
 /**
  * vcm_assoc() - associate a VCM with a device
  * @vcm: a live VCM, the caller's or lent to it by its owner
- * @dev: the device; for the kernel and user VCMs, the CPU device
+ * @dev: the device; for the kernel VCM, the CPU device
  *	(get_cpu_device()) or the device on whose behalf the CPU maps
  * @attr: association attributes: 0 or %VCM_USE_LOW_BASE
  *

@@ -49,8 +49,6 @@ static int vcm_kind_back(struct vcm_res *res, struct vcm_physmem *pm)
 		return vcm_one_to_one_place(res, pm);
 	case VCM_EXT_KERNEL:
 		return vcm_kernel_map(res);
-	case VCM_EXT_USER:
-		return vcm_user_map(res);
 	}
 	return -EINVAL;
 }
@@ -73,9 +71,6 @@ static void vcm_kind_unback(struct vcm_res *res)
 	case VCM_EXT_KERNEL:
 		vcm_kernel_unmap(res);
 		break;
-	case VCM_EXT_USER:
-		vcm_user_unmap(res);
-		break;
 	}
 }
 
@@ -94,14 +89,8 @@ int __vcm_back(struct vcm_res *res, struct vcm_physmem *pm)
 	enum vcm_cache_class cclass = vcm_cache_class(res->attr);
 	int ret;
 
-	/* A VMA may map any whole pages of a buffer; every other kind all of it. */
-	if (res->vcm->type == VCM_EXT_USER) {
-		if (res->pgoff > pm->len >> PAGE_SHIFT ||
-		    res->len > pm->len - ((size_t)res->pgoff << PAGE_SHIFT))
-			return -EINVAL;
-	} else if (res->len != pm->len) {
+	if (res->len != pm->len)
 		return -EINVAL;
-	}
 
 	/* One device's DMA addresses mean nothing anywhere else. */
 	if (pm->dev_vcm && pm->dev_vcm != res->vcm) {
@@ -183,16 +172,15 @@ void __vcm_unback(struct vcm_res *res)
  * vcm_back() - back a reservation with physical memory
  * @res: a live reservation of the caller's
  * @physmem: a live physmem, the caller's or lent to it by its owner; its
- *	length must equal the reservation's (a user reservation may be
- *	shorter and maps the pages of @physmem from its VMA's page offset on)
+ *	length must equal the reservation's
  *
  * Maps @physmem at the reservation's addresses for every device of the
  * VCM: in the IOMMU domain with the largest page sizes the chunks and the
  * address alignment allow (if the VCM has no domain yet, when it gets
- * one), in vmalloc space, in the user VMA, or, for a one-to-one VCM, by
- * placing the reservation at the physical address of @physmem.  One
- * physmem can back any number of reservations in any number of VCMs as
- * long as they all use one cache class (see Documentation/mm/vcm.rst).
+ * one), in vmalloc space, or, for a one-to-one VCM, by placing the
+ * reservation at the physical address of @physmem.  One physmem can back
+ * any number of reservations in any number of VCMs as long as they all
+ * use one cache class (see Documentation/mm/vcm.rst).
  *
  * The owner of @physmem keeps it live (does not vcm_phys_free() it) until
  * this call returns; from then on the backing holds it, and
@@ -202,8 +190,6 @@ void __vcm_unback(struct vcm_res *res)
  * number of threads and VCMs, need no serialisation.
  *
  * Context: Process context; takes the VCM's lock and the physmem's lock.
- * For a user VCM, call it with the mmap lock held for writing, as in
- * ->mmap.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() handle, lengths that differ,
  * a cache class that conflicts with the physmem's other mappings or with
  * %VCM_COHERENT, or scattered memory for a one-to-one VCM; -EBUSY if @res
@@ -237,7 +223,7 @@ EXPORT_SYMBOL_GPL(vcm_back);
  * @res: a live reservation of the caller's
  *
  * Unmaps the memory from every device of the VCM (the IOMMU TLB is
- * flushed before this returns), from vmalloc space or from the user VMA.
+ * flushed before this returns) or from vmalloc space.
  * The reservation keeps its address, except in kernel and one-to-one
  * VCMs, where the address came from the backing.  The caller serialises
  * vcm_unback() against other uses of @res.  The owner of the physmem may

@@ -118,7 +118,7 @@ EXPORT_SYMBOL_GPL(vcm_constraint_of_dev);
  * sees physical addresses: contiguous memory inside the VCM's range,
  * allocated through the device of its first association; a DMA VCM needs
  * what its device needs (vcm_constraint_of_dev()) but one range, which
- * the DMA API does without; the kernel and user kinds take any memory.
+ * the DMA API does without; the kernel kind takes any memory.
  * The device the constraint names is borrowed from the VCM's association.
  *
  * Context: Process context; takes the VCM's lock.

@@ -8,9 +8,7 @@
 #include <linux/init.h>
 #include <linux/iommu.h>
 #include <linux/mm.h>
-#include <linux/mmap_lock.h>
 #include <linux/platform_device.h>
-#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -182,39 +180,6 @@ struct vcm *vcm_create_one_to_one(phys_addr_t start, size_t len)
 }
 EXPORT_SYMBOL_GPL(vcm_create_one_to_one);
 
-/**
- * vcm_create_from_prebuilt() - wrap an address space the VMM manages
- * @id: %VCM_PREBUILT_USER for the address space of the calling process
- *
- * User reservations are VMAs of the process, made with vcm_reserve_vma().
- * Each call makes a new VCM, which the caller owns as for vcm_create().
- * The kernel's address space is not made this way: it is one VCM,
- * vcm_kernel().
- *
- * Context: Process context; %VCM_PREBUILT_USER needs a user process.
- * Return: the new VCM, ERR_PTR(-EINVAL) for an unknown @id or a kernel
- * thread asking for a user VCM, ERR_PTR(-ENOMEM).
- */
-struct vcm *vcm_create_from_prebuilt(enum vcm_prebuilt id)
-{
-	struct vcm *vcm;
-
-	switch (id) {
-	case VCM_PREBUILT_USER:
-		if (!current->mm)
-			return ERR_PTR(-EINVAL);
-		vcm = vcm_alloc(VCM_EXT_USER, PAGE_SIZE,
-				TASK_SIZE - PAGE_SIZE);
-		if (!IS_ERR(vcm)) {
-			vcm->mm = current->mm;
-			mmgrab(vcm->mm);
-		}
-		return vcm;
-	}
-	return ERR_PTR(-EINVAL);
-}
-EXPORT_SYMBOL_GPL(vcm_create_from_prebuilt);
-
 /* The kernel's vmalloc space; made at boot, never freed. */
 static struct vcm *vcm_kernel_vcm __ro_after_init;
 
@@ -239,8 +204,6 @@ static void vcm_release(struct kref *ref)
 	struct vcm *vcm = container_of(ref, struct vcm, ref);
 
 	vcm_iommu_free(vcm);
-	if (vcm->mm)
-		mmdrop(vcm->mm);
 	vcm_space_destroy(&vcm->space);
 	mutex_destroy(&vcm->lock);
 	kfree(vcm);

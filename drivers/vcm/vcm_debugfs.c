@@ -14,7 +14,6 @@ static const char *const vcm_type_names[] = {
 	[VCM_DEVICE] = "iommu",
 	[VCM_DMA] = "dma",
 	[VCM_EXT_KERNEL] = "kernel",
-	[VCM_EXT_USER] = "user",
 	[VCM_ONE_TO_ONE] = "one-to-one",
 };
 

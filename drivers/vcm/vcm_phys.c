@@ -211,6 +211,43 @@ void vcm_sgt_free(struct vcm_physmem *pm)
 }
 
 /*
+ * The index vcm_phys_pfn() searches: where each chunk starts, as a page
+ * offset in the physmem and a PFN, in the table's order.  A scatterlist
+ * cannot be indexed itself: past SG_MAX_SINGLE_ALLOC entries it is
+ * chained, and finding an entry is a walk.  Offsets are pgoff_t, as a
+ * fault's is: u32 ones would save nothing beside an unsigned long PFN,
+ * and would need a limit on the length of a physmem.  Two words a chunk,
+ * at most half of what the table's entry takes; kvmalloc()ed, as a
+ * buffer of many small chunks needs more than a page of index.
+ *
+ * Called once the table of a physmem of pages is filled in; the table
+ * does not change while the physmem lives (vcm_phys_copy() copies the
+ * pages, not the table), so neither does the index.  One chunk needs
+ * none.  Charged to the memory cgroup as the table is.
+ */
+int vcm_sgt_index(struct vcm_physmem *pm)
+{
+	struct vcm_chunk_pos *pos;
+	struct scatterlist *sg;
+	pgoff_t pgoff = 0;
+	unsigned int i;
+
+	if (pm->sgt.orig_nents < 2)
+		return 0;
+	pos = kvmalloc_array(pm->sgt.orig_nents, sizeof(*pos),
+			     GFP_KERNEL_ACCOUNT);
+	if (!pos)
+		return -ENOMEM;
+	for_each_sgtable_sg(&pm->sgt, sg, i) {
+		pos[i].pgoff = pgoff;
+		pos[i].pfn = PHYS_PFN(sg_phys(sg));
+		pgoff += sg->length >> PAGE_SHIFT;
+	}
+	pm->chunk_pos = pos;
+	return 0;
+}
+
+/*
  * Chunks are gathered on a list through page->lru, their order in
  * page->private (the allocator's pages are ours until freed, as in TTM's
  * pool), so no array as long as the buffer's pages is needed to count
@@ -277,7 +314,12 @@ static int vcm_alloc_chunks(struct vcm_physmem *pm, unsigned long pgsizes)
 		sg_set_page(sg, page, PAGE_SIZE << vcm_chunk_take(page), 0);
 		sg = sg_next(sg);
 	}
-	return 0;
+	ret = vcm_sgt_index(pm);
+	if (ret) {
+		vcm_free_chunks(&pm->sgt);
+		vcm_sgt_free(pm);
+	}
+	return ret;
 
 err:
 	vcm_free_chunk_list(&chunks);
@@ -300,7 +342,10 @@ int vcm_sgt_from_range(struct vcm_physmem *pm, struct page *page, size_t len)
 		page = nth_page(page, n >> PAGE_SHIFT);
 		len -= n;
 	}
-	return 0;
+	ret = vcm_sgt_index(pm);
+	if (ret)
+		vcm_sgt_free(pm);
+	return ret;
 }
 
 /*
@@ -653,6 +698,7 @@ static void vcm_phys_release(struct kref *ref)
 	}
 	if (!pm->foreign_sgt)
 		vcm_sgt_free(pm);
+	kvfree(pm->chunk_pos);
 	if (pm->dev_vcm)
 		vcm_put(pm->dev_vcm);
 	mutex_destroy(&pm->lock);

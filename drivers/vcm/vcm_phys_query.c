@@ -114,6 +114,80 @@ bool __vcm_next_phys_chunk(struct vcm_phys_iter *it, unsigned int *cursor,
 }
 EXPORT_SYMBOL_GPL(__vcm_next_phys_chunk);
 
+/**
+ * vcm_phys_pfn() - the page frame of one page of a physmem
+ * @physmem: a live physmem of pages: not one of vcm_phys_from_dma()
+ * @pgoff: the page's offset in @physmem, in pages
+ * @pfn: output, the page's PFN
+ * @nr: output (may be NULL), the number of pages from this one to the
+ *	end of its chunk, at least 1: that many pages from @pgoff on are
+ *	at consecutive PFNs from the one in @pfn
+ *
+ * For a fault handler that maps a physmem for the CPU a page at a time
+ * (vmf_insert_pfn()), or a few pages of one chunk: the page is found in
+ * O(log chunks), by a binary search of the index the physmem keeps of
+ * where its chunks start, not by a walk of its table.  The chunks are
+ * those vcm_for_each_phys_chunk() walks; @nr ends with the chunk even
+ * when the next one happens to follow it in memory.
+ *
+ * A physmem's chunks and their index are made with it and do not change
+ * until it is freed, so nothing is locked: the caller only keeps @physmem
+ * live while it calls, as its owner or with a backing of it, and zaps
+ * what it mapped of the page before @physmem is freed.
+ *
+ * Context: Any context; takes no lock and does not sleep, so a page-fault
+ * handler may call it with the mmap lock held for reading and a
+ * dma_resv lock held.
+ * Return: 0; -EINVAL for a NULL or ERR_PTR() @physmem, a NULL @pfn or a
+ * @pgoff at or past the end of @physmem; -EOPNOTSUPP for a physmem of
+ * vcm_phys_from_dma(), a device's DMA addresses with no page the CPU
+ * could map.  That handle is good, its kind has no pages: a distinct
+ * errno keeps an unmappable buffer apart from a caller's bug.
+ */
+int vcm_phys_pfn(const struct vcm_physmem *physmem, pgoff_t pgoff,
+		 unsigned long *pfn, unsigned long *nr)
+{
+	const struct vcm_physmem *pm = physmem;
+	const struct vcm_chunk_pos *pos;
+	unsigned int lo = 0, hi, mid;
+	pgoff_t npages, end;
+
+	if (IS_ERR_OR_NULL(pm) || !pfn)
+		return -EINVAL;
+	if (pm->dev_vcm)
+		return -EOPNOTSUPP;
+	npages = pm->len >> PAGE_SHIFT;
+	if (pgoff >= npages)
+		return -EINVAL;
+
+	pos = pm->chunk_pos;
+	if (!pos) {
+		/* One chunk: the whole physmem. */
+		*pfn = PHYS_PFN(sg_phys(pm->sgt.sgl)) + pgoff;
+		end = npages;
+	} else {
+		/*
+		 * The last chunk that starts at or before @pgoff:
+		 * pos[lo].pgoff <= pgoff < pos[hi].pgoff throughout, taking
+		 * pos[orig_nents].pgoff as npages; pos[0].pgoff is 0.
+		 */
+		hi = pm->sgt.orig_nents;
+		while (hi - lo > 1) {
+			mid = lo + (hi - lo) / 2;
+			if (pos[mid].pgoff <= pgoff)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		*pfn = pos[lo].pfn + (pgoff - pos[lo].pgoff);
+		end = hi < pm->sgt.orig_nents ? pos[hi].pgoff : npages;
+	}
+	if (nr)
+		*nr = end - pgoff;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(vcm_phys_pfn);
+
 static bool vcm_physmem_holds(const struct vcm_physmem *pm, phys_addr_t phys)
 {
 	struct scatterlist *sg;

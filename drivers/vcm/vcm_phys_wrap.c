@@ -65,6 +65,11 @@ struct vcm_physmem *vcm_phys_from_sgt(struct sg_table *sgt, u32 attr)
 		return ERR_PTR(-ENOMEM);
 	pm->foreign_sgt = sgt;
 	pm->sgt = *sgt;
+	if (vcm_sgt_index(pm)) {
+		mutex_destroy(&pm->lock);
+		kfree(pm);
+		return ERR_PTR(-ENOMEM);
+	}
 	pm->contiguous = vcm_sgt_contiguous(sgt);
 	if (pm->contiguous)
 		pm->attr |= VCM_PHYS_CONT;
@@ -145,6 +150,7 @@ struct vcm_physmem *vcm_phys_from_dma(struct vcm_avcm *avcm,
 		kfree(pm);
 		return ERR_PTR(-ENOMEM);
 	}
+	/* No index of the chunks: they have no pages (vcm_phys_pfn()). */
 	o = pm->sgt.sgl;
 	for_each_sgtable_dma_sg(sgt, sg, i) {
 		sg_dma_address(o) = sg_dma_address(sg);

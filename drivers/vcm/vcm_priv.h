@@ -10,9 +10,6 @@
  *   physmem->lock   a physmem's list of backed reservations and its
  *                   cache class
  *
- * A user VCM's reservations are backed from a ->mmap handler, so the
- * mmap lock of the process ranks above all of them.
- *
  * Lifetimes: every handle belongs to the caller that created it, as in
  * the IOMMU API; the API does not validate handles beyond NULL and
  * ERR_PTR(), and getters (vcm_get_*(), vcm_is_active()) trust their
@@ -47,7 +44,6 @@
 
 struct iommu_domain;
 struct obj_cgroup;
-struct mm_struct;
 
 /**
  * enum vcm_space_owner_kind - what a range of a &struct vcm_space is
@@ -106,7 +102,6 @@ struct vcm_space {
  * @dma_active: that association is active: reservations are mapped for
  *	the device when backed
  * @dma_gen: counts the deactivations of a %VCM_DMA VCM
- * @mm: the address space of a %VCM_EXT_USER VCM
  * @node: link in the list of all VCMs, until vcm_free()
  */
 struct vcm {
@@ -126,7 +121,6 @@ struct vcm {
 	struct device *dma_dev;
 	bool dma_active;
 	unsigned int dma_gen;
-	struct mm_struct *mm;
 	struct list_head node;
 };
 
@@ -151,9 +145,6 @@ struct vcm {
  *	the backing is a physmem of the device's own DMA addresses
  * @dma_dir: the direction of that mapping, from the attributes
  * @vaddr: kernel virtual address (kernel kind)
- * @vma: the user mapping (user kind)
- * @pgoff: first page of the physmem the user mapping shows, the VMA's
- *	vm_pgoff when it was reserved (user kind)
  * @vcm_node: link in &vcm.res_list
  * @phys_node: link in &vcm_physmem.res_list
  */
@@ -172,8 +163,6 @@ struct vcm_res {
 	struct sg_table *dma_sgt;
 	enum dma_data_direction dma_dir;
 	void *vaddr;
-	struct vm_area_struct *vma;
-	pgoff_t pgoff;
 	struct list_head vcm_node;
 	struct list_head phys_node;
 };
@@ -227,6 +216,16 @@ enum vcm_cache_class {
 };
 
 /**
+ * struct vcm_chunk_pos - where a chunk of a physmem starts
+ * @pgoff: the offset of its first page in the physmem, in pages
+ * @pfn: the page frame number of that page
+ */
+struct vcm_chunk_pos {
+	pgoff_t pgoff;
+	unsigned long pfn;
+};
+
+/**
  * struct vcm_physmem - a physical memory allocation
  * @ref: references: the creator's, and one per backed reservation
  * @id: number shown in debugfs
@@ -246,6 +245,10 @@ enum vcm_cache_class {
  *	them
  * @sg_inline: @sgt's only entry when it has one
  * @foreign_sgt: the caller's table for %VCM_MEMTYPE_FOREIGN, or NULL
+ * @chunk_pos: for a physmem of pages in more than one chunk, where each
+ *	chunk of @sgt starts, in the table's order, for vcm_phys_pfn(); NULL
+ *	for one chunk and for a physmem of @dev_vcm.  Made with @sgt (see
+ *	vcm_sgt_index()), freed with the physmem
  * @dev_vcm: for memory known by a device's DMA addresses only
  *	(vcm_phys_from_dma()), the one %VCM_DMA VCM it may back reservations
  *	in
@@ -272,6 +275,7 @@ struct vcm_physmem {
 	struct sg_table sgt;
 	struct scatterlist sg_inline;
 	struct sg_table *foreign_sgt;
+	struct vcm_chunk_pos *chunk_pos;
 	struct vcm *dev_vcm;
 	unsigned int dev_gen;
 	struct mutex lock;	/* see the kernel-doc above */
@@ -417,6 +421,7 @@ struct vcm_physmem *vcm_physmem_new(enum vcm_memtype memtype, size_t len,
 void vcm_physmem_publish(struct vcm_physmem *pm);
 int vcm_sgt_alloc(struct vcm_physmem *pm, unsigned int nents);
 void vcm_sgt_free(struct vcm_physmem *pm);
+int vcm_sgt_index(struct vcm_physmem *pm);
 int vcm_sgt_from_range(struct vcm_physmem *pm, struct page *page, size_t len);
 
 /* Take a reference for a new backing; the caller holds one already. */
@@ -453,8 +458,6 @@ void vcm_dma_unmap(struct vcm_res *res);
 /* vcm_vmm.c */
 int vcm_kernel_map(struct vcm_res *res);
 void vcm_kernel_unmap(struct vcm_res *res);
-int vcm_user_map(struct vcm_res *res);
-void vcm_user_unmap(struct vcm_res *res);
 
 /* vcm_debugfs.c */
 void vcm_debugfs_init(void);

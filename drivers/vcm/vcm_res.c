@@ -229,9 +229,8 @@ static struct vcm_res *__vcm_reserve(struct vcm *vcm, struct vcm_bound *bound,
  *
  * Context: Process context; takes the VCM's lock.
  * Return: the reservation, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR()
- * @vcm, an invalid length or attribute, ERR_PTR(-EOPNOTSUPP) on a user
- * VCM (use vcm_reserve_vma()) or for secure memory, ERR_PTR(-ENOSPC) if
- * no free range holds it, ERR_PTR(-ENOMEM).
+ * @vcm, an invalid length or attribute, ERR_PTR(-EOPNOTSUPP) for secure
+ * memory, ERR_PTR(-ENOSPC) if no free range holds it, ERR_PTR(-ENOMEM).
  */
 struct vcm_res *vcm_reserve(struct vcm *vcm, size_t len, u32 attr)
 {
@@ -243,8 +242,6 @@ struct vcm_res *vcm_reserve(struct vcm *vcm, size_t len, u32 attr)
 	ret = vcm_check_len(len) ?: vcm_res_check_attr(vcm, attr);
 	if (ret)
 		return ERR_PTR(ret);
-	if (vcm->type == VCM_EXT_USER)
-		return ERR_PTR(-EOPNOTSUPP);
 	if (len > vcm->len)
 		return ERR_PTR(-ENOSPC);
 
@@ -311,66 +308,6 @@ struct vcm_res *vcm_reserve_at(struct vcm *vcm, dma_addr_t addr, size_t len,
 	return res;
 }
 EXPORT_SYMBOL_IF_KUNIT(vcm_reserve_at);
-
-/**
- * vcm_reserve_vma() - make a user VMA a reservation of a user VCM
- * @vcm: a live %VCM_EXT_USER VCM of the process owning @vma, as for
- *	vcm_reserve()
- * @vma: the VMA, typically the one a ->mmap handler was given
- * @attr: reservation attributes; %VCM_WRITE is needed for a writable VMA
- *
- * The reservation covers the VMA exactly and shows the physmem it is
- * backed with from page @vma->vm_pgoff on: a ->mmap handler sets vm_pgoff
- * to the page offset into the buffer before reserving.  Back it from the
- * ->mmap handler and unback and unreserve it from the VMA's ->close; its
- * ->may_split should refuse splitting and its ->mremap moving.  The
- * caller owns the reservation as for vcm_reserve(); the VMA must not
- * outlive it.
- *
- * Context: Process context with the mmap lock of @vma's mm held; takes
- * the VCM's lock.
- * Return: the reservation, or ERR_PTR(-EINVAL) for a NULL or ERR_PTR()
- * @vcm, a NULL @vma or a VMA of another process, ERR_PTR(-EACCES) for a
- * writable VMA without %VCM_WRITE, ERR_PTR(-EBUSY) if the VMA is already
- * reserved, ERR_PTR(-ENOMEM).
- */
-struct vcm_res *vcm_reserve_vma(struct vcm *vcm, struct vm_area_struct *vma,
-				u32 attr)
-{
-	struct vcm_res *res;
-	int ret;
-
-	if (IS_ERR_OR_NULL(vcm) || !vma)
-		return ERR_PTR(-EINVAL);
-	if (vcm->type != VCM_EXT_USER || vma->vm_mm != vcm->mm)
-		return ERR_PTR(-EINVAL);
-	ret = vcm_res_check_attr(vcm, attr | VCM_USER);
-	if (ret)
-		return ERR_PTR(ret);
-	if ((vma->vm_flags & VM_WRITE) && !(attr & VCM_WRITE))
-		return ERR_PTR(-EACCES);
-	mmap_assert_locked(vma->vm_mm);
-
-	mutex_lock(&vcm->lock);
-	res = vcm_res_new(vcm, vma->vm_end - vma->vm_start, attr | VCM_USER);
-	if (!IS_ERR(res)) {
-		ret = vcm_space_insert(&vcm->space, vma->vm_start, res->len,
-				       &res->owner);
-		if (ret) {
-			vcm_res_destroy(res);
-			res = ERR_PTR(ret);
-		} else {
-			res->dev_addr = vma->vm_start;
-			res->placed = true;
-			res->vma = vma;
-			res->pgoff = vma->vm_pgoff;
-		}
-	}
-	mutex_unlock(&vcm->lock);
-
-	return res;
-}
-EXPORT_SYMBOL_GPL(vcm_reserve_vma);
 
 /**
  * vcm_unreserve() - release a reservation
@@ -461,8 +398,6 @@ int vcm_set_res_attr(struct vcm_res *res, u32 attr)
 	if (IS_ERR_OR_NULL(res))
 		return -EINVAL;
 	vcm = res->vcm;
-	if (vcm->type == VCM_EXT_USER)
-		attr |= VCM_USER;
 	ret = vcm_res_check_attr(vcm, attr);
 	if (ret)
 		return ret;

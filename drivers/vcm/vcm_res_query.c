@@ -65,17 +65,6 @@ struct vcm_res *vcm_get_next_res(struct vcm *vcm, struct vcm_res *res)
 }
 EXPORT_SYMBOL_IF_KUNIT(vcm_get_next_res);
 
-/*
- * Where a reservation's first byte is in its backing: a VMA shows it from
- * its page offset on, every other kind from the start.
- */
-static size_t vcm_res_pm_offset(const struct vcm_res *res)
-{
-	if (res->vcm->type == VCM_EXT_USER)
-		return (size_t)res->pgoff << PAGE_SHIFT;
-	return 0;
-}
-
 /**
  * vcm_res_phys() - physical address behind an offset of a reservation
  * @res: a backed reservation
@@ -90,7 +79,6 @@ int vcm_res_phys(const struct vcm_res *res, size_t offset, phys_addr_t *phys)
 	phys_addr_t addr;
 	size_t len;
 
-	offset += vcm_res_pm_offset(res);
 	vcm_for_each_phys_chunk(res->physmem, cursor, addr, len) {
 		if (offset < len) {
 			*phys = addr + offset;
@@ -152,9 +140,8 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_get_res);
  *
  * This is an IOVA for IOMMU VCMs, the DMA address of the first segment
  * the DMA API mapped the backing at for DMA VCMs (vcm_get_dma_sgt() gives
- * them all), a physical address for one-to-one VCMs, a
- * kernel virtual address for the kernel VCM and a user address for user
- * VCMs.
+ * them all), a physical address for one-to-one VCMs and a kernel
+ * virtual address for the kernel VCM.
  *
  * Return: the address, or DMA_MAPPING_ERROR if @res is not placed
  * (kernel, one-to-one and DMA reservations before backing, DMA
@@ -225,14 +212,12 @@ int vcm_translate(struct vcm *src, dma_addr_t src_addr, struct vcm *dst,
 	res = vcm_res_lookup(src, src_addr);
 	if (res && res->physmem) {
 		pm = res->physmem;
-		offset = vcm_res_pm_offset(res) + (src_addr - res->dev_addr);
+		/* Every backing of a physmem maps all of it, from its start. */
+		offset = src_addr - res->dev_addr;
 		mutex_lock(&pm->lock);
 		list_for_each_entry(r, &pm->res_list, phys_node) {
-			size_t first = vcm_res_pm_offset(r);
-
-			if (r->vcm == dst && r->placed && offset >= first &&
-			    offset - first < r->len) {
-				*dst_addr = r->dev_addr + (offset - first);
+			if (r->vcm == dst && r->placed) {
+				*dst_addr = r->dev_addr + offset;
 				ret = 0;
 				break;
 			}

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The VMM kinds of VCM: the kernel's vmalloc space and user VMAs.
+ * The VMM kind of VCM: the kernel's vmalloc space.
  *
- * The memory type of a CPU mapping follows the reservation's cache
- * policy: the kernel's normal cacheable type for write-back and
- * write-through, normal non-cacheable for write-combined, device memory
- * for non-cached.
+ * The memory type of a kernel mapping follows the reservation's cache
+ * policy: the kernel's normal cacheable type for write-back, normal
+ * non-cacheable for write-combined.
+ *
+ * Processes' address spaces are no kind of VCM: the mm manages them,
+ * and a driver maps a physmem there a page at a time from its ->fault
+ * handler, with the PFNs of vcm_phys_pfn().
  */
 
 #include <linux/dma-mapping.h>
@@ -80,62 +83,4 @@ void vcm_kernel_unmap(struct vcm_res *res)
 	res->vaddr = NULL;
 	res->placed = false;
 	res->dev_addr = DMA_MAPPING_ERROR;
-}
-
-/**
- * vcm_user_map() - insert the backing of a reservation into its VMA
- * @res: the reservation, its VCM locked, @res->physmem set
- *
- * Every chunk is physically contiguous and goes in with one
- * remap_pfn_range(), from the reservation's page offset on; the VMA
- * becomes a PFN map with the memory type of the cache policy.
- *
- * Return: 0, or the error of remap_pfn_range() with the VMA emptied.
- */
-int vcm_user_map(struct vcm_res *res)
-{
-	struct vm_area_struct *vma = res->vma;
-	size_t skip = (size_t)res->pgoff << PAGE_SHIFT;
-	struct scatterlist *sg;
-	unsigned long addr = vma->vm_start;
-	unsigned int i;
-	int ret;
-
-	mmap_assert_write_locked(vma->vm_mm);
-	vma->vm_page_prot = vcm_pgprot(res->attr,
-				       vm_get_page_prot(vma->vm_flags));
-	for_each_sgtable_sg(&res->physmem->sgt, sg, i) {
-		size_t len;
-
-		/* Chunks before the VMA's page offset are not shown. */
-		if (skip >= sg->length) {
-			skip -= sg->length;
-			continue;
-		}
-		len = min_t(size_t, sg->length - skip, vma->vm_end - addr);
-		ret = remap_pfn_range(vma, addr,
-				      page_to_pfn(sg_page(sg)) + (skip >> PAGE_SHIFT),
-				      len, vma->vm_page_prot);
-		skip = 0;
-		if (ret) {
-			zap_vma_ptes(vma, vma->vm_start, addr - vma->vm_start);
-			return ret;
-		}
-		addr += len;
-		if (addr == vma->vm_end)
-			break;
-	}
-	return 0;
-}
-
-/**
- * vcm_user_unmap() - remove the backing from the VMA
- * @res: the reservation, its VCM locked
- *
- * From the VMA's ->close the page tables are already gone and this finds
- * nothing to zap.
- */
-void vcm_user_unmap(struct vcm_res *res)
-{
-	zap_vma_ptes(res->vma, res->vma->vm_start, res->len);
 }

@@ -118,7 +118,7 @@ _Static_assert(ENG_BUFS * BALL_STEP < BALL, "the ball must move less than its si
 
 /* Who uses a buffer, as debugfs tells mappings apart. */
 enum role {
-	CPU = 1 << 0,		/* this process's user mapping */
+	CPU = 1 << 0,		/* user mappings: the demo is the only process */
 	VIVID = 1 << 1,		/* the exporter's kernel vmap, vivid's way in */
 	ENGINE = 1 << 2,	/* the engine's IOMMU mapping */
 	DISPLAY = 1 << 3,	/* the display's kernel mapping */
@@ -550,8 +550,8 @@ static unsigned int role_of(const struct scene *s, const struct gembuf_report_ma
 {
 	switch (m->kind) {
 	case GEMBUF_MAPPING_USER:
-		/* debugfs gives the address of the reader's own mappings only. */
-		return m->dev_addr ? CPU : 0;
+		/* One line for every process's: the demo maps its buffers alone. */
+		return CPU;
 	case GEMBUF_MAPPING_IOMMU:
 		return strcmp(m->device, s->engine_dev) ? 0 : ENGINE;
 	case GEMBUF_MAPPING_KERNEL:

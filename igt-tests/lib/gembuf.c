@@ -312,6 +312,20 @@ int gembuf_find_mapping(int fd, uint32_t handle, uint32_t kind,
 	return n;
 }
 
+int gembuf_user_vmas(int fd, uint32_t handle)
+{
+	struct gembuf_report_mapping m;
+	int n = gembuf_find_mapping(fd, handle, GEMBUF_MAPPING_USER, &m);
+
+	/* One line for all of them, only while there are any. */
+	igt_assert_lte(n, 1);
+	if (!n)
+		return 0;
+	igt_assert_eq_u64(m.dev_addr, 0);
+	igt_assert_lt(0, (int)m.users);
+	return m.users;
+}
+
 int __gembuf_fill(int fd, uint32_t handle, uint64_t offset, uint64_t size,
 		  uint32_t value)
 {

@@ -28,7 +28,11 @@
 #define GEMBUF_NEED_LIMIT		(1 << 1)	/* below dma_limit */
 #define GEMBUF_NEED_GRANULE		(1 << 2)	/* IOMMU-sized chunks */
 
-/* The VCM a mapping lives in. */
+/*
+ * The VCM a mapping lives in; GEMBUF_MAPPING_USER is one line for all of
+ * the processes' CPU mappings (the mm's, made by page faults), whose
+ * users are the VMAs of the object in every process.
+ */
 #define GEMBUF_MAPPING_IOMMU		0
 #define GEMBUF_MAPPING_KERNEL		1
 #define GEMBUF_MAPPING_USER		2
@@ -50,12 +54,12 @@ struct gembuf_report_placement {
 
 struct gembuf_report_mapping {
 	char device[64];
-	uint64_t dev_addr;	/* an engine's IOVA or the reader's own mapping, else 0 */
+	uint64_t dev_addr;	/* an engine's IOVA, else 0 */
 	uint64_t size;
 	uint32_t kind;		/* GEMBUF_MAPPING_* */
 	uint32_t attr;		/* VCM reservation attributes */
 	uint32_t ptes;		/* IOMMU entries */
-	uint32_t users;
+	uint32_t users;		/* for GEMBUF_MAPPING_USER: VMAs */
 };
 
 struct gembuf_report {
@@ -86,6 +90,8 @@ int __gembuf_info(int fd, struct gembuf_report *info,
 void gembuf_info(int fd, uint32_t handle, struct gembuf_report *info);
 int gembuf_find_mapping(int fd, uint32_t handle, uint32_t kind,
 			struct gembuf_report_mapping *out);
+/* The VMAs of processes that map @handle with the CPU, from its "user" line. */
+int gembuf_user_vmas(int fd, uint32_t handle);
 int __gembuf_fill(int fd, uint32_t handle, uint64_t offset, uint64_t size,
 		  uint32_t value);
 int __gembuf_copy(int fd, uint32_t dst, uint64_t dst_offset, uint32_t src,

@@ -4,8 +4,10 @@
  *
  * A VCM is an address space seen by one or more devices: an IOMMU domain,
  * one device's DMA API address space, the physical address space of a
- * device without an IOMMU (one-to-one), or a CPU address space managed by
- * the kernel's VMM (vmalloc space or a user VMA).  Reservations are ranges
+ * device without an IOMMU (one-to-one), or the kernel's vmalloc space.
+ * Processes' address spaces are not VCMs: the mm manages them, and a
+ * driver maps a physmem there from its ->fault handler (vcm_phys_pfn()).
+ * Reservations are ranges
  * of a VCM; they are backed by physical memory allocations (physmems) that
  * one or many reservations, in one or many VCMs, can share.  See
  * Documentation/mm/vcm.rst.
@@ -31,7 +33,6 @@
 struct device;
 struct scatterlist;
 struct sg_table;
-struct vm_area_struct;
 
 struct vcm;
 struct vcm_res;
@@ -41,7 +42,7 @@ struct vcm_physmem;
 
 /*
  * Reservation attributes, for vcm_reserve(), vcm_reserve_at(),
- * vcm_reserve_vma(), vcm_reserve_from_bound() and vcm_set_res_attr().
+ * vcm_reserve_from_bound() and vcm_set_res_attr().
  *
  * Bits 0-3 hold the cache policy, bits 10-14 the alignment order.
  */
@@ -117,26 +118,14 @@ struct vcm_physmem;
  *	domain, or bus addresses).  For devices that share memory
  * @VCM_EXT_KERNEL: the kernel's vmalloc space; device addresses are
  *	kernel virtual addresses
- * @VCM_EXT_USER: one process's address space; reservations are VMAs
  * @VCM_ONE_TO_ONE: a device without address translation; device
  *	addresses are physical addresses
  */
 enum vcm_type {
 	VCM_DEVICE,
 	VCM_EXT_KERNEL,
-	VCM_EXT_USER,
 	VCM_ONE_TO_ONE,
 	VCM_DMA,
-};
-
-/**
- * enum vcm_prebuilt - address spaces built by the kernel's VMM
- * @VCM_PREBUILT_USER: the address space of the calling process
- *
- * The kernel's vmalloc space is one VCM, vcm_kernel().
- */
-enum vcm_prebuilt {
-	VCM_PREBUILT_USER = 2,
 };
 
 /**
@@ -241,15 +230,12 @@ struct vcm_phys_iter {
 /* Regions */
 struct vcm *vcm_create_one_to_one(phys_addr_t start, size_t len);
 struct vcm *vcm_create_dma(void);
-struct vcm *vcm_create_from_prebuilt(enum vcm_prebuilt id);
 struct vcm *vcm_kernel(void);
 int vcm_free(struct vcm *vcm);
 int vcm_get_type(const struct vcm *vcm);
 
 /* Reservations */
 struct vcm_res *vcm_reserve(struct vcm *vcm, size_t len, u32 attr);
-struct vcm_res *vcm_reserve_vma(struct vcm *vcm, struct vm_area_struct *vma,
-				u32 attr);
 int vcm_unreserve(struct vcm_res *res);
 size_t vcm_get_res_len(const struct vcm_res *res);
 u32 vcm_get_res_attr(const struct vcm_res *res);
@@ -275,6 +261,8 @@ int vcm_phys_free(struct vcm_physmem *physmem);
 size_t vcm_get_physmem_len(const struct vcm_physmem *physmem);
 bool __vcm_next_phys_chunk(struct vcm_phys_iter *it, unsigned int *cursor,
 			   phys_addr_t *phys, size_t *len);
+int vcm_phys_pfn(const struct vcm_physmem *physmem, pgoff_t pgoff,
+		 unsigned long *pfn, unsigned long *nr);
 int vcm_back(struct vcm_res *res, struct vcm_physmem *physmem);
 int vcm_unback(struct vcm_res *res);
 struct sg_table *vcm_get_dma_sgt(struct vcm_res *res);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests for VCM: physical memory: allocation, chunk sizes, contiguous and
- * wrapped memory, and the IOMMU page-size choice.
+ * wrapped memory, the PFN of a page, and the IOMMU page-size choice.
  *
  * Each case checks on exit that every global gauge is back where it was
  * (vcm_test_util.h).
@@ -273,6 +273,135 @@ static void vcm_test_phys_from_sgt(struct kunit *test)
 	}
 }
 
+/*
+ * vcm_phys_pfn() at every page of @pm, against a walk of its chunks: the
+ * PFN, and the pages left in the chunk, all of them at its first page and
+ * 1 at its last.  Every page is checked, up to the first wrong one.
+ * Return: the number of chunks.
+ */
+static unsigned int expect_pfns(struct kunit *test, struct vcm_physmem *pm)
+{
+	unsigned long npages = vcm_get_physmem_len(pm) >> PAGE_SHIFT;
+	unsigned long pfn = 0, nr = 0, first, n, i;
+	unsigned int cursor = 0;
+	pgoff_t pgoff = 0;
+	phys_addr_t phys;
+	size_t len;
+
+	vcm_for_each_phys_chunk(pm, cursor, phys, len) {
+		first = PHYS_PFN(phys);
+		n = len >> PAGE_SHIFT;
+
+		KUNIT_EXPECT_EQ(test, vcm_phys_pfn(pm, pgoff, &pfn, &nr), 0);
+		KUNIT_EXPECT_EQ(test, pfn, first);
+		KUNIT_EXPECT_EQ(test, nr, n);
+		KUNIT_EXPECT_EQ(test, vcm_phys_pfn(pm, pgoff + n - 1, &pfn, &nr), 0);
+		KUNIT_EXPECT_EQ(test, pfn, first + n - 1);
+		KUNIT_EXPECT_EQ(test, nr, 1);
+
+		for (i = 0; i < n; i++) {
+			int ret;
+
+			pfn = 0;
+			nr = 0;
+			ret = vcm_phys_pfn(pm, pgoff + i, &pfn, &nr);
+			if (!ret && pfn == first + i && nr == n - i)
+				continue;
+			KUNIT_FAIL(test,
+				   "page %lu (chunk %u): %d, pfn %#lx, nr %lu; not pfn %#lx, nr %lu",
+				   pgoff + i, cursor, ret, pfn, nr, first + i, n - i);
+			return cursor;
+		}
+		pgoff += n;
+	}
+	KUNIT_EXPECT_EQ(test, pgoff, npages);
+
+	/* Past the end. */
+	KUNIT_EXPECT_EQ(test, vcm_phys_pfn(pm, npages, &pfn, &nr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_phys_pfn(pm, ULONG_MAX, &pfn, &nr), -EINVAL);
+	return cursor;
+}
+
+/*
+ * The PFN of a page found in the index of the chunks: in memory of 2M,
+ * 64K and page chunks, in more chunks than a page of scatterlist holds
+ * (a chained table), in one range (no index), and in a caller's table of
+ * pages in reverse order.  Memory known by DMA addresses has no page for
+ * the CPU to map.
+ */
+static void vcm_test_phys_pfn(struct kunit *test)
+{
+	struct device *dev = kunit_device_register(test, "vcm-pfn");
+	const unsigned int many = SG_MAX_SINGLE_ALLOC + 2;
+	struct vcm_physmem *mixed, *chained, *cont, *wrap, *dma;
+	struct sg_table sgt, dsgt;
+	struct scatterlist *sg;
+	struct page *pages[3];
+	unsigned long pfn, nr;
+	struct vcm_avcm *avcm;
+	struct vcm *dvcm;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+
+	mixed = new_phys(test, 2 * SZ_2M + 3 * SZ_64K + 2 * PAGE_SIZE, 0,
+			 SZ_2M | SZ_64K | PAGE_SIZE);
+	/* At least 2M, 2M, 64K, 64K, 64K and two pages. */
+	KUNIT_EXPECT_GE(test, expect_pfns(test, mixed), 7);
+	KUNIT_EXPECT_NOT_NULL(test, mixed->chunk_pos);
+
+	chained = new_phys(test, many * PAGE_SIZE, 0, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, expect_pfns(test, chained), many);
+
+	cont = new_phys(test, SZ_64K, VCM_PHYS_CONT, 0);
+	KUNIT_EXPECT_EQ(test, expect_pfns(test, cont), 1);
+	KUNIT_EXPECT_NULL(test, cont->chunk_pos);
+
+	for (i = 0; i < 3; i++) {
+		pages[i] = alloc_page(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+	}
+	KUNIT_ASSERT_EQ(test, sg_alloc_table(&sgt, 3, GFP_KERNEL), 0);
+	for_each_sgtable_sg(&sgt, sg, i)
+		sg_set_page(sg, pages[2 - i], PAGE_SIZE, 0);
+	wrap = own_phys(test, vcm_phys_from_sgt(&sgt, 0));
+	KUNIT_EXPECT_EQ(test, expect_pfns(test, wrap), 3);
+	KUNIT_EXPECT_EQ(test, free_phys(test, wrap), 0);
+	sg_free_table(&sgt);
+	for (i = 0; i < 3; i++)
+		__free_page(pages[i]);
+
+	KUNIT_EXPECT_EQ(test, vcm_phys_pfn(NULL, 0, &pfn, &nr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_phys_pfn(ERR_PTR(-ENOMEM), 0, &pfn, &nr),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_phys_pfn(mixed, 0, NULL, &nr), -EINVAL);
+	/* The length of the run is optional. */
+	KUNIT_EXPECT_EQ(test, vcm_phys_pfn(mixed, 1, &pfn, NULL), 0);
+
+	/* Two segments of a device's DMA addresses: nothing behind them. */
+	dvcm = own_vcm(test, vcm_create_dma());
+	avcm = vcm_assoc(dvcm, dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, avcm);
+	KUNIT_ASSERT_EQ(test, vcm_activate(avcm), 0);
+	KUNIT_ASSERT_EQ(test, sg_alloc_table(&dsgt, 2, GFP_KERNEL), 0);
+	for_each_sgtable_sg(&dsgt, sg, i) {
+		sg_dma_address(sg) = SZ_1G + i * SZ_2M;
+		sg_dma_len(sg) = PAGE_SIZE;
+	}
+	dma = own_phys(test, vcm_phys_from_dma(avcm, &dsgt));
+	KUNIT_EXPECT_NULL(test, dma->chunk_pos);
+	KUNIT_EXPECT_EQ(test, vcm_phys_pfn(dma, 0, &pfn, &nr), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, free_phys(test, dma), 0);
+	sg_free_table(&dsgt);
+	KUNIT_EXPECT_EQ(test, vcm_deactivate(avcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(avcm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, dvcm), 0);
+
+	KUNIT_EXPECT_EQ(test, free_phys(test, cont), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, chained), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, mixed), 0);
+}
+
 /* --- IOMMU page-size choice ------------------------------------------ */
 
 /*
@@ -405,6 +534,7 @@ static struct kunit_case vcm_test_phys_cases[] = {
 	KUNIT_CASE_PARAM(vcm_test_chunk_sizes, vcm_chunk_sizes_gen_params),
 	KUNIT_CASE(vcm_test_phys_contiguous),
 	KUNIT_CASE(vcm_test_phys_from_sgt),
+	KUNIT_CASE(vcm_test_phys_pfn),
 	KUNIT_CASE_PARAM(vcm_test_count_ptes, vcm_ptes_gen_params),
 	KUNIT_CASE(vcm_test_count_sgt_ptes),
 	{}

@@ -116,14 +116,6 @@ static void vcm_test_create_errors(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create(U64_MAX & PAGE_MASK, SZ_1M)),
 			-ERANGE);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_one_to_one(0, 0)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_from_prebuilt(0)), -EINVAL);
-	/* What was VCM_PREBUILT_KERNEL: the kernel VCM is vcm_kernel(). */
-	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_from_prebuilt(1)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_from_prebuilt(3)), -EINVAL);
-	/* A kernel thread has no user address space. */
-	if (!current->mm)
-		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_from_prebuilt(VCM_PREBUILT_USER)),
-				-EINVAL);
 
 	KUNIT_EXPECT_EQ(test, vcm_free(NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_free(ERR_PTR(-ENOMEM)), -EINVAL);

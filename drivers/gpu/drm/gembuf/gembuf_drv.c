@@ -17,7 +17,6 @@
 #include "gembuf_kms.h"
 
 struct gembuf gembuf = {
-	.lock = __MUTEX_INITIALIZER(gembuf.lock),
 	.objects_lock = __MUTEX_INITIALIZER(gembuf.objects_lock),
 	.object_list = LIST_HEAD_INIT(gembuf.object_list),
 };
@@ -262,7 +261,6 @@ static void __exit gembuf_exit(void)
 {
 	gembuf_engine_unregister();
 	gembuf_display_destroy();
-	gembuf_user_vcms_fini();
 	/* The last jobs' RCU callbacks are the module's code. */
 	rcu_barrier();
 	gembuf_engine_free_retired();

@@ -6,11 +6,12 @@
  * engine (a render node driving QEMU's edu device behind the IOMMU).  An
  * object is one VCM physmem; every device that touches it gets a mapping
  * from a reservation in its own VCM, made on first use and dropped with
- * its last user.
+ * its last user.  Processes map an object with the CPU page by page, as
+ * they touch it, from its ->fault handler; the mm manages those mappings.
  *
- * Locking: gembuf_object.lock protects an object's mappings;
- * gembuf.lock (the module's) protects the user VCMs.  Neither is held
- * across a call that takes the other.
+ * Locking: gembuf_object.lock protects an object's memory and mappings.
+ * The mmap lock (or a VMA's lock) ranks above it: the fault handler
+ * takes it.
  */
 #ifndef _GEMBUF_DRV_H_
 #define _GEMBUF_DRV_H_
@@ -20,10 +21,8 @@
 #include <drm/gembuf_drm.h>
 #include <linux/dma-fence.h>
 #include <linux/fault-inject.h>
-#include <linux/hashtable.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
-#include <linux/rbtree.h>
 #include <linux/vcm.h>
 #include <linux/workqueue.h>
 
@@ -36,7 +35,6 @@ struct dma_buf;
 struct drm_printer;
 struct gembuf_engine;
 struct gembuf_kms;
-struct gembuf_user_vcm;
 struct seq_file;
 struct seq_buf;
 
@@ -87,7 +85,8 @@ struct gembuf_device {
  * @GEMBUF_MAPPING_IOMMU: an IOMMU domain: a gembuf engine's, or the DMA
  *	domain of a dma-buf importer's device
  * @GEMBUF_MAPPING_KERNEL: the kernel VCM (vmap)
- * @GEMBUF_MAPPING_USER: a process's VCM (mmap)
+ * @GEMBUF_MAPPING_USER: processes' CPU mappings (mmap), in debugfs's
+ *	report only: one line for all of them, no &struct gembuf_mapping
  * @GEMBUF_MAPPING_ONE_TO_ONE: a device without an IOMMU, at physical
  *	addresses
  * @GEMBUF_MAPPING_DMA_API: a DMA API mapping where no IOMMU translates:
@@ -102,16 +101,12 @@ enum gembuf_mapping_kind {
 };
 
 /**
- * struct gembuf_mapping - one device's (or one VMA's) view of an object
- * @node: link in &gembuf_object.mappings, for every kind but
- *	%GEMBUF_MAPPING_USER
- * @vma_node: node in &gembuf_object.user_maps, for %GEMBUF_MAPPING_USER
- * @gdev: the gembuf device, or NULL for CPU and dma-buf importer mappings
+ * struct gembuf_mapping - one device's (or the kernel's) view of an object
+ * @node: link in &gembuf_object.mappings
+ * @gdev: the gembuf device, or NULL for kernel and dma-buf importer mappings
  * @dev: the struct device the mapping is for
  * @vcm: the VCM of the reservation, NULL for a dma-buf importer's mapping
  * @res: the reservation backed by the object's physmem
- * @vma: the user mapping, for a user VCM
- * @uvcm: the process's user VCM it holds a user of, for a user VCM
  * @vaddr: the kernel address, for a kernel mapping: in the kernel VCM, or
  *	for a foreign buffer, its exporter's dma_buf_vmap()
  * @sgt: the DMA API mapping of a dma-buf importer, the exporter's own
@@ -123,13 +118,10 @@ enum gembuf_mapping_kind {
  */
 struct gembuf_mapping {
 	struct list_head node;
-	struct rb_node vma_node;
 	struct gembuf_device *gdev;
 	struct device *dev;
 	struct vcm *vcm;
 	struct vcm_res *res;
-	struct vm_area_struct *vma;
-	struct gembuf_user_vcm *uvcm;
 	void *vaddr;
 	struct sg_table *sgt;
 	enum dma_data_direction dir;
@@ -160,16 +152,25 @@ struct gembuf_user {
  *	for one imported on the display, which reads it through the
  *	exporter's dma_buf_vmap()
  * @cache: GEMBUF_CACHE_* policy
+ * @wc_clean: for %GEMBUF_CACHE_WC, VCM cleaned @physmem's linear-map
+ *	alias for processes' write-combined mappings (see the fault handler)
  * @flags: GEMBUF_GEM_* creation flags
  * @sgt: for a foreign import, the mapping of the importing device's
  *	attachment; NULL for one on the CPU display, which maps none
- * @lock: protects @mappings, @user_maps, @physmem and the placement
- *	fields
+ * @lock: protects @mappings, @physmem, @wc_clean and the placement
+ *	fields; the fault handler inserts @physmem's pages into a process
+ *	under it
  * @mappings: the mappings of @physmem by devices and the kernel: one per
  *	gembuf device, the kernel's, one per dma-buf importer's attachment
- * @user_maps: the CPU mappings of processes (%GEMBUF_MAPPING_USER), one
- *	per VMA, by VMA: any number of them, and each VMA's close finds its
- *	own without walking the others
+ * @user_vmas: the processes' VMAs that map the object with the CPU
+ *	(through its GEM offset or a dma-buf), counted on the real object by
+ *	->mmap, ->open (a fork, a split, a move) and ->close.  Atomic: the
+ *	mm calls those hooks with its own locks held and they cannot fail,
+ *	so they take no lock of gembuf's.  gembuf_object_mapped() reads it
+ *	under @lock, and a count that changes meanwhile does no harm: a
+ *	VMA's page tables are zapped before it is closed, and pages go in
+ *	only under @lock, so a VMA made while the memory moves gets the new
+ *	memory at its first fault
  * @vmap: the kernel's mapping for vmap, shared by its users
  * @engine_map: the engine's mapping, held by this object (an import on the
  *	engine, or an object of the engine) from its first DMA until it is
@@ -201,11 +202,12 @@ struct gembuf_object {
 	struct drm_gem_object base;
 	struct vcm_physmem *physmem;
 	u32 cache;
+	bool wc_clean;
 	u32 flags;
 	struct sg_table *sgt;
 	struct mutex lock;	/* see the kernel-doc above */
 	struct list_head mappings;
-	struct rb_root user_maps;
+	atomic_t user_vmas;
 	struct gembuf_mapping *vmap;
 	struct gembuf_mapping *engine_map;
 	struct list_head engine_node;
@@ -225,26 +227,18 @@ struct gembuf_object {
 
 #define to_gembuf_object(o) container_of(o, struct gembuf_object, base)
 
-/* log2 of the buckets of &gembuf.user_vcms */
-#define GEMBUF_USER_VCM_BITS	6
-
 /**
  * struct gembuf - the module's state
  * @display: the display device
- * @lock: protects @user_vcms
- * @user_vcms: the user VCM of every process that maps objects, hashed by
- *	its mm: each mmap() finds its process's, and each munmap() has its
- *	own in its mapping
  * @objects: live objects, imports included, for debugfs and the tests
  * @objects_lock: protects @object_list
  * @object_list: the objects with memory of gembuf's own, for debugfs
- * @mappings: live mappings
+ * @mappings: live mappings of devices and the kernel (CPU mappings of
+ *	processes are the mm's: &gembuf_object.user_vmas counts them)
  * @jobs: DMA engine jobs not yet freed; each holds the module
  */
 struct gembuf {
 	struct gembuf_device *display;
-	struct mutex lock;	/* see the kernel-doc above */
-	DECLARE_HASHTABLE(user_vcms, GEMBUF_USER_VCM_BITS);
 	atomic_t objects;
 	struct mutex objects_lock;	/* see the kernel-doc above */
 	struct list_head object_list;
@@ -283,15 +277,11 @@ struct gembuf_mapping *gembuf_mapping_get(struct gembuf_object *obj,
 					  struct gembuf_device *gdev);
 void gembuf_mapping_put(struct gembuf_object *obj,
 			struct gembuf_mapping *map);
-int gembuf_mapping_user(struct gembuf_object *obj, struct vm_area_struct *vma);
-void gembuf_mapping_user_close(struct gembuf_object *obj,
-			       struct vm_area_struct *vma);
 void *gembuf_vmap(struct gembuf_object *obj);
 void gembuf_vunmap(struct gembuf_object *obj);
 void gembuf_mapping_add(struct gembuf_object *obj, struct gembuf_mapping *map);
 void gembuf_mapping_del(struct gembuf_object *obj, struct gembuf_mapping *map);
 bool gembuf_object_mapped(const struct gembuf_object *obj);
-void gembuf_user_vcms_fini(void);
 
 /* gembuf_place.c */
 int gembuf_place_user(struct gembuf_object *obj, struct device *dev,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * gembuf objects: creation on VCM physical memory, CPU mappings through
- * the kernel and user VCMs, and the object ioctls.
+ * gembuf objects: creation on VCM physical memory, CPU mappings (the
+ * kernel's through its VCM, processes' by page faults), and the object
+ * ioctls.
  */
 
 #include <drm/drm_drv.h>
@@ -97,62 +98,175 @@ static void gembuf_gem_vunmap(struct drm_gem_object *gem, struct iosys_map *map)
 		gembuf_vunmap(to_gembuf_object(gem));
 }
 
+/*
+ * The page of the object a VMA's page offset names.  Both mmap paths
+ * leave the fake offset in vm_pgoff (drm_vma_node_unmap() finds the VMAs
+ * by it): the GEM one as DRM looked it up, exactly the object's start,
+ * and the dma-buf one as drm_gem_prime_mmap() added it to the page the
+ * client asked for.  The part of a split VMA that starts later has it
+ * plus the pages it starts later by, and a moved VMA keeps it as it is.
+ */
+static pgoff_t gembuf_vma_page(struct drm_gem_object *gem, pgoff_t pgoff)
+{
+	return pgoff - drm_vma_node_start(&gem->vma_node);
+}
+
+/*
+ * Nothing is allocated or mapped here: the pages go in at the first
+ * touch of each, from gembuf_vm_fault().  The VMA is only counted, so
+ * that the memory does not move under it (gembuf_object_mapped()).
+ */
 static int gembuf_gem_mmap(struct drm_gem_object *gem, struct vm_area_struct *vma)
 {
-	/* Chunks go in with remap_pfn_range(), which cannot do copy-on-write. */
+	struct gembuf_object *obj = to_gembuf_object(gem);
+	pgoff_t npages = gem->size >> PAGE_SHIFT, first;
+
+	/* Pages go in with vmf_insert_pfn(), which cannot do copy-on-write. */
 	if (is_cow_mapping(vma->vm_flags))
 		return -EINVAL;
 
 	/*
-	 * Both mmap paths hand over the fake offset plus the page offset
-	 * the client asked for (only a dma-buf can ask for one other than
-	 * 0: DRM looks the fake offset up exactly): keep the latter.  The
-	 * offset is made on first use, before either path can run
-	 * (gembuf_dmabuf_mmap() for the dma-buf's).
-	 */
-	vma->vm_pgoff -= drm_vma_node_start(&gem->vma_node);
-
-	/*
 	 * DRM gives no map offset for an import (drm_gem_dumb_map_offset()):
 	 * a foreign buffer is mapped through its dma-buf, by its exporter.
+	 * One the device gave back when it went away has no pages either.
 	 */
-	if (gem->import_attach)
+	if (gem->import_attach || obj->foreign)
 		return -EINVAL;
 
-	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
-	return gembuf_mapping_user(to_gembuf_object(gem), vma);
+	/*
+	 * The offset is made on first use, before either path can run
+	 * (gembuf_dmabuf_mmap() for the dma-buf's).  DRM checks the size of
+	 * a GEM mapping and the dma-buf core that of a dma-buf's; the fault
+	 * handler counts on it: check here as well.
+	 */
+	if (vma->vm_pgoff < drm_vma_node_start(&gem->vma_node))
+		return -EINVAL;
+	first = gembuf_vma_page(gem, vma->vm_pgoff);
+	if (first > npages || vma_pages(vma) > npages - first)
+		return -EINVAL;
+
+	/*
+	 * No VM_DONTCOPY, ->may_split or ->mremap: a fork, a split (a
+	 * partial munmap() or mprotect()) or a move of the VMA calls
+	 * ->open and ->close, and every VMA finds its pages by its own page
+	 * offset when it faults.  VM_DONTEXPAND keeps mremap() from growing
+	 * it past the object.
+	 */
+	vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);
+	if (obj->cache == GEMBUF_CACHE_WC)
+		vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
+
+	/* Nothing fails past here: gembuf_vm_close() undoes this. */
+	atomic_inc(&obj->user_vmas);
+	return 0;
 }
 
+/*
+ * VCM writes a physmem's linear-map alias back and invalidates it before
+ * the memory is first mapped non-cacheable, and again before a copy from
+ * it after that (docs/vcm.rst, "Cache policy"): what was written through
+ * the alias (the zeroing of new memory) must neither shadow nor be
+ * evicted over what a write-combined mapping writes.  Processes' pages go
+ * in without VCM, so before the first fault of a write-combined object
+ * inserts one, a reservation of the kernel's is backed with the memory,
+ * write-combined, for a moment: VCM does the maintenance and marks the
+ * physmem for vcm_phys_copy().  No mapping of the object is cacheable
+ * (every one has its cache policy), so that holds until the memory
+ * moves (gembuf_place_move()).
+ */
+static int gembuf_prepare_wc(struct gembuf_object *obj)
+{
+	struct vcm_res *res;
+	int ret;
+
+	lockdep_assert_held(&obj->lock);
+	if (obj->cache != GEMBUF_CACHE_WC || obj->wc_clean)
+		return 0;
+	res = vcm_reserve(vcm_kernel(), obj->base.size, gembuf_res_attr(obj));
+	if (IS_ERR(res))
+		return PTR_ERR(res);
+	ret = vcm_back(res, obj->physmem);
+	if (!ret)
+		vcm_unback(res);
+	vcm_unreserve(res);
+	obj->wc_clean = !ret;
+	return ret;
+}
+
+/* Pages put in at a fault beside the faulting one: one for it, 15 more. */
+#define GEMBUF_FAULT_PAGES	16
+
+/*
+ * A fault on a CPU mapping: the object's page at the faulting address,
+ * allocated on the first touch of any.  The rest of its chunk goes in
+ * too, inside the VMA, up to GEMBUF_FAULT_PAGES pages in all, so that a
+ * linear walk faults once every 16 pages.  The memory does not move
+ * while the VMA exists (user_vmas), so the object's lock is enough.
+ */
+static vm_fault_t gembuf_vm_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct drm_gem_object *gem = vma->vm_private_data;
+	struct gembuf_object *obj = to_gembuf_object(gem);
+	unsigned long addr = vmf->address, pfn, nr, i;
+	pgoff_t pgoff = gembuf_vma_page(gem, vmf->pgoff);
+	vm_fault_t ret;
+	int err;
+
+	if (pgoff >= gem->size >> PAGE_SHIFT)
+		return VM_FAULT_SIGBUS;
+
+	mutex_lock(&obj->lock);
+	err = gembuf_place_backing(obj);
+	if (!err)
+		err = gembuf_prepare_wc(obj);
+	if (!err)
+		err = vcm_phys_pfn(obj->physmem, pgoff, &pfn, &nr);
+	if (err) {
+		mutex_unlock(&obj->lock);
+		return err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+	}
+
+	ret = vmf_insert_pfn(vma, addr, pfn);
+	if (!(ret & VM_FAULT_ERROR)) {
+		nr = min3(nr, (unsigned long)GEMBUF_FAULT_PAGES,
+			  (vma->vm_end - addr) >> PAGE_SHIFT);
+		/* The faulting page's result is the fault's; the rest may fail. */
+		for (i = 1; i < nr; i++)
+			if (vmf_insert_pfn(vma, addr + i * PAGE_SIZE, pfn + i) &
+			    VM_FAULT_ERROR)
+				break;
+	}
+	mutex_unlock(&obj->lock);
+	return ret;
+}
+
+/*
+ * A VMA copied by fork(), or made by splitting one (a partial munmap() or
+ * mprotect()) or moving one (mremap()): one more that maps the object.
+ */
+static void gembuf_vm_open(struct vm_area_struct *vma)
+{
+	struct drm_gem_object *gem = vma->vm_private_data;
+
+	atomic_inc(&to_gembuf_object(gem)->user_vmas);
+	drm_gem_vm_open(vma);
+}
+
+/* Its page tables are gone by now: it maps nothing any more. */
 static void gembuf_vm_close(struct vm_area_struct *vma)
 {
 	struct drm_gem_object *gem = vma->vm_private_data;
 
-	gembuf_mapping_user_close(to_gembuf_object(gem), vma);
+	WARN_ON(atomic_dec_return(&to_gembuf_object(gem)->user_vmas) < 0);
 	drm_gem_vm_close(vma);
 }
 
-/* A VMA is one reservation: it may not be split. */
-static int gembuf_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
-{
-	return -EINVAL;
-}
-
-/*
- * Nor moved: the reservation is placed at the VMA's address in the
- * process's VCM, and the VMA being moved is closed once its page tables
- * have been moved, which would drop the reservation of a mapping that is
- * still there.  mremap() undoes the move on this error.
- */
-static int gembuf_vm_mremap(struct vm_area_struct *vma)
-{
-	return -EINVAL;
-}
-
 static const struct vm_operations_struct gembuf_vm_ops = {
-	.open = drm_gem_vm_open,
+	.fault = gembuf_vm_fault,
+	.open = gembuf_vm_open,
 	.close = gembuf_vm_close,
-	.may_split = gembuf_vm_may_split,
-	.mremap = gembuf_vm_mremap,
 };
 
 /*
@@ -206,7 +320,6 @@ static struct gembuf_object *gembuf_object_alloc(struct drm_device *dev,
 	mutex_init(&obj->lock);
 	INIT_LIST_HEAD(&obj->users);
 	INIT_LIST_HEAD(&obj->mappings);
-	obj->user_maps = RB_ROOT;
 	INIT_LIST_HEAD(&obj->import_node);
 	INIT_LIST_HEAD(&obj->engine_node);
 	INIT_LIST_HEAD(&obj->list_node);
@@ -411,42 +524,38 @@ int gembuf_gem_mmap_offset_ioctl(struct drm_device *dev, void *data,
 
 /*
  * The address of a mapping, where it tells the process asking nothing it
- * need not know: an IOVA (of gembuf's engine, or of an importer's device
- * in its DMA domain), or its own mapping of the object in its address
- * space.  Kernel virtual addresses, and the DMA addresses of importers
- * without an IOMMU (physical addresses under dma-direct), are not printed
- * even to root, as %p hashes kernel pointers.
+ * need not know: an IOVA, of gembuf's engine or of an importer's device
+ * in its DMA domain.  Kernel virtual addresses, and the DMA addresses of
+ * importers without an IOMMU (physical addresses under dma-direct), are
+ * not printed even to root, as %p hashes kernel pointers.
  */
 static u64 gembuf_info_addr(const struct gembuf_mapping *map)
 {
+	if (map->kind != GEMBUF_MAPPING_IOMMU)
+		return 0;
 	if (!map->res)
-		return map->kind == GEMBUF_MAPPING_IOMMU && map->sgt ?
-		       sg_dma_address(map->sgt->sgl) : 0;
-	switch (map->kind) {
-	case GEMBUF_MAPPING_IOMMU:
-		return vcm_get_dev_addr(map->res);
-	case GEMBUF_MAPPING_USER:
-		/* The VMA stays while its mapping is listed (obj->lock). */
-		if (map->vma->vm_mm == current->mm)
-			return vcm_get_dev_addr(map->res);
-		return 0;
-	default:
-		return 0;
-	}
+		return map->sgt ? sg_dma_address(map->sgt->sgl) : 0;
+	return vcm_get_dev_addr(map->res);
 }
+
+/*
+ * The names of the kinds; a mapping for no device (the kernel's, the
+ * processes') is reported with its kind's name as its device.
+ */
+static const char *const gembuf_mapping_kinds[] = {
+	[GEMBUF_MAPPING_IOMMU] = "iommu",
+	[GEMBUF_MAPPING_KERNEL] = "kernel",
+	[GEMBUF_MAPPING_USER] = "user",
+	[GEMBUF_MAPPING_ONE_TO_ONE] = "1:1",
+	[GEMBUF_MAPPING_DMA_API] = "dma-api",
+};
 
 /* One mapping: device kind address bytes attributes IOMMU-entries users. */
 static void gembuf_describe_mapping(struct seq_buf *s,
 				    const struct gembuf_mapping *map)
 {
-	static const char *const kinds[] = {
-		[GEMBUF_MAPPING_IOMMU] = "iommu",
-		[GEMBUF_MAPPING_KERNEL] = "kernel",
-		[GEMBUF_MAPPING_USER] = "user",
-		[GEMBUF_MAPPING_ONE_TO_ONE] = "1:1",
-		[GEMBUF_MAPPING_DMA_API] = "dma-api",
-	};
-	const char *name = map->dev ? dev_name(map->dev) : kinds[map->kind];
+	const char *kind = gembuf_mapping_kinds[map->kind];
+	const char *name = map->dev ? dev_name(map->dev) : kind;
 	u32 attr = 0, ptes = 0;
 	u64 size = 0;
 
@@ -463,7 +572,7 @@ static void gembuf_describe_mapping(struct seq_buf *s,
 			size += sg_dma_len(sg);
 	}
 	seq_buf_printf(s, "mapping %s %s 0x%llx %llu 0x%x %u %u\n", name,
-		       kinds[map->kind], gembuf_info_addr(map), size, attr, ptes,
+		       kind, gembuf_info_addr(map), size, attr, ptes,
 		       map->users);
 }
 
@@ -495,12 +604,14 @@ static struct drm_gem_object *gembuf_lookup_client(struct drm_device *dev,
  *	<order> <count>" line for each order that has some (2^order up to
  *	2^(order + 1) - 1 bytes), the placement (gembuf_place_describe()),
  *	then the number of mappings and a line for each of the first
- *	%GEMBUF_DESCRIBE_MAPPINGS
+ *	%GEMBUF_DESCRIBE_MAPPINGS: the devices' and the kernel's, then one
+ *	line for all the processes' CPU mappings, whose users are their VMAs
  *
  * For debugfs (root), as it tells where the memory is.  Addresses are
- * still told only where they reveal no kernel, physical or other
- * process's address: IOVAs of gembuf's engines, and the CPU mappings of
- * the process asking (current).
+ * still told only where they reveal no kernel, physical or process's
+ * address: IOVAs of gembuf's engines.  The CPU mappings are the mm's,
+ * at whatever addresses the processes have them now: counted, not
+ * listed.
  *
  * Return: 0, -ESRCH for no such client of @dev, -ENOENT for no such
  * object, -EOVERFLOW when the report does not fit.
@@ -513,9 +624,10 @@ int gembuf_gem_describe(struct drm_device *dev, u64 client_id, u32 handle,
 	struct gembuf_object *obj, *imp;
 	struct drm_gem_object *gem;
 	struct gembuf_mapping *map;
-	struct rb_node *node;
 	size_t len, count;
 	phys_addr_t phys;
+	u32 attr;
+	int vmas;
 
 	gem = gembuf_lookup_client(dev, client_id, handle);
 	if (IS_ERR(gem))
@@ -546,20 +658,25 @@ int gembuf_gem_describe(struct drm_device *dev, u64 client_id, u32 handle,
 		if (orders[order])
 			seq_buf_printf(s, "chunk %u %u\n", order, orders[order]);
 	gembuf_place_describe(obj, s);
-	/* The devices' and the kernel's first, then the processes'. */
-	count = list_count_nodes(&obj->mappings);
-	for (node = rb_first(&obj->user_maps); node; node = rb_next(node))
-		count++;
+	/* The devices' and the kernel's first, then the processes' in one. */
+	vmas = atomic_read(&obj->user_vmas);
+	count = list_count_nodes(&obj->mappings) + !!vmas;
 	seq_buf_printf(s, "mappings %zu\n", count);
 	list_for_each_entry(map, &obj->mappings, node) {
 		if (n++ == GEMBUF_DESCRIBE_MAPPINGS)
 			break;
 		gembuf_describe_mapping(s, map);
 	}
-	for (node = rb_first(&obj->user_maps);
-	     node && n++ < GEMBUF_DESCRIBE_MAPPINGS; node = rb_next(node))
-		gembuf_describe_mapping(s, rb_entry(node, struct gembuf_mapping,
-						    vma_node));
+	/*
+	 * The processes': the object's size and the attributes of its pages
+	 * there, no address, no IOMMU entries, one user per VMA.
+	 */
+	attr = gembuf_res_attr(obj) | VCM_USER;
+	if (vmas && n < GEMBUF_DESCRIBE_MAPPINGS)
+		seq_buf_printf(s, "mapping %s %s 0x0 %zu 0x%x 0 %d\n",
+			       gembuf_mapping_kinds[GEMBUF_MAPPING_USER],
+			       gembuf_mapping_kinds[GEMBUF_MAPPING_USER],
+			       obj->base.size, attr, vmas);
 	if (obj != imp)
 		mutex_unlock(&obj->lock);
 	mutex_unlock(&imp->lock);

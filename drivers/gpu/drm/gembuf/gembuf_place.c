@@ -16,9 +16,10 @@
  * that detaches does not make the memory move back.
  *
  * The memory is charged to the memory cgroup of the object's creator,
- * whichever task's attach, import, job or mmap makes it be allocated or
- * moved: the creator chose its size and keeps it alive, and an importer
- * must not pay for, nor be OOM-killed over, a buffer it was handed.
+ * whichever task's attach, import, job or first CPU access (a page
+ * fault) makes it be allocated or moved: the creator chose its size and
+ * keeps it alive, and an importer must not pay for, nor be OOM-killed
+ * over, a buffer it was handed.
  */
 
 #include <drm/drm_drv.h>
@@ -148,6 +149,8 @@ static int gembuf_place_move(struct gembuf_object *obj,
 	old = obj->physmem;
 	WRITE_ONCE(obj->physmem, pm);
 	WARN_ON(vcm_phys_free(old));
+	/* The copy went through the new memory's cacheable alias. */
+	obj->wc_clean = false;
 	obj->moves++;
 	return 0;
 }

@@ -232,10 +232,10 @@ static int gembuf_end_cpu_access(struct dma_buf *dmabuf,
 }
 
 /*
- * drm_gem_prime_mmap() adds the object's fake offset that
- * gembuf_gem_mmap() takes off again.  The offset is made on first use:
- * make it before, so that both read the same one even when a client asks
- * for it at the same time.
+ * drm_gem_prime_mmap() adds the object's fake offset to the VMA's page
+ * offset, and gembuf's mmap and fault handlers take it off again.  The
+ * offset is made on first use: make it before, so that all of them read
+ * the same one even when a client asks for it at the same time.
  */
 static int gembuf_dmabuf_mmap(struct dma_buf *dma_buf,
 			      struct vm_area_struct *vma)
