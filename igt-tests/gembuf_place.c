@@ -131,6 +131,44 @@ static int vivid_queue(int fd)
 	return ioctl(vivid, VIDIOC_QBUF, &b) ? -errno : 0;
 }
 
+/*
+ * vivid set up for a frame, and an engine object of a frame the CPU
+ * wrote, word i being i * 2654435761, unmapped.
+ */
+static uint32_t cpu_frame_for_vivid(void)
+{
+	uint32_t h, *p;
+
+	igt_require_f(vivid >= 0, "no vivid instance with allocators=1\n");
+	vivid_format();
+	h = gembuf_create(engine, FRAME, 0, GEMBUF_CACHE_WB);
+	p = gembuf_mmap(engine, h, FRAME);
+
+	for (unsigned int i = 0; i < FRAME / 4; i++)
+		p[i] = i * 2654435761u;
+	munmap(p, FRAME);
+	return h;
+}
+
+/*
+ * vivid maps a dma-buf of engine object @h, and is refused: the
+ * exporter's -EBUSY (memory mapped already that vivid cannot use), which
+ * vb2-dma-contig reports as -EINVAL.  The dma-buf's fd, and the report
+ * of @h after it in *@gi.
+ */
+static int vivid_refused(uint32_t h, struct gembuf_report *gi)
+{
+	int fd = prime_handle_to_fd(engine, h);
+
+	vivid_reqbufs(1);
+	igt_assert_eq(vivid_queue(fd), -EINVAL);
+	vivid_reqbufs(0);
+	*gi = (struct gembuf_report){ .handle = h };
+	igt_assert_eq(__gembuf_info(engine, gi, NULL, 0), 0);
+	igt_assert_eq(gi->placement.refused, -EBUSY);
+	return fd;
+}
+
 static void vivid_capture(void)
 {
 	struct v4l2_buffer b = {
@@ -599,13 +637,7 @@ igt_main
 		uint32_t h, *p;
 		int fd;
 
-		igt_require_f(vivid >= 0, "no vivid instance with allocators=1\n");
-		vivid_format();
-		h = gembuf_create(engine, FRAME, 0, GEMBUF_CACHE_WB);
-		p = gembuf_mmap(engine, h, FRAME);
-		for (unsigned int i = 0; i < FRAME / 4; i++)
-			p[i] = i * 2654435761u;
-		munmap(p, FRAME);
+		h = cpu_frame_for_vivid();
 		gi.handle = h;
 		info(engine, h, &gi, NULL, 0);
 		gembuf_placement_print("cpu", &gi);
@@ -634,7 +666,7 @@ igt_main
 		gem_close(engine, h);
 	}
 
-	igt_describe("vivid attaching to an object the engine maps already gets -EBUSY, debugfs names it and what the memory lacked, and the engine keeps using the object.");
+	igt_describe("vivid mapping an object the engine maps already is refused (the exporter's -EBUSY, which vb2-dma-contig reports as -EINVAL), debugfs names it and what the memory lacked, and the engine keeps using the object.");
 	igt_subtest("late-attach-busy") {
 		struct gembuf_report gi = {};
 		long objects = gembuf_state("objects");
@@ -651,14 +683,8 @@ igt_main
 		info(engine, h, &gi, NULL, 0);
 		igt_assert_lt(1, gi.num_chunks);
 
-		fd = prime_handle_to_fd(engine, h);
-		vivid_reqbufs(1);
-		igt_assert_eq(vivid_queue(fd), -EBUSY);
-		vivid_reqbufs(0);
-		gi = (struct gembuf_report){ .handle = h };
-		info(engine, h, &gi, NULL, 0);
+		fd = vivid_refused(h, &gi);
 		gembuf_placement_print("refused", &gi);
-		igt_assert_eq(gi.placement.refused, -EBUSY);
 		igt_assert(strstr(gi.placement.refused_device, "vivid"));
 		igt_assert(gi.placement.refused_unmet & GEMBUF_NEED_CONTIGUOUS);
 		igt_assert_eq_u32(gi.placement.moves, 0);
@@ -676,7 +702,31 @@ igt_main
 		igt_assert_eq(gembuf_state_settle("objects", objects), objects);
 	}
 
-	igt_describe("Every device counts once among an object's users, known by the struct device it attaches with: the display, which attaches as a device without DMA, adds no needs; vgem, imported by two of its files (two attachments), counts once, with the one range a device without an IOMMU is taken to need.");
+	igt_describe("A process's mapping holds the memory where it is, touched or not: vivid mapping the object is refused, nothing moves, and the mapping still reads what was written.");
+	igt_subtest("late-attach-busy-cpu") {
+		for (int touched = 0; touched < 2; touched++) {
+			struct gembuf_report gi = {};
+			uint32_t h, *p;
+			int fd;
+
+			h = cpu_frame_for_vivid();
+			p = gembuf_mmap(engine, h, FRAME);
+			if (touched)
+				igt_assert_eq_u32(p[1], 2654435761u);
+			gi.handle = h;
+			info(engine, h, &gi, NULL, 0);
+			igt_assert_lt(1, gi.num_chunks);
+			fd = vivid_refused(h, &gi);
+			igt_assert_eq_u32(gi.placement.moves, 0);
+			for (unsigned int i = 0; i < FRAME / 4; i += 97)
+				igt_assert_eq_u32(p[i], i * 2654435761u);
+			munmap(p, FRAME);
+			close(fd);
+			gem_close(engine, h);
+		}
+	}
+
+	igt_describe("Every device counts once among an object's users, known by the struct device it attaches with: the display, which attaches without mapping, adds no needs; vgem, imported by two of its files (two attachments), counts once, with the one range a device without an IOMMU is taken to need.");
 	igt_subtest("attach-devices-counted-once") {
 		int v1 = __drm_open_driver(DRIVER_VGEM), v2;
 		struct gembuf_report gi = {};

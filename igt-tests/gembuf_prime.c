@@ -12,7 +12,6 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -272,13 +271,12 @@ igt_main
 		drm_close_driver(vgem);
 	}
 
-	igt_describe("The display, which composes with the CPU, attaches a vgem buffer it imports but maps nothing for it: the dma-buf lists its attachment, made with its card node's device, which does no DMA, and the DMA API debug layer has no mapping for the display's platform device, before or after the engine imports the same buffer (kms_prime@basic-crc-vgem scans such an import out). vgem is a static exporter: for a dynamic one, which maps at attach, the display attaches with its platform device, which this does not see.");
+	igt_describe("The display, which composes with the CPU, attaches a vgem buffer it imports but maps nothing for it: the dma-buf lists its attachment, made with its own device, and the DMA API debug layer has no mapping for that device, before or after the engine imports the same buffer (kms_prime@basic-crc-vgem scans such an import out). vgem is a static exporter: a dynamic one would still map at attach, which this does not see.");
 	igt_subtest("display-import-no-map") {
 		int vgem = __drm_open_driver(DRIVER_VGEM);
-		char names[8][64], node[64];
+		char names[8][64];
 		unsigned int stride;
 		uint32_t vh, hd, he;
-		struct stat st;
 		uint64_t size;
 		int fd, before;
 
@@ -289,9 +287,7 @@ igt_main
 		fd = prime_handle_to_fd(vgem, vh);
 		hd = prime_fd_to_handle(display, fd);
 		igt_assert_eq(gembuf_dmabuf_attachments(fd, names, 8), 1);
-		igt_assert_eq(fstat(display, &st), 0);
-		snprintf(node, sizeof(node), "card%u", minor(st.st_rdev));
-		igt_assert_f(!strcmp(names[0], node), "attached: %s, not %s\n", names[0], node);
+		igt_assert_f(!strcmp(names[0], "gembuf"), "attached: %s\n", names[0]);
 		igt_assert_eq(gembuf_dma_api_mappings("gembuf"), before);
 		/* The engine imports it too, with an attachment of its own. */
 		he = prime_fd_to_handle(engine, fd);

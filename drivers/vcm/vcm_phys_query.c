@@ -136,8 +136,8 @@ EXPORT_SYMBOL_GPL(__vcm_next_phys_chunk);
  * what it mapped of the page before @physmem is freed.
  *
  * Context: Any context; takes no lock and does not sleep, so a page-fault
- * handler may call it with the mmap lock held for reading and a
- * dma_resv lock held.
+ * handler may call it with the mmap lock held for reading and the lock
+ * that keeps its buffer's memory in place.
  * Return: 0; -EINVAL for a NULL or ERR_PTR() @physmem, a NULL @pfn or a
  * @pgoff at or past the end of @physmem; -EOPNOTSUPP for a physmem of
  * vcm_phys_from_dma(), a device's DMA addresses with no page the CPU

@@ -132,15 +132,22 @@ struct gembuf_mapping {
 /**
  * struct gembuf_user - a device that uses an object's memory
  * @node: link in &gembuf_object.users
- * @dev: the device, held
+ * @dev: the device, held while it is a user
+ * @attachments: its attachments to the object's dma-buf (1 for the
+ *	device the object is made on)
+ * @placed: its needs are in &gembuf_object.need: from the creation for
+ *	the device the object is made on, from its first mapping for an
+ *	attached one
  *
- * The device the object was made on, and every device that attached to
- * its dma-buf: each is one of &gembuf_object.need's devices, however many
+ * The device the object was made on, and every device attached to its
+ * dma-buf: each is one of &gembuf_object.need's devices, however many
  * times it attaches.
  */
 struct gembuf_user {
 	struct list_head node;
 	struct device *dev;
+	unsigned int attachments;
+	bool placed;
 };
 
 /**
@@ -286,6 +293,8 @@ bool gembuf_object_mapped(const struct gembuf_object *obj);
 /* gembuf_place.c */
 int gembuf_place_user(struct gembuf_object *obj, struct device *dev,
 		      const struct vcm_constraint *c);
+void gembuf_place_unuse(struct gembuf_object *obj, struct device *dev);
+int gembuf_place_map(struct gembuf_object *obj, struct device *dev);
 void gembuf_place_fini(struct gembuf_object *obj);
 int gembuf_place_backing(struct gembuf_object *obj);
 int gembuf_place_add(struct gembuf_object *obj, const struct vcm_constraint *c,
@@ -305,6 +314,7 @@ void gembuf_prime_revoke_imports(struct gembuf_device *gdev);
 void gembuf_prime_forget_import(struct gembuf_object *obj);
 struct gembuf_object *gembuf_prime_exporter(struct drm_gem_object *gem);
 struct gembuf_object *gembuf_dmabuf_object(const struct dma_buf *dmabuf);
+void gembuf_prime_sync_import(struct gembuf_object *obj, bool for_cpu);
 
 /* gembuf_engine.c, gembuf_job.c */
 int gembuf_engine_register(void);

@@ -112,14 +112,49 @@ static pgoff_t gembuf_vma_page(struct drm_gem_object *gem, pgoff_t pgoff)
 }
 
 /*
- * Nothing is allocated or mapped here: the pages go in at the first
- * touch of each, from gembuf_vm_fault().  The VMA is only counted, so
- * that the memory does not move under it (gembuf_object_mapped()).
+ * VCM writes a physmem's linear-map alias back and invalidates it before
+ * the memory is first mapped non-cacheable, and again before a copy from
+ * it after that (docs/vcm.rst, "Cache policy"): what was written through
+ * the alias (the zeroing of new memory) must neither shadow nor be
+ * evicted over what a write-combined mapping writes.  Processes' pages go
+ * in without VCM, so when a write-combined object is first mapped by a
+ * process, a reservation of the kernel's is backed with the memory,
+ * write-combined, for a moment: VCM does the maintenance and marks the
+ * physmem for vcm_phys_copy().  No mapping of the object is cacheable
+ * (every one has its cache policy), so that holds until the memory
+ * moves (gembuf_place_move()).
+ */
+static int gembuf_prepare_wc(struct gembuf_object *obj)
+{
+	struct vcm_res *res;
+	int ret;
+
+	lockdep_assert_held(&obj->lock);
+	if (obj->cache != GEMBUF_CACHE_WC || obj->wc_clean)
+		return 0;
+	res = vcm_reserve(vcm_kernel(), obj->base.size, gembuf_res_attr(obj));
+	if (IS_ERR(res))
+		return PTR_ERR(res);
+	ret = vcm_back(res, obj->physmem);
+	if (!ret)
+		vcm_unback(res);
+	vcm_unreserve(res);
+	obj->wc_clean = !ret;
+	return ret;
+}
+
+/*
+ * The memory is allocated here if it is not yet, where a failure is an
+ * errno for mmap() rather than a fault that could only be retried; the
+ * pages go in at the first touch of each, from gembuf_vm_fault().  The
+ * VMA is counted, so that the memory does not move under it
+ * (gembuf_object_mapped()).
  */
 static int gembuf_gem_mmap(struct drm_gem_object *gem, struct vm_area_struct *vma)
 {
 	struct gembuf_object *obj = to_gembuf_object(gem);
 	pgoff_t npages = gem->size >> PAGE_SHIFT, first;
+	int ret;
 
 	/* Pages go in with vmf_insert_pfn(), which cannot do copy-on-write. */
 	if (is_cow_mapping(vma->vm_flags))
@@ -157,40 +192,14 @@ static int gembuf_gem_mmap(struct drm_gem_object *gem, struct vm_area_struct *vm
 	if (obj->cache == GEMBUF_CACHE_WC)
 		vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
 
-	/* Nothing fails past here: gembuf_vm_close() undoes this. */
-	atomic_inc(&obj->user_vmas);
-	return 0;
-}
-
-/*
- * VCM writes a physmem's linear-map alias back and invalidates it before
- * the memory is first mapped non-cacheable, and again before a copy from
- * it after that (docs/vcm.rst, "Cache policy"): what was written through
- * the alias (the zeroing of new memory) must neither shadow nor be
- * evicted over what a write-combined mapping writes.  Processes' pages go
- * in without VCM, so before the first fault of a write-combined object
- * inserts one, a reservation of the kernel's is backed with the memory,
- * write-combined, for a moment: VCM does the maintenance and marks the
- * physmem for vcm_phys_copy().  No mapping of the object is cacheable
- * (every one has its cache policy), so that holds until the memory
- * moves (gembuf_place_move()).
- */
-static int gembuf_prepare_wc(struct gembuf_object *obj)
-{
-	struct vcm_res *res;
-	int ret;
-
-	lockdep_assert_held(&obj->lock);
-	if (obj->cache != GEMBUF_CACHE_WC || obj->wc_clean)
-		return 0;
-	res = vcm_reserve(vcm_kernel(), obj->base.size, gembuf_res_attr(obj));
-	if (IS_ERR(res))
-		return PTR_ERR(res);
-	ret = vcm_back(res, obj->physmem);
+	mutex_lock(&obj->lock);
+	ret = gembuf_place_backing(obj);
 	if (!ret)
-		vcm_unback(res);
-	vcm_unreserve(res);
-	obj->wc_clean = !ret;
+		ret = gembuf_prepare_wc(obj);
+	/* Nothing fails past here: gembuf_vm_close() undoes this. */
+	if (!ret)
+		atomic_inc(&obj->user_vmas);
+	mutex_unlock(&obj->lock);
 	return ret;
 }
 
@@ -199,7 +208,7 @@ static int gembuf_prepare_wc(struct gembuf_object *obj)
 
 /*
  * A fault on a CPU mapping: the object's page at the faulting address,
- * allocated on the first touch of any.  The rest of its chunk goes in
+ * its memory allocated at mmap().  The rest of its chunk goes in
  * too, inside the VMA, up to GEMBUF_FAULT_PAGES pages in all, so that a
  * linear walk faults once every 16 pages.  The memory does not move
  * while the VMA exists (user_vmas), so the object's lock is enough.
@@ -217,15 +226,12 @@ static vm_fault_t gembuf_vm_fault(struct vm_fault *vmf)
 	if (pgoff >= gem->size >> PAGE_SHIFT)
 		return VM_FAULT_SIGBUS;
 
+	/* The memory was allocated at mmap() and stays while the VMA does. */
 	mutex_lock(&obj->lock);
-	err = gembuf_place_backing(obj);
-	if (!err)
-		err = gembuf_prepare_wc(obj);
-	if (!err)
-		err = vcm_phys_pfn(obj->physmem, pgoff, &pfn, &nr);
+	err = vcm_phys_pfn(obj->physmem, pgoff, &pfn, &nr);
 	if (err) {
 		mutex_unlock(&obj->lock);
-		return err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+		return VM_FAULT_SIGBUS;
 	}
 
 	ret = vmf_insert_pfn(vma, addr, pfn);

@@ -207,9 +207,12 @@ static int gembuf_job_run(struct gembuf_job *job)
 	if (ret)
 		return ret;
 	/* What the CPU wrote, for edu; and back for the CPU at the end. */
-	if (job->src)
+	if (job->src) {
 		vcm_sync_for_device(job->src_map->res);
+		gembuf_prime_sync_import(job->src, false);
+	}
 	vcm_sync_for_device(job->dst_map->res);
+	gembuf_prime_sync_import(job->dst, false);
 	if (!job->src) {
 		unsigned int i;
 
@@ -248,8 +251,11 @@ static int gembuf_job_run(struct gembuf_job *job)
 			gembuf_dma_cursor_advance(&src, n);
 	}
 	vcm_sync_for_cpu(job->dst_map->res);
-	if (job->src)
+	gembuf_prime_sync_import(job->dst, true);
+	if (job->src) {
 		vcm_sync_for_cpu(job->src_map->res);
+		gembuf_prime_sync_import(job->src, true);
+	}
 	return ret;
 }
 

@@ -16,10 +16,9 @@
  * that detaches does not make the memory move back.
  *
  * The memory is charged to the memory cgroup of the object's creator,
- * whichever task's attach, import, job or first CPU access (a page
- * fault) makes it be allocated or moved: the creator chose its size and
- * keeps it alive, and an importer must not pay for, nor be OOM-killed
- * over, a buffer it was handed.
+ * whichever task's attach, import, job or mmap makes it be allocated or
+ * moved: the creator chose its size and keeps it alive, and an importer
+ * must not pay for, nor be OOM-killed over, a buffer it was handed.
  */
 
 #include <drm/drm_drv.h>
@@ -44,39 +43,117 @@ static void gembuf_place_refuse(struct gembuf_object *obj, int err, u32 unmet,
 		       obj->base.size, who, vcm_constraint_name(unmet), err);
 }
 
+static struct gembuf_user *gembuf_place_find(struct gembuf_object *obj,
+					     struct device *dev)
+{
+	struct gembuf_user *user;
+
+	list_for_each_entry(user, &obj->users, node)
+		if (user->dev == dev)
+			return user;
+	return NULL;
+}
+
 /**
- * gembuf_place_user() - add a device's needs to an object's, once
+ * gembuf_place_user() - count a device among an object's users
  * @obj: an object of gembuf's own, locked
- * @dev: the device it is made on, or one attaching to its dma-buf
- * @c: what @dev needs of the memory (an empty constraint for a device
- *	that does no DMA: it still counts among the users)
+ * @dev: the device it is made on (@c its needs), or one attaching to its
+ *	dma-buf (@c NULL: its needs count from its first mapping, see
+ *	gembuf_place_map())
+ * @c: what @dev needs of the memory, or NULL
  *
- * A device already among the object's users adds nothing: its needs are
- * the same each time it attaches.
+ * A device counts once however many times it attaches, as long as one
+ * of its attachments lasts; the device the object is made on, for the
+ * object's life.
  *
  * Return: 0, -ENOMEM, or the error of gembuf_place_add().
  */
 int gembuf_place_user(struct gembuf_object *obj, struct device *dev,
 		      const struct vcm_constraint *c)
 {
+	struct vcm_constraint none;
 	struct gembuf_user *user;
 	int ret;
 
 	lockdep_assert_held(&obj->lock);
-	list_for_each_entry(user, &obj->users, node)
-		if (user->dev == dev)
-			return 0;
+	user = gembuf_place_find(obj, dev);
+	if (user) {
+		user->attachments++;
+		return 0;
+	}
 	user = kzalloc(sizeof(*user), GFP_KERNEL);
 	if (!user)
 		return -ENOMEM;
-	ret = gembuf_place_add(obj, c, dev_name(dev));
+	if (!c) {
+		vcm_constraint_init(&none);
+		none.devices = 1;
+	}
+	ret = gembuf_place_add(obj, c ?: &none, dev_name(dev));
 	if (ret) {
 		kfree(user);
 		return ret;
 	}
 	user->dev = get_device(dev);
+	user->attachments = 1;
+	user->placed = !!c;
 	list_add_tail(&user->node, &obj->users);
 	return 0;
+}
+
+/**
+ * gembuf_place_unuse() - an attachment of a device goes
+ * @obj: an object of gembuf's own, locked
+ * @dev: the device of the attachment
+ *
+ * With its last attachment the device leaves the users, and its
+ * reference goes; what it needed of the memory stays in the object's
+ * needs (they only accumulate).
+ */
+void gembuf_place_unuse(struct gembuf_object *obj, struct device *dev)
+{
+	struct gembuf_user *user = gembuf_place_find(obj, dev);
+
+	lockdep_assert_held(&obj->lock);
+	if (WARN_ON(!user) || --user->attachments)
+		return;
+	list_del(&user->node);
+	put_device(user->dev);
+	kfree(user);
+}
+
+/**
+ * gembuf_place_map() - add an attached device's needs, at its first mapping
+ * @obj: an object of gembuf's own, locked
+ * @dev: the device of the attachment being mapped
+ *
+ * The dma-buf rules leave the memory to the exporter up to its first
+ * mapping: a device that attaches only to vmap or mmap the dma-buf (a
+ * display that composes with the CPU) needs nothing of it, so a device's
+ * needs count from its first mapping, when it has asked for DMA
+ * addresses.
+ *
+ * Return: 0, or the error of gembuf_place_add(): -EBUSY when the memory
+ * does not meet them and something maps it.
+ */
+int gembuf_place_map(struct gembuf_object *obj, struct device *dev)
+{
+	struct gembuf_user *user = gembuf_place_find(obj, dev);
+	struct vcm_constraint c;
+	int ret;
+
+	lockdep_assert_held(&obj->lock);
+	if (WARN_ON(!user) || user->placed)
+		return 0;
+	/* No DMA setup: nothing the memory must meet. */
+	if (vcm_constraint_of_dev(dev, &c)) {
+		user->placed = true;
+		return 0;
+	}
+	c.devices = 0;
+	ret = gembuf_place_add(obj, &c, dev_name(dev));
+	if (!ret)
+		user->placed = true;
+	return ret;
 }
 
 /**

@@ -11,7 +11,6 @@
  */
 
 #include <drm/drm_drv.h>
-#include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_prime.h>
 #include <linux/dma-buf.h>
@@ -110,7 +109,9 @@ static struct sg_table *gembuf_map_dma_buf(struct dma_buf_attachment *attach,
 		goto err;
 	}
 	mutex_lock(&obj->lock);
-	ret = gembuf_place_backing(obj);
+	ret = gembuf_place_map(obj, attach->dev);
+	if (!ret)
+		ret = gembuf_place_backing(obj);
 	if (!ret)
 		ret = gembuf_sgt_for_dev(obj, attach->dev, sgt);
 	if (ret)
@@ -171,26 +172,31 @@ static void gembuf_unmap_dma_buf(struct dma_buf_attachment *attach,
 }
 
 /*
- * The memory is chosen for every device attached (gembuf_place.c), each
- * known by its struct device only; a device attaching after it is mapped
- * gets -EBUSY if it cannot use it, as the dma-buf rules have it.
+ * Every device attached counts among the object's users, known by its
+ * struct device only; the memory is chosen for what each needs from its
+ * first mapping (gembuf_place.c), and one mapping after the memory is
+ * mapped elsewhere gets -EBUSY if its device cannot use it.
  */
 static int gembuf_dmabuf_attach(struct dma_buf *dmabuf,
 				struct dma_buf_attachment *attach)
 {
 	struct gembuf_object *obj = to_gembuf_object(dmabuf->priv);
-	struct vcm_constraint c;
 	int ret;
 
-	/* No DMA: it only vmaps or mmaps the dma-buf, and needs nothing. */
-	if (vcm_constraint_of_dev(attach->dev, &c)) {
-		vcm_constraint_init(&c);
-		c.devices = 1;
-	}
 	mutex_lock(&obj->lock);
-	ret = gembuf_place_user(obj, attach->dev, &c);
+	ret = gembuf_place_user(obj, attach->dev, NULL);
 	mutex_unlock(&obj->lock);
 	return ret;
+}
+
+static void gembuf_dmabuf_detach(struct dma_buf *dmabuf,
+				 struct dma_buf_attachment *attach)
+{
+	struct gembuf_object *obj = to_gembuf_object(dmabuf->priv);
+
+	mutex_lock(&obj->lock);
+	gembuf_place_unuse(obj, attach->dev);
+	mutex_unlock(&obj->lock);
 }
 
 /*
@@ -248,6 +254,7 @@ static int gembuf_dmabuf_mmap(struct dma_buf *dma_buf,
 static const struct dma_buf_ops gembuf_dmabuf_ops = {
 	.cache_sgt_mapping = true,
 	.attach = gembuf_dmabuf_attach,
+	.detach = gembuf_dmabuf_detach,
 	.map_dma_buf = gembuf_map_dma_buf,
 	.unmap_dma_buf = gembuf_unmap_dma_buf,
 	.release = drm_gem_dmabuf_release,
@@ -431,23 +438,19 @@ void gembuf_prime_revoke_imports(struct gembuf_device *gdev)
  * The display composes with the CPU, through the exporter's vmap and CPU
  * access: it attaches, so that the exporter knows its importers and can
  * place the memory for them, but does not map its attachment, as a
- * device that never DMAs has no DMA addresses to ask for.  It attaches
- * as what it is, a device without DMA (its DRM node's device): an
- * exporter that places memory for its importers' DMA, gembuf's included,
- * then asks nothing of the memory for it.  A dynamic exporter maps for a
- * static importer at attach already: for one, the display attaches with
- * its own platform device, which has a DMA mask.  With display_dma it
- * scans out by DMA, and imports as the engines do.
+ * device that never DMAs has no DMA addresses to ask for; an exporter
+ * that places memory for the DMA of its importers, as gembuf does, asks
+ * nothing of the memory for one that never maps.  (A dynamic exporter
+ * still maps at attach for it, as for any static importer in 6.12.)
+ * With display_dma it scans out by DMA, and imports as the engines do.
  */
 static struct drm_gem_object *gembuf_prime_import_no_map(struct drm_device *dev,
 							 struct dma_buf *dma_buf)
 {
-	struct device *adev = dma_buf_is_dynamic(dma_buf) ? dev->dev :
-							    dev->primary->kdev;
 	struct dma_buf_attachment *attach;
 	struct drm_gem_object *gem;
 
-	attach = dma_buf_attach(dma_buf, adev);
+	attach = dma_buf_attach(dma_buf, dev->dev);
 	if (IS_ERR(attach))
 		return ERR_CAST(attach);
 	get_dma_buf(dma_buf);
@@ -482,6 +485,39 @@ struct gembuf_object *gembuf_prime_exporter(struct drm_gem_object *gem)
 	if (obj->revoked)
 		return gembuf_dmabuf_object(obj->revoked);
 	return obj->attach ? gembuf_dmabuf_object(obj->attach->dmabuf) : NULL;
+}
+
+/**
+ * gembuf_prime_sync_import() - sync gembuf's memory around an engine's
+ * DMA through an import of it
+ * @obj: an object an engine job reads or writes
+ * @for_cpu: after the DMA (true) or before it
+ *
+ * An importer's DMA addresses come with the exporter's sync at mapping
+ * time, and around the CPU access calls of the dma-buf.  The owner of
+ * gembuf's memory reads and writes it with the CPU without those calls
+ * (the display's composer, a process's mapping of the object), so for an
+ * import of its own dma-buf gembuf syncs the attachment's DMA API
+ * mapping around each job, as it syncs its objects' own mappings.
+ * Nothing for any other object.
+ *
+ * Context: the job's run.  The engine's unplug gives the attachment back
+ * only after drm_dev_unplug(), which waits for this to finish.
+ */
+void gembuf_prime_sync_import(struct gembuf_object *obj, bool for_cpu)
+{
+	struct gembuf_mapping *map;
+	int idx;
+
+	if (!obj->foreign || !drm_dev_enter(obj->base.dev, &idx))
+		return;
+	map = gembuf_prime_exporter(&obj->base) && obj->sgt ?
+	      obj->attach->priv : NULL;
+	if (map && map->sgt && for_cpu)
+		dma_sync_sgtable_for_cpu(map->dev, map->sgt, map->dir);
+	else if (map && map->sgt)
+		dma_sync_sgtable_for_device(map->dev, map->sgt, map->dir);
+	drm_dev_exit(idx);
 }
 
 /**
