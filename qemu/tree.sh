@@ -39,18 +39,27 @@ apply_series() {
 	echo "$want" >"$stamp"
 }
 
-# The project's sources at their in-tree paths.  A manifest of what was
+# The project's sources at their in-tree paths: whole directories the
+# project owns every file of, and single files in directories of 6.12's
+# (the GEM VCM helper and its KUnit suite).  A manifest of what was
 # overlaid lets a file deleted from the project leave the tree too (back
 # to the pristine version if 6.12 has one).
 overlay() {
 	local d f manifest=$KSRC/.git/gembuf-overlay
 	local new=$manifest.new
 	: >"$new"
-	for d in drivers/vcm drivers/gpu/drm/gembuf include/linux include/uapi/drm; do
+	for d in drivers/vcm drivers/gpu/drm/gembuf include/linux include/uapi/drm \
+		include/drm; do
 		[ -d "$TOP/$d" ] || continue
 		mkdir -p "$KSRC/$d"
 		rsync -rl --checksum "$TOP/$d/" "$KSRC/$d/"
 		(cd "$TOP" && find "$d" -type f) >>"$new"
+	done
+	for f in drivers/gpu/drm/drm_gem_vcm_helper.c \
+		drivers/gpu/drm/tests/drm_gem_vcm_test.c; do
+		[ -f "$TOP/$f" ] || continue
+		rsync -l --checksum "$TOP/$f" "$KSRC/$f"
+		echo "$f" >>"$new"
 	done
 	if [ -f "$manifest" ]; then
 		sort "$new" | comm -23 <(sort "$manifest") - | while IFS= read -r f; do
