@@ -1,0 +1,1107 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * GEM objects on VCM physical memory, for any DRM driver.
+ */
+
+#include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
+#include <linux/export.h>
+#include <linux/iosys-map.h>
+#include <linux/log2.h>
+#include <linux/memcontrol.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/sched/mm.h>
+#include <linux/seq_buf.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/string_choices.h>
+#include <linux/vcm.h>
+
+#include <drm/drm_device.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_gem_vcm_helper.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_prime.h>
+#include <drm/drm_print.h>
+#include <drm/drm_vma_manager.h>
+
+MODULE_IMPORT_NS(DMA_BUF);
+
+/**
+ * DOC: overview
+ *
+ * This library provides GEM objects whose memory is a VCM physmem
+ * (Documentation/mm/vcm.rst): memory chosen for every device that uses
+ * an object, allocated when one of them first needs it, and mapped by
+ * each through its own VCM with the object's one cache policy.
+ *
+ * A DRM device that makes such objects has a context, struct
+ * &drm_gem_vcm_context, made by drmm_gem_vcm_init() and found from the
+ * device as &drm_device.gem_vcm: the VCM the device reaches memory
+ * through (the kernel's for a device the CPU stands in for, a DMA VCM
+ * for one that stays on the DMA API, a one-to-one VCM for one without
+ * an IOMMU), its association, active until drm_gem_vcm_unplug(), and
+ * what the device needs of the memory it maps, asked of the VCM once.
+ *
+ * An object, struct &drm_gem_vcm_object, has no memory when it is made.
+ * Each device that uses it adds what it needs, as a VCM constraint, to
+ * what the object needs: the device it is made on when it is created,
+ * every other device at its first mapping of the object's dma-buf
+ * (drm_gem_vcm_place_map()), and the driver what else it wants, one
+ * physical range say (drm_gem_vcm_place()).  An attached device counts
+ * among the object's users from its attach (drm_gem_vcm_place_user(),
+ * once per struct device, however often it attaches) to its last detach
+ * (drm_gem_vcm_place_unuse()), and needs nothing until it maps: one
+ * that only vmaps or mmaps the dma-buf needs nothing of the memory.  The
+ * memory is allocated when it is first needed (drm_gem_vcm_populate():
+ * a device or kernel mapping, a process's mmap()), the cheapest that
+ * meets every need known by then.  A need that comes later and that the
+ * memory does not meet has the memory moved, contents kept, while
+ * nothing maps it, and is refused with -EBUSY once something does: the
+ * choice the dma-buf rules leave to an exporter up to the first mapping.
+ * Needs only accumulate.  The memory is charged
+ * to the memory cgroup of the task that created the object, whichever
+ * task makes it be allocated or moved.
+ *
+ * The kernel maps an object with drm_gem_vcm_vmap(): one reservation of
+ * the kernel VCM shared by its users, or the exporter's vmap for an
+ * import.  Processes map it with drm_gem_vcm_mmap(), which allocates
+ * the memory if it is not yet, and &drm_gem_vcm_vm_ops: each page goes
+ * in when it is first touched, from the fault handler, which only looks
+ * it up, and the VMAs are counted.  A driver that maps
+ * the memory for its devices itself counts those mappings in
+ * &drm_gem_vcm_object.map_count.  While any mapping, VMA or vmap exists,
+ * the memory stays where it is.
+ *
+ * Locking: an object's memory, placement and mappings are under its
+ * &drm_gem_vcm_object.lock, a mutex that stands in for the reservation
+ * lock.  From outermost to innermost: the mmap lock (the mmap and fault
+ * handlers run under it), the object's lock, a VCM's lock, a physmem's lock.
+ * The reservation lock of an object the helper made ranks above the
+ * object's lock: drm_gem_vmap() holds it, as the dma-buf core does
+ * around an exporter's callbacks.  An import's lock has a lock class of
+ * its own, as a driver may take the dma-buf's reservation lock under it
+ * (to vmap the import), and the helper never exports an import.
+ *
+ * Functions that operate on the GEM object take struct
+ * &drm_gem_vcm_object.  The &drm_gem_object_funcs callbacks are the
+ * likewise named functions with an _object_ infix in the header, which
+ * convert (drm_gem_vcm_object_vmap() wraps drm_gem_vcm_vmap()); the
+ * helper sets them for an object whose driver sets none.
+ */
+
+/* Pages put in at a fault: the faulting one and up to 15 more. */
+#define DRM_GEM_VCM_FAULT_PAGES	16
+
+/*
+ * An object the helper made is mapped for importers inside its
+ * reservation lock, and its lock is taken there; a driver may take an
+ * import's lock outside the import's dma-buf reservation lock, to vmap
+ * it.  An import is never exported again (DRM hands out the original
+ * dma-buf), so the two orders never meet on one object: imports get a
+ * lock class of their own.
+ */
+static struct lock_class_key drm_gem_vcm_import_lock_key;
+
+static const struct drm_gem_object_funcs drm_gem_vcm_funcs = {
+	.free = drm_gem_vcm_object_free,
+	.print_info = drm_gem_vcm_object_print_info,
+	.status = drm_gem_vcm_object_status,
+	.vmap = drm_gem_vcm_object_vmap,
+	.vunmap = drm_gem_vcm_object_vunmap,
+	.mmap = drm_gem_vcm_object_mmap,
+	.vm_ops = &drm_gem_vcm_vm_ops,
+};
+
+/*
+ * The context
+ */
+
+static void drm_gem_vcm_fini(struct drm_device *dev, void *data)
+{
+	struct drm_gem_vcm_context *ctx = data;
+
+	/* Already deactivated if the device was unplugged. */
+	vcm_deactivate(ctx->avcm);
+	vcm_deassoc(ctx->avcm);
+	/* Every object went before the device: its VCM is empty. */
+	if (ctx->vcm != vcm_kernel())
+		drm_WARN_ON(dev, vcm_free(ctx->vcm));
+	dev->gem_vcm = NULL;
+}
+
+/* The length of the physical range from 0 to @limit, in whole pages. */
+static size_t drm_gem_vcm_range(phys_addr_t limit)
+{
+	return round_down(min_t(u64, limit, PHYS_ADDR_MAX - PAGE_SIZE) + 1,
+			  PAGE_SIZE);
+}
+
+/**
+ * drmm_gem_vcm_init() - give a DRM device its VCM, for its objects
+ * @dev: the DRM device, with its struct device's DMA set up
+ * @kind: how the device reaches memory
+ * @limit: for %DRM_GEM_VCM_ONE_TO_ONE, the highest physical address the
+ *	device reaches (its DMA mask); ignored otherwise
+ *
+ * Creates the device's VCM (the kernel's is shared), associates it with
+ * &drm_device.dev and activates the association, and asks it once what
+ * the device needs of the memory it maps.  The context is released with
+ * the DRM device, after its last object: objects hold the device.
+ *
+ * Return: 0 or a negative errno: -EINVAL for an unknown @kind, -EBUSY if
+ * the device has a context already, the errors of VCM's.
+ */
+int drmm_gem_vcm_init(struct drm_device *dev, enum drm_gem_vcm_kind kind,
+		      phys_addr_t limit)
+{
+	struct drm_gem_vcm_context *ctx;
+	int ret;
+
+	if (dev->gem_vcm)
+		return -EBUSY;
+	ctx = drmm_kzalloc(dev, sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	ctx->drm = dev;
+	ctx->kind = kind;
+	switch (kind) {
+	case DRM_GEM_VCM_CPU:
+		ctx->vcm = vcm_kernel();
+		break;
+	case DRM_GEM_VCM_DMA:
+		ctx->vcm = vcm_create_dma();
+		break;
+	case DRM_GEM_VCM_ONE_TO_ONE:
+		ctx->vcm = vcm_create_one_to_one(0, drm_gem_vcm_range(limit));
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (IS_ERR(ctx->vcm))
+		return PTR_ERR(ctx->vcm);
+
+	ctx->avcm = vcm_assoc(ctx->vcm, dev->dev, 0);
+	if (IS_ERR(ctx->avcm)) {
+		ret = PTR_ERR(ctx->avcm);
+		goto err_vcm;
+	}
+	ret = vcm_activate(ctx->avcm);
+	if (ret)
+		goto err_assoc;
+	/* Asked once: every object made on the device adds it. */
+	if (vcm_constraint_of_vcm(ctx->vcm, &ctx->need))
+		vcm_constraint_init(&ctx->need);
+	ctx->need.devices = 1;
+	dev->gem_vcm = ctx;
+	return drmm_add_action_or_reset(dev, drm_gem_vcm_fini, ctx);
+
+err_assoc:
+	vcm_deassoc(ctx->avcm);
+err_vcm:
+	if (ctx->vcm != vcm_kernel())
+		drm_WARN_ON(dev, vcm_free(ctx->vcm));
+	return ret;
+}
+EXPORT_SYMBOL_GPL(drmm_gem_vcm_init);
+
+/**
+ * drm_gem_vcm_unplug() - stop a device's use of its VCM
+ * @dev: the DRM device, unplugged (drm_dev_unplug()), its own mappings of
+ *	objects gone
+ *
+ * Deactivates the association: a DMA VCM unmaps what is left for the
+ * device, as no DMA API mapping may outlive its driver.  The objects
+ * and the context stay until the DRM device is released.
+ */
+void drm_gem_vcm_unplug(struct drm_device *dev)
+{
+	vcm_deactivate(dev->gem_vcm->avcm);
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_unplug);
+
+/*
+ * Placement
+ */
+
+/* Whether anything maps the memory: it must not move then. */
+static bool drm_gem_vcm_busy(const struct drm_gem_vcm_object *obj)
+{
+	return obj->map_count || obj->vmap_use_count ||
+	       atomic_read(&obj->user_vmas);
+}
+
+static void drm_gem_vcm_refuse(struct drm_gem_vcm_object *obj, int err,
+			       u32 unmet, const char *who)
+{
+	obj->refused = err;
+	obj->refused_unmet = unmet;
+	strscpy(obj->refused_dev, who, sizeof(obj->refused_dev));
+	drm_dbg_driver(obj->base.dev,
+		       "object of %zu bytes refused for %s: %s memory needed (%d)\n",
+		       obj->base.size, who, vcm_constraint_name(unmet), err);
+}
+
+/* Memory that meets @need, charged to the object's creator. */
+static struct vcm_physmem *drm_gem_vcm_alloc(struct drm_gem_vcm_object *obj,
+					     const struct vcm_constraint *need)
+{
+	struct mem_cgroup *old = set_active_memcg(obj->memcg);
+	struct vcm_physmem *pm;
+
+	pm = vcm_phys_alloc_for(obj->base.size, 0, need);
+	set_active_memcg(old);
+	return pm;
+}
+
+/* Memory that meets @need, with the old memory's contents. */
+static int drm_gem_vcm_move(struct drm_gem_vcm_object *obj,
+			    const struct vcm_constraint *need)
+{
+	struct vcm_physmem *pm, *old;
+	int ret;
+
+	pm = drm_gem_vcm_alloc(obj, need);
+	if (IS_ERR(pm))
+		return PTR_ERR(pm);
+	ret = vcm_phys_copy(pm, obj->physmem);
+	if (ret) {
+		vcm_phys_free(pm);
+		return ret;
+	}
+	/* Published before the old memory goes: see drm_gem_vcm_status(). */
+	old = obj->physmem;
+	WRITE_ONCE(obj->physmem, pm);
+	drm_WARN_ON(obj->base.dev, vcm_phys_free(old));
+	/* The copy went through the new memory's cacheable alias. */
+	obj->wc_clean = false;
+	obj->moves++;
+	return 0;
+}
+
+/**
+ * drm_gem_vcm_place() - add a need to an object's
+ * @obj: an object of the helper's own (not an import), locked
+ * @c: what is needed of the memory, a device's constraint or the
+ *	driver's
+ * @who: whose need it is (a device's name), for messages and debugfs
+ *
+ * Before the memory is allocated this only narrows what it will be.
+ * Memory that does not meet the result is moved, contents kept, while
+ * nothing maps it.
+ *
+ * Return: 0; -ERANGE or -E2BIG when no memory can meet every need,
+ * -EINVAL when the object's size is not a multiple of an IOMMU's granule
+ * (or for an import, whose memory is not the helper's to place); -EBUSY
+ * when the memory does not meet them and is mapped; the error of the
+ * move otherwise.  On error the object's needs and memory are as they
+ * were, and the refusal is recorded for debugfs.
+ */
+int drm_gem_vcm_place(struct drm_gem_vcm_object *obj,
+		      const struct vcm_constraint *c, const char *who)
+{
+	struct vcm_constraint need = obj->need;
+	u32 unmet = 0;
+	int ret;
+
+	lockdep_assert_held(&obj->lock);
+	if (drm_WARN_ON(obj->base.dev, obj->imported))
+		return -EINVAL;
+	ret = vcm_constraint_merge(&need, c);
+	if (!ret)
+		ret = vcm_constraint_check_len(&need, obj->base.size);
+	if (ret) {
+		unmet = c->flags;
+		goto refuse;
+	}
+	if (obj->physmem)
+		unmet = vcm_constraint_unmet(&need, obj->physmem);
+	if (unmet) {
+		ret = drm_gem_vcm_busy(obj) ? -EBUSY :
+					      drm_gem_vcm_move(obj, &need);
+		if (ret)
+			goto refuse;
+	}
+	/* The device memory is allocated through outlives its attachment. */
+	if (need.dev != obj->need.dev) {
+		get_device(need.dev);
+		put_device(obj->need.dev);
+	}
+	obj->need = need;
+	return 0;
+
+refuse:
+	drm_gem_vcm_refuse(obj, ret, unmet, who);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_place);
+
+static struct drm_gem_vcm_user *
+drm_gem_vcm_find_user(struct drm_gem_vcm_object *obj, struct device *dev)
+{
+	struct drm_gem_vcm_user *user;
+
+	list_for_each_entry(user, &obj->users, node)
+		if (user->dev == dev)
+			return user;
+	return NULL;
+}
+
+/**
+ * drm_gem_vcm_place_user() - count a device among an object's users
+ * @obj: an object of the helper's own, locked
+ * @dev: a device that uses it: the one it is made on (@c its needs), or
+ *	one attaching to its dma-buf (@c NULL: its needs count from its
+ *	first mapping, see drm_gem_vcm_place_map())
+ * @c: what @dev needs of the memory, or NULL
+ *
+ * A device counts once however many times it attaches, as long as one
+ * of its attachments lasts (drm_gem_vcm_place_unuse()); the device the
+ * object is made on, for the object's life.  Nothing bounds how many
+ * devices use an object.
+ *
+ * Return: 0, -ENOMEM, or the error of drm_gem_vcm_place().
+ */
+int drm_gem_vcm_place_user(struct drm_gem_vcm_object *obj, struct device *dev,
+			   const struct vcm_constraint *c)
+{
+	struct drm_gem_vcm_user *user;
+	struct vcm_constraint none;
+	int ret;
+
+	lockdep_assert_held(&obj->lock);
+	user = drm_gem_vcm_find_user(obj, dev);
+	if (user) {
+		user->attachments++;
+		return 0;
+	}
+	user = kzalloc(sizeof(*user), GFP_KERNEL);
+	if (!user)
+		return -ENOMEM;
+	/* No needs yet, but one device more. */
+	if (!c) {
+		vcm_constraint_init(&none);
+		none.devices = 1;
+	}
+	ret = drm_gem_vcm_place(obj, c ?: &none, dev_name(dev));
+	if (ret) {
+		kfree(user);
+		return ret;
+	}
+	user->dev = get_device(dev);
+	user->attachments = 1;
+	user->placed = !!c;
+	list_add_tail(&user->node, &obj->users);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_place_user);
+
+/**
+ * drm_gem_vcm_place_unuse() - an attachment of a device goes
+ * @obj: an object of the helper's own, locked
+ * @dev: the device of the attachment, counted by drm_gem_vcm_place_user()
+ *
+ * With its last attachment the device leaves the users, and its
+ * reference goes; what it needed of the memory stays in the object's
+ * needs (they only accumulate).
+ */
+void drm_gem_vcm_place_unuse(struct drm_gem_vcm_object *obj,
+			     struct device *dev)
+{
+	struct drm_gem_vcm_user *user;
+
+	lockdep_assert_held(&obj->lock);
+	user = drm_gem_vcm_find_user(obj, dev);
+	if (drm_WARN_ON(obj->base.dev, !user) || --user->attachments)
+		return;
+	list_del(&user->node);
+	put_device(user->dev);
+	kfree(user);
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_place_unuse);
+
+/**
+ * drm_gem_vcm_place_map() - add an attached device's needs, at its first
+ *	mapping
+ * @obj: an object of the helper's own, locked
+ * @dev: the device of the attachment being mapped, counted by
+ *	drm_gem_vcm_place_user()
+ *
+ * The dma-buf rules leave the memory to the exporter up to the first
+ * mapping: a device that attaches only to vmap or mmap the dma-buf (a
+ * display that composes with the CPU) needs nothing of it, so an
+ * attached device's needs count from its first mapping, when it asks
+ * for DMA addresses: what the DMA API knows of it
+ * (vcm_constraint_of_dev()), nothing for a device without DMA.  Later
+ * mappings add nothing.
+ *
+ * Return: 0, or the error of drm_gem_vcm_place(): -EBUSY when the memory
+ * does not meet the device's needs and something maps it.  The device
+ * stays a user either way, and its next mapping tries again.
+ */
+int drm_gem_vcm_place_map(struct drm_gem_vcm_object *obj, struct device *dev)
+{
+	struct drm_gem_vcm_user *user;
+	struct vcm_constraint c;
+	int ret;
+
+	lockdep_assert_held(&obj->lock);
+	user = drm_gem_vcm_find_user(obj, dev);
+	if (drm_WARN_ON(obj->base.dev, !user) || user->placed)
+		return 0;
+	/* No DMA setup: nothing the memory must meet. */
+	if (vcm_constraint_of_dev(dev, &c)) {
+		user->placed = true;
+		return 0;
+	}
+	/* Counted among the devices at attach already. */
+	c.devices = 0;
+	ret = drm_gem_vcm_place(obj, &c, dev_name(dev));
+	if (!ret)
+		user->placed = true;
+	return ret;
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_place_map);
+
+/**
+ * drm_gem_vcm_populate() - an object's memory, allocated if not yet
+ * @obj: the object, locked
+ *
+ * The cheapest memory that meets every need known by now.
+ *
+ * Return: 0, -EINVAL for an import without memory the driver made of
+ * it, or the error of vcm_phys_alloc_for().
+ */
+int drm_gem_vcm_populate(struct drm_gem_vcm_object *obj)
+{
+	struct vcm_physmem *pm;
+
+	lockdep_assert_held(&obj->lock);
+	if (obj->physmem)
+		return 0;
+	if (obj->imported)
+		return -EINVAL;
+	pm = drm_gem_vcm_alloc(obj, &obj->need);
+	if (IS_ERR(pm))
+		return PTR_ERR(pm);
+	/* Read without the lock by drm_gem_vcm_status(). */
+	WRITE_ONCE(obj->physmem, pm);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_populate);
+
+/* The names of a constraint's bits, into a report. */
+static void drm_gem_vcm_describe_flags(struct seq_buf *s, u32 flags)
+{
+	u32 bit;
+
+	if (!flags)
+		seq_buf_puts(s, "-");
+	for (bit = 1; flags; bit <<= 1) {
+		if (!(flags & bit))
+			continue;
+		flags &= ~bit;
+		seq_buf_printf(s, "%s%s", vcm_constraint_name(bit),
+			       flags ? "," : "");
+	}
+}
+
+/**
+ * drm_gem_vcm_describe_placement() - an object's placement, for debugfs
+ * @obj: the object, locked
+ * @s: the report, to which one "key value..." line each is added
+ *
+ * What its users need ("need": the VCM_CONSTRAINT_* bits, then their
+ * names), how many they are ("devices"), the DMA limit ("dma_limit"),
+ * how many address bits the memory's highest byte needs ("addr_bits"),
+ * how often the memory moved ("moves"), and the last refusal
+ * ("refused": errno, what the memory lacked, who).  All zero for an
+ * import, whose memory is its exporter's.
+ */
+void drm_gem_vcm_describe_placement(struct drm_gem_vcm_object *obj,
+				    struct seq_buf *s)
+{
+	phys_addr_t phys, top = 0, limit = 0;
+	unsigned int cursor, addr_bits = 0;
+	size_t len;
+
+	lockdep_assert_held(&obj->lock);
+	if (obj->imported) {
+		seq_buf_printf(s, "need 0x0 -\ndevices 0\ndma_limit %pa\n", &limit);
+		seq_buf_puts(s, "addr_bits 0\nmoves 0\nrefused 0 0x0 -\n");
+		return;
+	}
+	if (obj->physmem) {
+		vcm_for_each_phys_chunk(obj->physmem, cursor, phys, len)
+			top = max(top, phys + len - 1);
+		addr_bits = order_base_2(top + 1);
+	}
+	seq_buf_printf(s, "need 0x%x ", obj->need.flags);
+	drm_gem_vcm_describe_flags(s, obj->need.flags);
+	seq_buf_printf(s, "\ndevices %u\ndma_limit %pa\naddr_bits %u\nmoves %u\n",
+		       obj->need.devices, &obj->need.dma_limit, addr_bits,
+		       obj->moves);
+	seq_buf_printf(s, "refused %d 0x%x %s\n", obj->refused,
+		       obj->refused_unmet, obj->refused ? obj->refused_dev : "-");
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_describe_placement);
+
+/* The names of a constraint's bits, for a seq_file. */
+static void drm_gem_vcm_show_flags(struct seq_file *m, u32 flags)
+{
+	char names[64];
+	struct seq_buf s;
+
+	seq_buf_init(&s, names, sizeof(names));
+	drm_gem_vcm_describe_flags(&s, flags);
+	seq_puts(m, seq_buf_str(&s));
+}
+
+/**
+ * drm_gem_vcm_show_placement() - an object's placement, one line of a table
+ * @obj: an object of the helper's own, not locked
+ * @m: the seq_file
+ *
+ * The columns are "size allocated need devices limit moves refused":
+ * the size, whether the memory is there (0 or 1), the names of what its
+ * users need, their number, the DMA limit, the moves, and the errno of
+ * the last refusal, followed for a refusal by the name of its device and
+ * what the memory lacked.  An object whose lock is held (a move or an
+ * allocation may take long) is shown as its size and "busy", rather than
+ * waited for.
+ */
+void drm_gem_vcm_show_placement(struct drm_gem_vcm_object *obj,
+				struct seq_file *m)
+{
+	if (!mutex_trylock(&obj->lock)) {
+		seq_printf(m, "%zu busy\n", obj->base.size);
+		return;
+	}
+	seq_printf(m, "%zu %d ", obj->base.size, !!obj->physmem);
+	drm_gem_vcm_show_flags(m, obj->need.flags);
+	seq_printf(m, " %u %pa %u %d", obj->need.devices,
+		   &obj->need.dma_limit, obj->moves, obj->refused);
+	if (obj->refused) {
+		seq_printf(m, " %s ", obj->refused_dev);
+		drm_gem_vcm_show_flags(m, obj->refused_unmet);
+	}
+	seq_putc(m, '\n');
+	mutex_unlock(&obj->lock);
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_show_placement);
+
+/*
+ * Objects
+ */
+
+static struct drm_gem_vcm_object *
+__drm_gem_vcm_create(struct drm_device *dev, size_t size, bool import)
+{
+	struct drm_gem_vcm_context *ctx = dev->gem_vcm;
+	struct drm_gem_vcm_object *obj;
+	struct drm_gem_object *gem;
+	int ret;
+
+	if (drm_WARN_ON(dev, !ctx))
+		return ERR_PTR(-ENODEV);
+
+	if (dev->driver->gem_create_object) {
+		gem = dev->driver->gem_create_object(dev, size);
+		if (IS_ERR(gem))
+			return ERR_CAST(gem);
+		obj = to_drm_gem_vcm_obj(gem);
+	} else {
+		obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+		if (!obj)
+			return ERR_PTR(-ENOMEM);
+		gem = &obj->base;
+	}
+	if (!gem->funcs)
+		gem->funcs = &drm_gem_vcm_funcs;
+	mutex_init(&obj->lock);
+	if (import)
+		lockdep_set_class(&obj->lock, &drm_gem_vcm_import_lock_key);
+	INIT_LIST_HEAD(&obj->users);
+	vcm_constraint_init(&obj->need);
+	obj->imported = import;
+	/*
+	 * The memory is a physmem, not a shmem file.  The map offset is
+	 * made on first use (drm_gem_dumb_map_offset()): most objects are
+	 * never mapped by a process, and their create and free then skip
+	 * the offset manager.
+	 */
+	drm_gem_private_object_init(dev, gem, size);
+	/*
+	 * The object's mappings are in its device's VCM, which goes with
+	 * the device: keep it, even once its bus device is unbound.
+	 */
+	drm_dev_get(dev);
+	atomic_inc(&ctx->objects);
+	if (import)
+		return obj;
+
+	obj->memcg = get_mem_cgroup_from_mm(current->mm);
+	/* The device it is made on uses it: a dumb buffer is scanned out. */
+	mutex_lock(&obj->lock);
+	ret = drm_gem_vcm_place_user(obj, dev->dev, &ctx->need);
+	mutex_unlock(&obj->lock);
+	if (ret) {
+		drm_gem_object_put(gem);
+		return ERR_PTR(ret);
+	}
+	return obj;
+}
+
+/**
+ * drm_gem_vcm_create() - create an object
+ * @dev: the DRM device, with a context (drmm_gem_vcm_init())
+ * @size: bytes, rounded up to the page size
+ *
+ * The object is made by &drm_driver.gem_create_object if the driver has
+ * one, and gets the helper's object functions if that set none.  It has
+ * no memory yet: the device it is made on is its first user, and the
+ * memory is allocated when first needed (drm_gem_vcm_populate()), in the
+ * memory cgroup of the calling task.
+ *
+ * Return: the object, or an ERR_PTR(): -EINVAL for a zero size, -ENOMEM,
+ * the errors of drm_gem_vcm_place() when no memory can meet the device's
+ * needs at that size.
+ */
+struct drm_gem_vcm_object *drm_gem_vcm_create(struct drm_device *dev,
+					      size_t size)
+{
+	size = PAGE_ALIGN(size);
+	if (!size)
+		return ERR_PTR(-EINVAL);
+	return __drm_gem_vcm_create(dev, size, false);
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_create);
+
+/**
+ * drm_gem_vcm_create_import() - create an object for an imported dma-buf
+ * @dev: the importing DRM device, with a context
+ * @size: the dma-buf's size, whole pages
+ *
+ * For a driver that imports itself: the object has no memory of its
+ * own and never allocates any.  The driver records what its device maps
+ * of the attachment, if anything, in &drm_gem_vcm_object.physmem
+ * (vcm_phys_from_dma()), which the object then owns, and the mapped
+ * table in &drm_gem_vcm_object.sgt, which drm_gem_vcm_free() gives back
+ * with drm_prime_gem_destroy() while &drm_gem_object.import_attach is
+ * set.
+ *
+ * Return: the object, or an ERR_PTR(): -EINVAL for a size of no whole
+ * pages, -ENOMEM.
+ */
+struct drm_gem_vcm_object *drm_gem_vcm_create_import(struct drm_device *dev,
+						     size_t size)
+{
+	if (!size || !PAGE_ALIGNED(size))
+		return ERR_PTR(-EINVAL);
+	return __drm_gem_vcm_create(dev, size, true);
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_create_import);
+
+/**
+ * drm_gem_vcm_free() - free an object
+ * @obj: the object, which nothing maps any more
+ *
+ * Frees the memory, lets go of the devices that used it and, for an
+ * import still attached, of the attachment, and frees the object: the
+ * whole allocation of a driver's subclass, which embeds it first.
+ */
+void drm_gem_vcm_free(struct drm_gem_vcm_object *obj)
+{
+	struct drm_gem_object *gem = &obj->base;
+	struct drm_device *dev = gem->dev;
+	struct drm_gem_vcm_user *user, *next;
+
+	/* Every mapping, VMA or vmap holds a reference to the object. */
+	drm_WARN_ON(dev, drm_gem_vcm_busy(obj));
+	if (obj->physmem)
+		drm_WARN_ON(dev, vcm_phys_free(obj->physmem));
+	list_for_each_entry_safe(user, next, &obj->users, node) {
+		put_device(user->dev);
+		kfree(user);
+	}
+	put_device(obj->need.dev);
+	mem_cgroup_put(obj->memcg);
+	atomic_dec(&dev->gem_vcm->objects);
+	if (gem->import_attach)
+		drm_prime_gem_destroy(gem, obj->sgt);
+	drm_gem_object_release(gem);
+	mutex_destroy(&obj->lock);
+	kfree(obj);
+	drm_dev_put(dev);
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_free);
+
+/**
+ * drm_gem_vcm_status() - an object's status, for fdinfo's memory stats
+ * @obj: the object
+ *
+ * drm_show_memory_stats() asks without the object's lock, and a race
+ * with a first allocation only reads it a little early.  An object has
+ * memory once its physmem is allocated, which stays until the object is
+ * freed (a move replaces it).  An import stands for the exporter's
+ * memory, in use while it is attached, mapped for the device or not.
+ * Either is resident in full, as the DRM core counts without
+ * &drm_gem_object_funcs.rss.
+ *
+ * Return: %DRM_GEM_OBJECT_RESIDENT or 0.
+ */
+enum drm_gem_object_status drm_gem_vcm_status(struct drm_gem_vcm_object *obj)
+{
+	if (obj->imported)
+		return READ_ONCE(obj->base.import_attach) ?
+		       DRM_GEM_OBJECT_RESIDENT : 0;
+	return READ_ONCE(obj->physmem) ? DRM_GEM_OBJECT_RESIDENT : 0;
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_status);
+
+/**
+ * drm_gem_vcm_print_info() - print an object's state for debugfs
+ * @obj: the object
+ * @p: DRM printer
+ * @indent: tab indentation level
+ *
+ * Read without the object's lock: the counts may be a moment old.  No
+ * address is printed.
+ */
+void drm_gem_vcm_print_info(const struct drm_gem_vcm_object *obj,
+			    struct drm_printer *p, unsigned int indent)
+{
+	if (obj->imported) {
+		drm_printf_indent(p, indent, "imported=yes\n");
+		return;
+	}
+	drm_printf_indent(p, indent, "allocated=%s\n",
+			  str_yes_no(!!READ_ONCE(obj->physmem)));
+	drm_printf_indent(p, indent, "map_wc=%s\n", str_yes_no(obj->map_wc));
+	drm_printf_indent(p, indent, "need=0x%x devices=%u\n",
+			  READ_ONCE(obj->need.flags),
+			  READ_ONCE(obj->need.devices));
+	drm_printf_indent(p, indent, "vmap_use_count=%u\n",
+			  READ_ONCE(obj->vmap_use_count));
+	drm_printf_indent(p, indent, "map_count=%u\n",
+			  READ_ONCE(obj->map_count));
+	drm_printf_indent(p, indent, "user_vmas=%d\n",
+			  atomic_read(&obj->user_vmas));
+	drm_printf_indent(p, indent, "moves=%u\n", READ_ONCE(obj->moves));
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_print_info);
+
+/*
+ * Kernel mappings
+ */
+
+/**
+ * drm_gem_vcm_vmap() - map an object into the kernel
+ * @obj: the object
+ * @map: returns the kernel address
+ *
+ * An object of the helper's own is mapped once, by a reservation of the
+ * kernel VCM with the object's cache policy, shared by every user; its
+ * memory is allocated first if it is not yet.  An import is mapped by
+ * its exporter (dma_buf_vmap()), with the exporter's attributes; I/O
+ * memory is refused, as users read and write with plain loads and
+ * stores.
+ *
+ * Context: the object's reservation lock held, as drm_gem_vmap() does;
+ * takes the object's lock.
+ * Return: 0, -EINVAL for an import whose attachment is gone,
+ * -EOPNOTSUPP for an exporter's I/O memory, the errors of
+ * drm_gem_vcm_populate() and VCM's.
+ */
+int drm_gem_vcm_vmap(struct drm_gem_vcm_object *obj, struct iosys_map *map)
+{
+	struct drm_gem_object *gem = &obj->base;
+	struct vcm_res *res;
+	int ret;
+
+	dma_resv_assert_held(gem->resv);
+	if (gem->import_attach) {
+		ret = dma_buf_vmap(gem->import_attach->dmabuf, map);
+		if (!ret && map->is_iomem) {
+			dma_buf_vunmap(gem->import_attach->dmabuf, map);
+			ret = -EOPNOTSUPP;
+		}
+		return ret;
+	}
+	if (obj->imported)
+		return -EINVAL;
+
+	mutex_lock(&obj->lock);
+	if (obj->vmap_use_count) {
+		obj->vmap_use_count++;
+		goto out;
+	}
+	ret = drm_gem_vcm_populate(obj);
+	if (ret)
+		goto err;
+	res = vcm_reserve(vcm_kernel(), gem->size, drm_gem_vcm_res_attr(obj));
+	if (IS_ERR(res)) {
+		ret = PTR_ERR(res);
+		goto err;
+	}
+	ret = vcm_back(res, obj->physmem);
+	if (ret) {
+		vcm_unreserve(res);
+		goto err;
+	}
+	obj->vmap_res = res;
+	obj->vmap_use_count = 1;
+	atomic_inc(&gem->dev->gem_vcm->maps);
+out:
+	iosys_map_set_vaddr(map, vcm_get_vaddr(obj->vmap_res));
+	mutex_unlock(&obj->lock);
+	return 0;
+
+err:
+	mutex_unlock(&obj->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_vmap);
+
+/**
+ * drm_gem_vcm_vunmap() - drop a user of an object's kernel mapping
+ * @obj: the object
+ * @map: the kernel address drm_gem_vcm_vmap() gave
+ *
+ * The last user of an object's own mapping unmaps it.
+ *
+ * Context: the object's reservation lock held; takes the object's lock.
+ */
+void drm_gem_vcm_vunmap(struct drm_gem_vcm_object *obj, struct iosys_map *map)
+{
+	struct drm_gem_object *gem = &obj->base;
+
+	dma_resv_assert_held(gem->resv);
+	if (gem->import_attach) {
+		dma_buf_vunmap(gem->import_attach->dmabuf, map);
+		return;
+	}
+	mutex_lock(&obj->lock);
+	if (!drm_WARN_ON(gem->dev, !obj->vmap_use_count) &&
+	    !--obj->vmap_use_count) {
+		vcm_unback(obj->vmap_res);
+		vcm_unreserve(obj->vmap_res);
+		obj->vmap_res = NULL;
+		atomic_dec(&gem->dev->gem_vcm->maps);
+	}
+	mutex_unlock(&obj->lock);
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_vunmap);
+
+/*
+ * Processes' mappings
+ */
+
+/*
+ * The page of the object a VMA's page offset names.  Both mmap paths
+ * leave the fake offset in vm_pgoff (drm_vma_node_unmap() finds the VMAs
+ * by it): the GEM one as DRM looked it up, exactly the object's start,
+ * and the dma-buf one as drm_gem_prime_mmap() added it to the page the
+ * client asked for.  The part of a split VMA that starts later has it
+ * plus the pages it starts later by, and a moved VMA keeps it as it is.
+ */
+static pgoff_t drm_gem_vcm_vma_page(struct drm_gem_object *gem, pgoff_t pgoff)
+{
+	return pgoff - drm_vma_node_start(&gem->vma_node);
+}
+
+/*
+ * VCM writes a physmem's linear-map alias back and invalidates it before
+ * the memory is first mapped non-cacheable, and again before a copy from
+ * it after that (Documentation/mm/vcm.rst, "Cache policy"): what was
+ * written through the alias (the zeroing of new memory) must neither
+ * shadow nor be evicted over what a write-combined mapping writes.
+ * Processes' pages go in without VCM, so when a write-combined object is
+ * first mapped by a process, a reservation of the kernel's is backed
+ * with the memory, write-combined, for a moment: VCM does the
+ * maintenance and marks the physmem for vcm_phys_copy().  No mapping of
+ * the object is cacheable (every one has its cache policy), so that
+ * holds until the memory moves.
+ */
+static int drm_gem_vcm_prepare_wc(struct drm_gem_vcm_object *obj)
+{
+	struct vcm_res *res;
+	int ret;
+
+	lockdep_assert_held(&obj->lock);
+	if (!obj->map_wc || obj->wc_clean)
+		return 0;
+	res = vcm_reserve(vcm_kernel(), obj->base.size,
+			  drm_gem_vcm_res_attr(obj));
+	if (IS_ERR(res))
+		return PTR_ERR(res);
+	ret = vcm_back(res, obj->physmem);
+	if (!ret)
+		vcm_unback(res);
+	vcm_unreserve(res);
+	obj->wc_clean = !ret;
+	return ret;
+}
+
+/**
+ * drm_gem_vcm_mmap() - map an object into a process
+ * @obj: the object
+ * @vma: the VMA, of the object's fake offset or of its dma-buf
+ *
+ * The object's memory is allocated here if it is not yet, where a
+ * failure is an errno of mmap() rather than a fault that could only be
+ * retried, and for a write-combined object its linear-map alias is
+ * cleaned; nothing is mapped: each page goes in at its first touch, from
+ * the fault handler of &drm_gem_vcm_vm_ops.  The VMA is counted, so
+ * that the memory does not move under it.  An import is mapped by its
+ * exporter (dma_buf_mmap()).
+ *
+ * Context: takes the object's lock, under the mmap lock.
+ * Return: 0; -EINVAL for a copy-on-write mapping (the pages are
+ * PFN-mapped), one that reaches past the object, or an import whose
+ * attachment is gone; the errors of drm_gem_vcm_populate() (-ENOMEM
+ * over the memory cgroup's limit) and VCM's; the error of
+ * dma_buf_mmap().
+ */
+int drm_gem_vcm_mmap(struct drm_gem_vcm_object *obj, struct vm_area_struct *vma)
+{
+	struct drm_gem_object *gem = &obj->base;
+	pgoff_t npages = gem->size >> PAGE_SHIFT, first;
+	int ret;
+
+	if (gem->import_attach) {
+		/*
+		 * As the shmem helper: the dma-buf's own VMA operations and
+		 * file replace the object's, and its reference on success.
+		 */
+		vma->vm_private_data = NULL;
+		vma->vm_ops = NULL;
+		ret = dma_buf_mmap(gem->import_attach->dmabuf, vma, 0);
+		if (!ret)
+			drm_gem_object_put(gem);
+		return ret;
+	}
+
+	/* Pages go in with vmf_insert_pfn(), which cannot do copy-on-write. */
+	if (is_cow_mapping(vma->vm_flags))
+		return -EINVAL;
+	/* An import whose device gave its attachment back has no pages. */
+	if (obj->imported)
+		return -EINVAL;
+
+	/*
+	 * The offset is made on first use, before either path can run.
+	 * DRM checks the size of a GEM mapping and the dma-buf core that of
+	 * a dma-buf's; the fault handler counts on it: check here as well.
+	 */
+	if (vma->vm_pgoff < drm_vma_node_start(&gem->vma_node))
+		return -EINVAL;
+	first = drm_gem_vcm_vma_page(gem, vma->vm_pgoff);
+	if (first > npages || vma_pages(vma) > npages - first)
+		return -EINVAL;
+
+	/*
+	 * No VM_DONTCOPY, ->may_split or ->mremap: a fork, a split (a
+	 * partial munmap() or mprotect()) or a move of the VMA calls
+	 * ->open and ->close, and every VMA finds its pages by its own page
+	 * offset when it faults.  VM_DONTEXPAND keeps mremap() from growing
+	 * it past the object.
+	 */
+	vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);
+	if (obj->map_wc)
+		vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
+
+	mutex_lock(&obj->lock);
+	ret = drm_gem_vcm_populate(obj);
+	if (!ret)
+		ret = drm_gem_vcm_prepare_wc(obj);
+	/* Nothing fails past here: the VMA's ->close undoes this. */
+	if (!ret)
+		atomic_inc(&obj->user_vmas);
+	mutex_unlock(&obj->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_mmap);
+
+/*
+ * A fault on a CPU mapping: the object's page at the faulting address,
+ * its memory allocated at mmap().  The rest of its chunk goes in
+ * too, inside the VMA, up to DRM_GEM_VCM_FAULT_PAGES pages in all, so
+ * that a linear walk faults once every 16 pages.  The memory does not
+ * move while the VMA exists (user_vmas), so the object's lock is enough.
+ */
+static vm_fault_t drm_gem_vcm_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct drm_gem_object *gem = vma->vm_private_data;
+	struct drm_gem_vcm_object *obj = to_drm_gem_vcm_obj(gem);
+	unsigned long addr = vmf->address, pfn, nr, i;
+	pgoff_t pgoff = drm_gem_vcm_vma_page(gem, vmf->pgoff);
+	vm_fault_t ret;
+	int err;
+
+	if (pgoff >= gem->size >> PAGE_SHIFT)
+		return VM_FAULT_SIGBUS;
+
+	/* The memory was allocated at mmap() and stays while the VMA does. */
+	mutex_lock(&obj->lock);
+	err = vcm_phys_pfn(obj->physmem, pgoff, &pfn, &nr);
+	if (err) {
+		mutex_unlock(&obj->lock);
+		return VM_FAULT_SIGBUS;
+	}
+
+	ret = vmf_insert_pfn(vma, addr, pfn);
+	if (!(ret & VM_FAULT_ERROR)) {
+		nr = min3(nr, (unsigned long)DRM_GEM_VCM_FAULT_PAGES,
+			  (vma->vm_end - addr) >> PAGE_SHIFT);
+		/* The faulting page's result is the fault's; the rest may fail. */
+		for (i = 1; i < nr; i++)
+			if (vmf_insert_pfn(vma, addr + i * PAGE_SIZE, pfn + i) &
+			    VM_FAULT_ERROR)
+				break;
+	}
+	mutex_unlock(&obj->lock);
+	return ret;
+}
+
+/*
+ * A VMA copied by fork(), or made by splitting one (a partial munmap() or
+ * mprotect()) or moving one (mremap()): one more that maps the object.
+ */
+static void drm_gem_vcm_vm_open(struct vm_area_struct *vma)
+{
+	struct drm_gem_object *gem = vma->vm_private_data;
+
+	atomic_inc(&to_drm_gem_vcm_obj(gem)->user_vmas);
+	drm_gem_vm_open(vma);
+}
+
+/* Its page tables are gone by now: it maps nothing any more. */
+static void drm_gem_vcm_vm_close(struct vm_area_struct *vma)
+{
+	struct drm_gem_object *gem = vma->vm_private_data;
+
+	drm_WARN_ON(gem->dev,
+		    atomic_dec_return(&to_drm_gem_vcm_obj(gem)->user_vmas) < 0);
+	drm_gem_vm_close(vma);
+}
+
+/*
+ * The VMA operations of an object's CPU mappings, for
+ * &drm_gem_object_funcs.vm_ops: ->fault inserts the pages, ->open and
+ * ->close count the VMAs and hold the object.
+ */
+const struct vm_operations_struct drm_gem_vcm_vm_ops = {
+	.fault = drm_gem_vcm_fault,
+	.open = drm_gem_vcm_vm_open,
+	.close = drm_gem_vcm_vm_close,
+};
+EXPORT_SYMBOL_GPL(drm_gem_vcm_vm_ops);
+
+MODULE_DESCRIPTION("DRM GEM objects on VCM physical memory");
+MODULE_LICENSE("GPL");

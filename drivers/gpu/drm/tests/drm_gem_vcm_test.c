@@ -1,0 +1,653 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests of the GEM VCM helper: objects on a DRM device with a CPU
+ * context, their kernel mappings, their status, and the placement of
+ * their memory for the devices that use them.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
+#include <linux/iosys-map.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/seq_buf.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vcm.h>
+
+#include <kunit/device.h>
+#include <kunit/test.h>
+
+#include <drm/drm_device.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_gem_vcm_helper.h>
+#include <drm/drm_kunit_helpers.h>
+
+#define TEST_SIZE	SZ_1M
+/*
+ * Memory of 4 MiB with no need but the CPU's is two chunks at least:
+ * VCM's chunks for the CPU are at most a PMD (2 MiB), so it is never
+ * one contiguous range.
+ */
+#define TEST_SCATTERED	SZ_4M
+#define TEST_BYTE	0xae
+#define TEST_USERS	64
+
+KUNIT_DEFINE_ACTION_WRAPPER(drm_gem_object_put_wrapper, drm_gem_object_put,
+			    struct drm_gem_object *);
+
+static const struct drm_driver drm_gem_vcm_test_driver = {
+	.driver_features = DRIVER_GEM,
+	.name = "drm-gem-vcm-test",
+	.desc = "GEM VCM helper KUnit test",
+	.major = 1,
+};
+
+/* A driver's subclass of the object, made by its gem_create_object. */
+struct drm_gem_vcm_test_object {
+	struct drm_gem_vcm_object vcm;
+	u32 magic;
+};
+
+#define TEST_MAGIC	0x5ca1ab1e
+
+static struct drm_gem_object *
+drm_gem_vcm_test_gem_create_object(struct drm_device *dev, size_t size)
+{
+	struct drm_gem_vcm_test_object *obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+
+	if (!obj)
+		return ERR_PTR(-ENOMEM);
+	obj->magic = TEST_MAGIC;
+	obj->vcm.map_wc = true;
+	return &obj->vcm.base;
+}
+
+static const struct drm_driver drm_gem_vcm_test_subclass_driver = {
+	.driver_features = DRIVER_GEM,
+	.gem_create_object = drm_gem_vcm_test_gem_create_object,
+	.name = "drm-gem-vcm-test",
+	.desc = "GEM VCM helper KUnit test",
+	.major = 1,
+};
+
+/* A DRM device of @drv with a CPU context, on @dev. */
+static struct drm_device *drm_gem_vcm_test_device(struct kunit *test,
+						  struct device *dev,
+						  const struct drm_driver *drv)
+{
+	struct drm_device *drm;
+	int ret;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	drm = __drm_kunit_helper_alloc_drm_device_with_driver(test, dev,
+							      sizeof(*drm), 0,
+							      drv);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, drm);
+	ret = drmm_gem_vcm_init(drm, DRM_GEM_VCM_CPU, 0);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return drm;
+}
+
+/* An object of @size, put when the test ends. */
+static struct drm_gem_vcm_object *drm_gem_vcm_test_create(struct kunit *test,
+							  size_t size)
+{
+	struct drm_device *drm = test->priv;
+	struct drm_gem_vcm_object *obj;
+	int ret;
+
+	obj = drm_gem_vcm_create(drm, size);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, obj);
+	ret = kunit_add_action_or_reset(test, drm_gem_object_put_wrapper,
+					&obj->base);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return obj;
+}
+
+static int drm_gem_vcm_test_populate(struct drm_gem_vcm_object *obj)
+{
+	int ret;
+
+	mutex_lock(&obj->lock);
+	ret = drm_gem_vcm_populate(obj);
+	mutex_unlock(&obj->lock);
+	return ret;
+}
+
+static int drm_gem_vcm_test_place(struct drm_gem_vcm_object *obj,
+				  const struct vcm_constraint *c,
+				  const char *who)
+{
+	int ret;
+
+	mutex_lock(&obj->lock);
+	ret = drm_gem_vcm_place(obj, c, who);
+	mutex_unlock(&obj->lock);
+	return ret;
+}
+
+/*
+ * A new object has the size asked for in whole pages, the helper's
+ * functions, no memory, and the device it was made on as its only user;
+ * the context counts it until it is freed.
+ */
+static void drm_gem_vcm_test_create_free(struct kunit *test)
+{
+	struct drm_device *drm = test->priv;
+	struct drm_gem_vcm_object *obj;
+
+	obj = drm_gem_vcm_create(drm, TEST_SIZE - 1);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, obj);
+	KUNIT_EXPECT_EQ(test, obj->base.size, TEST_SIZE);
+	KUNIT_EXPECT_NOT_NULL(test, obj->base.funcs);
+	KUNIT_EXPECT_NULL(test, obj->base.filp);
+	KUNIT_EXPECT_NULL(test, obj->physmem);
+	KUNIT_EXPECT_FALSE(test, obj->imported);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&obj->users), 1);
+	KUNIT_EXPECT_EQ(test, obj->need.devices, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&drm->gem_vcm->objects), 1);
+
+	drm_gem_object_put(&obj->base);
+	KUNIT_EXPECT_EQ(test, atomic_read(&drm->gem_vcm->objects), 0);
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(drm_gem_vcm_create(drm, 0)), -EINVAL);
+	obj = drm_gem_vcm_create_import(drm, SZ_4K + 1);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(obj), -EINVAL);
+}
+
+/*
+ * A driver's gem_create_object makes the object, for created and
+ * imported objects alike, and keeps the object functions it sets (none
+ * here: the helper's).
+ */
+static void drm_gem_vcm_test_create_object(struct kunit *test)
+{
+	struct drm_gem_vcm_test_object *sub;
+	struct drm_gem_vcm_object *obj;
+	struct drm_device *drm;
+	struct device *dev;
+
+	/* Of its own name: KUnit makes a driver of each device's name. */
+	dev = kunit_device_register(test, "drm-gem-vcm-subclass");
+	drm = drm_gem_vcm_test_device(test, dev,
+				      &drm_gem_vcm_test_subclass_driver);
+	obj = drm_gem_vcm_create(drm, TEST_SIZE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, obj);
+	sub = container_of(obj, struct drm_gem_vcm_test_object, vcm);
+	KUNIT_EXPECT_EQ(test, sub->magic, TEST_MAGIC);
+	KUNIT_EXPECT_TRUE(test, obj->map_wc);
+	KUNIT_EXPECT_NOT_NULL(test, obj->base.funcs);
+	drm_gem_object_put(&obj->base);
+
+	obj = drm_gem_vcm_create_import(drm, TEST_SIZE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, obj);
+	sub = container_of(obj, struct drm_gem_vcm_test_object, vcm);
+	KUNIT_EXPECT_EQ(test, sub->magic, TEST_MAGIC);
+	KUNIT_EXPECT_TRUE(test, obj->imported);
+	KUNIT_EXPECT_TRUE(test, list_empty(&obj->users));
+	KUNIT_EXPECT_EQ(test, drm_gem_vcm_test_populate(obj), -EINVAL);
+	drm_gem_object_put(&obj->base);
+	KUNIT_EXPECT_EQ(test, atomic_read(&drm->gem_vcm->objects), 0);
+}
+
+/*
+ * The kernel mapping allocates the memory, is made once and shared: a
+ * second user gets the same address, and the last one unmaps it.  What
+ * is written through it reads back.
+ */
+static void drm_gem_vcm_test_vmap(struct kunit *test)
+{
+	struct drm_device *drm = test->priv;
+	struct drm_gem_vcm_object *obj;
+	struct iosys_map map, map2;
+	unsigned int i;
+	int ret;
+
+	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+	ret = drm_gem_vmap_unlocked(&obj->base, &map);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_FALSE(test, iosys_map_is_null(&map));
+	KUNIT_EXPECT_FALSE(test, map.is_iomem);
+	KUNIT_EXPECT_NOT_NULL(test, obj->physmem);
+	KUNIT_EXPECT_NOT_NULL(test, obj->vmap_res);
+	KUNIT_EXPECT_EQ(test, obj->vmap_use_count, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&drm->gem_vcm->maps), 1);
+	KUNIT_EXPECT_EQ(test,
+			vcm_get_res_attr(obj->vmap_res) & VCM_CACHE_POLICY,
+			VCM_WB_WA);
+
+	ret = drm_gem_vmap_unlocked(&obj->base, &map2);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_PTR_EQ(test, map2.vaddr, map.vaddr);
+	KUNIT_EXPECT_EQ(test, obj->vmap_use_count, 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&drm->gem_vcm->maps), 1);
+
+	iosys_map_memset(&map, 0, TEST_BYTE, TEST_SIZE);
+	for (i = 0; i < TEST_SIZE; i += PAGE_SIZE / 4)
+		KUNIT_EXPECT_EQ(test, iosys_map_rd(&map2, i, u8), TEST_BYTE);
+
+	drm_gem_vunmap_unlocked(&obj->base, &map2);
+	KUNIT_EXPECT_EQ(test, obj->vmap_use_count, 1);
+	KUNIT_EXPECT_NOT_NULL(test, obj->vmap_res);
+	drm_gem_vunmap_unlocked(&obj->base, &map);
+	KUNIT_EXPECT_EQ(test, obj->vmap_use_count, 0);
+	KUNIT_EXPECT_NULL(test, obj->vmap_res);
+	KUNIT_EXPECT_EQ(test, atomic_read(&drm->gem_vcm->maps), 0);
+	/* The memory stays with the object. */
+	KUNIT_EXPECT_NOT_NULL(test, obj->physmem);
+}
+
+/* A write-combined object's kernel mapping is write-combined. */
+static void drm_gem_vcm_test_vmap_wc(struct kunit *test)
+{
+	struct drm_gem_vcm_object *obj;
+	struct iosys_map map;
+	int ret;
+
+	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+	obj->map_wc = true;
+	ret = drm_gem_vmap_unlocked(&obj->base, &map);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test,
+			vcm_get_res_attr(obj->vmap_res) & VCM_CACHE_POLICY,
+			VCM_WC);
+	drm_gem_vunmap_unlocked(&obj->base, &map);
+}
+
+/*
+ * fdinfo's status: no memory before the first use, resident after; an
+ * import with no attachment is not resident.
+ */
+static void drm_gem_vcm_test_status(struct kunit *test)
+{
+	struct drm_device *drm = test->priv;
+	struct drm_gem_vcm_object *obj;
+
+	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+	KUNIT_EXPECT_EQ(test, drm_gem_vcm_status(obj), 0);
+	KUNIT_ASSERT_EQ(test, drm_gem_vcm_test_populate(obj), 0);
+	KUNIT_EXPECT_NOT_NULL(test, obj->physmem);
+	KUNIT_EXPECT_EQ(test, drm_gem_vcm_status(obj), DRM_GEM_OBJECT_RESIDENT);
+	KUNIT_EXPECT_EQ(test, obj->base.funcs->status(&obj->base),
+			DRM_GEM_OBJECT_RESIDENT);
+
+	obj = drm_gem_vcm_create_import(drm, TEST_SIZE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, obj);
+	KUNIT_EXPECT_EQ(test, drm_gem_vcm_status(obj), 0);
+	drm_gem_object_put(&obj->base);
+}
+
+/*
+ * Needs merge before the memory exists: the flags of both, the lower
+ * limit, the larger granule, one device more each; nothing is allocated
+ * until the first use, and then memory that meets them all.
+ */
+static void drm_gem_vcm_test_place_merge(struct kunit *test)
+{
+	struct drm_gem_vcm_object *obj;
+	struct vcm_constraint a, b;
+
+	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+	vcm_constraint_init(&a);
+	a.flags = VCM_CONSTRAINT_GRANULE;
+	a.granule = SZ_64K;
+	a.pgsizes = SZ_64K | SZ_2M;
+	a.devices = 1;
+	vcm_constraint_init(&b);
+	b.flags = VCM_CONSTRAINT_LIMIT;
+	b.dma_limit = PHYS_ADDR_MAX - SZ_1G;
+	b.devices = 1;
+
+	KUNIT_ASSERT_EQ(test, drm_gem_vcm_test_place(obj, &a, "a"), 0);
+	KUNIT_ASSERT_EQ(test, drm_gem_vcm_test_place(obj, &b, "b"), 0);
+	KUNIT_EXPECT_EQ(test, obj->need.flags,
+			VCM_CONSTRAINT_GRANULE | VCM_CONSTRAINT_LIMIT);
+	KUNIT_EXPECT_EQ(test, obj->need.granule, SZ_64K);
+	KUNIT_EXPECT_EQ(test, obj->need.dma_limit, PHYS_ADDR_MAX - SZ_1G);
+	/* The device it was made on, then a and b. */
+	KUNIT_EXPECT_EQ(test, obj->need.devices, 3);
+	KUNIT_EXPECT_NULL(test, obj->physmem);
+	KUNIT_EXPECT_EQ(test, obj->refused, 0);
+
+	KUNIT_ASSERT_EQ(test, drm_gem_vcm_test_populate(obj), 0);
+	KUNIT_ASSERT_NOT_NULL(test, obj->physmem);
+	KUNIT_EXPECT_EQ(test, vcm_constraint_unmet(&obj->need, obj->physmem),
+			0);
+	KUNIT_EXPECT_EQ(test, obj->moves, 0);
+}
+
+/*
+ * A need the memory does not meet moves it while nothing maps it,
+ * contents kept.
+ */
+static void drm_gem_vcm_test_place_move(struct kunit *test)
+{
+	struct drm_gem_vcm_object *obj;
+	struct vcm_constraint c;
+	struct iosys_map map;
+	unsigned int i;
+
+	obj = drm_gem_vcm_test_create(test, TEST_SCATTERED);
+	KUNIT_ASSERT_EQ(test, drm_gem_vmap_unlocked(&obj->base, &map), 0);
+	iosys_map_memset(&map, 0, TEST_BYTE, TEST_SCATTERED);
+	drm_gem_vunmap_unlocked(&obj->base, &map);
+	vcm_constraint_init(&c);
+	c.flags = VCM_CONSTRAINT_CONTIGUOUS;
+	c.devices = 1;
+	KUNIT_ASSERT_NE(test, vcm_constraint_unmet(&c, obj->physmem), 0);
+
+	KUNIT_ASSERT_EQ(test, drm_gem_vcm_test_place(obj, &c, "contiguous"), 0);
+	KUNIT_EXPECT_EQ(test, obj->moves, 1);
+	KUNIT_EXPECT_EQ(test, obj->refused, 0);
+	KUNIT_EXPECT_EQ(test, vcm_constraint_unmet(&obj->need, obj->physmem),
+			0);
+
+	KUNIT_ASSERT_EQ(test, drm_gem_vmap_unlocked(&obj->base, &map), 0);
+	for (i = 0; i < TEST_SCATTERED; i += PAGE_SIZE / 4)
+		KUNIT_EXPECT_EQ(test, iosys_map_rd(&map, i, u8), TEST_BYTE);
+	drm_gem_vunmap_unlocked(&obj->base, &map);
+}
+
+/*
+ * Once the memory is mapped, a need it does not meet is refused with
+ * -EBUSY, as the dma-buf rules allow a device's first mapping to be,
+ * and the refusal is recorded; the object's needs and memory are as
+ * they were.
+ */
+static void drm_gem_vcm_test_place_busy(struct kunit *test)
+{
+	struct drm_gem_vcm_object *obj;
+	struct vcm_physmem *pm;
+	struct vcm_constraint c;
+	struct iosys_map map;
+	u32 flags;
+
+	obj = drm_gem_vcm_test_create(test, TEST_SCATTERED);
+	KUNIT_ASSERT_EQ(test, drm_gem_vmap_unlocked(&obj->base, &map), 0);
+	pm = obj->physmem;
+	flags = obj->need.flags;
+	vcm_constraint_init(&c);
+	c.flags = VCM_CONSTRAINT_CONTIGUOUS;
+	c.devices = 1;
+
+	KUNIT_EXPECT_EQ(test, drm_gem_vcm_test_place(obj, &c, "late"), -EBUSY);
+	KUNIT_EXPECT_EQ(test, obj->refused, -EBUSY);
+	KUNIT_EXPECT_EQ(test, obj->refused_unmet, VCM_CONSTRAINT_CONTIGUOUS);
+	KUNIT_EXPECT_STREQ(test, obj->refused_dev, "late");
+	KUNIT_EXPECT_PTR_EQ(test, obj->physmem, pm);
+	KUNIT_EXPECT_EQ(test, obj->need.flags, flags);
+	KUNIT_EXPECT_EQ(test, obj->need.devices, 1);
+	KUNIT_EXPECT_EQ(test, obj->moves, 0);
+	drm_gem_vunmap_unlocked(&obj->base, &map);
+}
+
+/*
+ * A need no memory of this system meets (a limit below the first byte
+ * of RAM) is refused before any memory exists, and recorded.
+ */
+static void drm_gem_vcm_test_place_impossible(struct kunit *test)
+{
+	struct drm_gem_vcm_object *obj;
+	struct vcm_constraint c;
+
+	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+	vcm_constraint_init(&c);
+	c.flags = VCM_CONSTRAINT_LIMIT;
+	c.dma_limit = 0;
+	c.devices = 1;
+	KUNIT_EXPECT_EQ(test, drm_gem_vcm_test_place(obj, &c, "none"), -ERANGE);
+	KUNIT_EXPECT_EQ(test, obj->refused, -ERANGE);
+	KUNIT_EXPECT_EQ(test, obj->refused_unmet, VCM_CONSTRAINT_LIMIT);
+	KUNIT_EXPECT_EQ(test, obj->need.devices, 1);
+	KUNIT_EXPECT_NULL(test, obj->physmem);
+}
+
+/*
+ * Every device attached to an object counts once, however often it
+ * attaches, with no needs until it maps, and nothing bounds their
+ * number; each leaves the users at its last detach, and the devices it
+ * added to the needs stay.
+ */
+static void drm_gem_vcm_test_users(struct kunit *test)
+{
+	struct drm_gem_vcm_object *obj;
+	struct device_driver *drv;
+	struct device *devs[TEST_USERS];
+	struct drm_gem_vcm_user *user;
+	char name[32];
+	unsigned int i, pass;
+	int ret;
+
+	drv = kunit_driver_create(test, "drm-gem-vcm-user");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, drv);
+	for (i = 0; i < TEST_USERS; i++) {
+		snprintf(name, sizeof(name), "drm-gem-vcm-user.%u", i);
+		devs[i] = kunit_device_register_with_driver(test, name, drv);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, devs[i]);
+	}
+	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < TEST_USERS; i++) {
+			mutex_lock(&obj->lock);
+			ret = drm_gem_vcm_place_user(obj, devs[i], NULL);
+			mutex_unlock(&obj->lock);
+			KUNIT_ASSERT_EQ(test, ret, 0);
+		}
+		/* The device it was made on, and each of them once. */
+		KUNIT_EXPECT_EQ(test, obj->need.devices, TEST_USERS + 1);
+		KUNIT_EXPECT_EQ(test, list_count_nodes(&obj->users),
+				TEST_USERS + 1);
+	}
+	KUNIT_EXPECT_EQ(test, obj->need.flags, 0);
+	list_for_each_entry(user, &obj->users, node) {
+		bool made_on = user->dev == obj->base.dev->dev;
+
+		KUNIT_EXPECT_EQ(test, user->attachments, made_on ? 1 : 2);
+		KUNIT_EXPECT_EQ(test, user->placed, made_on);
+	}
+
+	for (pass = 0; pass < 2; pass++) {
+		mutex_lock(&obj->lock);
+		for (i = 0; i < TEST_USERS; i++)
+			drm_gem_vcm_place_unuse(obj, devs[i]);
+		mutex_unlock(&obj->lock);
+		/* Listed until the last of its two attachments goes. */
+		KUNIT_EXPECT_EQ(test, list_count_nodes(&obj->users),
+				pass ? 1 : TEST_USERS + 1);
+	}
+	user = list_first_entry(&obj->users, struct drm_gem_vcm_user, node);
+	KUNIT_EXPECT_PTR_EQ(test, user->dev, obj->base.dev->dev);
+	/* Needs only accumulate. */
+	KUNIT_EXPECT_EQ(test, obj->need.devices, TEST_USERS + 1);
+}
+
+/* A device of its own with a 64-bit DMA mask, and no IOMMU. */
+static struct device *drm_gem_vcm_test_dma_device(struct kunit *test,
+						  const char *name)
+{
+	struct device *dev = kunit_device_register(test, name);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	dev->coherent_dma_mask = DMA_BIT_MASK(64);
+	dev->dma_mask = &dev->coherent_dma_mask;
+	return dev;
+}
+
+static int drm_gem_vcm_test_attach(struct drm_gem_vcm_object *obj,
+				   struct device *dev)
+{
+	int ret;
+
+	mutex_lock(&obj->lock);
+	ret = drm_gem_vcm_place_user(obj, dev, NULL);
+	mutex_unlock(&obj->lock);
+	return ret;
+}
+
+static int drm_gem_vcm_test_map(struct drm_gem_vcm_object *obj,
+				struct device *dev)
+{
+	int ret;
+
+	mutex_lock(&obj->lock);
+	ret = drm_gem_vcm_place_map(obj, dev);
+	mutex_unlock(&obj->lock);
+	return ret;
+}
+
+/*
+ * An attached device needs nothing until its first mapping, which adds
+ * what the DMA API knows of it (one range, for a device without an
+ * IOMMU), once: it was counted among the devices at attach.  A device
+ * without DMA needs nothing at its mapping either.  Its detach leaves
+ * the needs as they are.
+ */
+static void drm_gem_vcm_test_attach_map(struct kunit *test)
+{
+	struct drm_gem_vcm_object *obj;
+	struct drm_gem_vcm_user *user;
+	struct device *dma, *cpu;
+
+	dma = drm_gem_vcm_test_dma_device(test, "drm-gem-vcm-dma");
+	cpu = kunit_device_register(test, "drm-gem-vcm-cpu");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cpu);
+	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+
+	KUNIT_ASSERT_EQ(test, drm_gem_vcm_test_attach(obj, dma), 0);
+	KUNIT_ASSERT_EQ(test, drm_gem_vcm_test_attach(obj, cpu), 0);
+	KUNIT_EXPECT_EQ(test, obj->need.flags, 0);
+	KUNIT_EXPECT_EQ(test, obj->need.devices, 3);
+	KUNIT_EXPECT_NULL(test, obj->need.dev);
+
+	KUNIT_ASSERT_EQ(test, drm_gem_vcm_test_map(obj, cpu), 0);
+	KUNIT_EXPECT_EQ(test, obj->need.flags, 0);
+	KUNIT_ASSERT_EQ(test, drm_gem_vcm_test_map(obj, dma), 0);
+	KUNIT_EXPECT_EQ(test, obj->need.flags, VCM_CONSTRAINT_CONTIGUOUS);
+	KUNIT_EXPECT_PTR_EQ(test, obj->need.dev, dma);
+	KUNIT_EXPECT_EQ(test, obj->need.devices, 3);
+	list_for_each_entry(user, &obj->users, node)
+		KUNIT_EXPECT_TRUE(test, user->placed);
+	/* A second mapping adds nothing. */
+	KUNIT_ASSERT_EQ(test, drm_gem_vcm_test_map(obj, dma), 0);
+	KUNIT_EXPECT_EQ(test, obj->need.devices, 3);
+	KUNIT_EXPECT_NULL(test, obj->physmem);
+
+	mutex_lock(&obj->lock);
+	drm_gem_vcm_place_unuse(obj, dma);
+	drm_gem_vcm_place_unuse(obj, cpu);
+	mutex_unlock(&obj->lock);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&obj->users), 1);
+	KUNIT_EXPECT_EQ(test, obj->need.flags, VCM_CONSTRAINT_CONTIGUOUS);
+	KUNIT_EXPECT_EQ(test, obj->need.devices, 3);
+}
+
+/*
+ * A device that attaches while the memory is mapped already, and that
+ * the memory does not suit, is refused at its first mapping, not at
+ * attach: it stays a user, unplaced, and its next mapping is refused
+ * again.  The memory stays where it is.
+ */
+static void drm_gem_vcm_test_map_busy(struct kunit *test)
+{
+	struct drm_gem_vcm_object *obj;
+	struct drm_gem_vcm_user *user;
+	struct vcm_physmem *pm;
+	struct iosys_map map;
+	struct device *dma;
+
+	dma = drm_gem_vcm_test_dma_device(test, "drm-gem-vcm-late");
+	obj = drm_gem_vcm_test_create(test, TEST_SCATTERED);
+	KUNIT_ASSERT_EQ(test, drm_gem_vmap_unlocked(&obj->base, &map), 0);
+	pm = obj->physmem;
+
+	KUNIT_ASSERT_EQ(test, drm_gem_vcm_test_attach(obj, dma), 0);
+	KUNIT_EXPECT_EQ(test, obj->refused, 0);
+	KUNIT_EXPECT_EQ(test, drm_gem_vcm_test_map(obj, dma), -EBUSY);
+	KUNIT_EXPECT_EQ(test, obj->refused, -EBUSY);
+	KUNIT_EXPECT_TRUE(test,
+			  obj->refused_unmet & VCM_CONSTRAINT_CONTIGUOUS);
+	KUNIT_EXPECT_STREQ(test, obj->refused_dev, "drm-gem-vcm-late");
+	KUNIT_EXPECT_EQ(test, obj->need.flags, 0);
+	KUNIT_EXPECT_PTR_EQ(test, obj->physmem, pm);
+	KUNIT_EXPECT_EQ(test, obj->moves, 0);
+	user = list_last_entry(&obj->users, struct drm_gem_vcm_user, node);
+	KUNIT_EXPECT_PTR_EQ(test, user->dev, dma);
+	KUNIT_EXPECT_FALSE(test, user->placed);
+	KUNIT_EXPECT_EQ(test, drm_gem_vcm_test_map(obj, dma), -EBUSY);
+
+	mutex_lock(&obj->lock);
+	drm_gem_vcm_place_unuse(obj, dma);
+	mutex_unlock(&obj->lock);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&obj->users), 1);
+	drm_gem_vunmap_unlocked(&obj->base, &map);
+}
+
+/* debugfs's placement report, line by line. */
+static void drm_gem_vcm_test_describe(struct kunit *test)
+{
+	struct drm_gem_vcm_object *obj;
+	struct vcm_constraint c;
+	struct seq_buf s;
+	char *buf;
+
+	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+	vcm_constraint_init(&c);
+	c.flags = VCM_CONSTRAINT_LIMIT;
+	c.dma_limit = 0;
+	c.devices = 1;
+	KUNIT_EXPECT_EQ(test, drm_gem_vcm_test_place(obj, &c, "none"), -ERANGE);
+
+	seq_buf_init(&s, buf, PAGE_SIZE);
+	mutex_lock(&obj->lock);
+	drm_gem_vcm_describe_placement(obj, &s);
+	mutex_unlock(&obj->lock);
+	KUNIT_EXPECT_FALSE(test, seq_buf_has_overflowed(&s));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "need 0x0 -\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\ndevices 1\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\naddr_bits 0\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\nmoves 0\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\nrefused -34 0x2 none\n"));
+}
+
+static int drm_gem_vcm_test_init(struct kunit *test)
+{
+	struct device *dev = drm_kunit_helper_alloc_device(test);
+
+	test->priv = drm_gem_vcm_test_device(test, dev,
+					     &drm_gem_vcm_test_driver);
+	return 0;
+}
+
+static struct kunit_case drm_gem_vcm_test_cases[] = {
+	KUNIT_CASE(drm_gem_vcm_test_create_free),
+	KUNIT_CASE(drm_gem_vcm_test_create_object),
+	KUNIT_CASE(drm_gem_vcm_test_vmap),
+	KUNIT_CASE(drm_gem_vcm_test_vmap_wc),
+	KUNIT_CASE(drm_gem_vcm_test_status),
+	KUNIT_CASE(drm_gem_vcm_test_place_merge),
+	KUNIT_CASE(drm_gem_vcm_test_place_move),
+	KUNIT_CASE(drm_gem_vcm_test_place_busy),
+	KUNIT_CASE(drm_gem_vcm_test_place_impossible),
+	KUNIT_CASE(drm_gem_vcm_test_users),
+	KUNIT_CASE(drm_gem_vcm_test_attach_map),
+	KUNIT_CASE(drm_gem_vcm_test_map_busy),
+	KUNIT_CASE(drm_gem_vcm_test_describe),
+	{}
+};
+
+static struct kunit_suite drm_gem_vcm_suite = {
+	.name = "drm_gem_vcm",
+	.init = drm_gem_vcm_test_init,
+	.test_cases = drm_gem_vcm_test_cases,
+};
+
+kunit_test_suite(drm_gem_vcm_suite);
+
+MODULE_DESCRIPTION("KUnit tests of the GEM VCM helper");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+
+#ifndef __DRM_GEM_VCM_HELPER_H__
+#define __DRM_GEM_VCM_HELPER_H__
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/vcm.h>
+
+#include <drm/drm_gem.h>
+
+struct device;
+struct drm_device;
+struct drm_printer;
+struct iosys_map;
+struct mem_cgroup;
+struct seq_buf;
+struct seq_file;
+struct sg_table;
+struct vm_area_struct;
+
+/**
+ * enum drm_gem_vcm_kind - how a DRM device reaches the memory of objects
+ * @DRM_GEM_VCM_CPU: through the CPU only, in the kernel VCM
+ *	(vcm_kernel()): a device that does no DMA of its own, such as a
+ *	display the CPU composes for
+ * @DRM_GEM_VCM_DMA: through its DMA API, in a DMA VCM (vcm_create_dma()):
+ *	a device that shares memory with others and imports dma-bufs
+ * @DRM_GEM_VCM_ONE_TO_ONE: at physical addresses, in a one-to-one VCM
+ *	(vcm_create_one_to_one()) below a limit: a device without an IOMMU
+ */
+enum drm_gem_vcm_kind {
+	DRM_GEM_VCM_CPU,
+	DRM_GEM_VCM_DMA,
+	DRM_GEM_VCM_ONE_TO_ONE,
+};
+
+/**
+ * struct drm_gem_vcm_context - a DRM device's VCM, for its objects
+ *
+ * Made by drmm_gem_vcm_init(), released with the DRM device, found as
+ * &drm_device.gem_vcm.
+ */
+struct drm_gem_vcm_context {
+	/** @drm: the DRM device */
+	struct drm_device *drm;
+
+	/** @kind: how the device reaches memory */
+	enum drm_gem_vcm_kind kind;
+
+	/** @vcm: the VCM the device maps memory in */
+	struct vcm *vcm;
+
+	/**
+	 * @avcm: the association of @vcm with the device, active from
+	 * drmm_gem_vcm_init() until drm_gem_vcm_unplug() or the release
+	 */
+	struct vcm_avcm *avcm;
+
+	/**
+	 * @need: what the device needs of memory it maps, asked of @vcm
+	 * once at init (vcm_constraint_of_vcm()): every object made on the
+	 * device starts from it
+	 */
+	struct vcm_constraint need;
+
+	/** @objects: live objects of the device, imports included */
+	atomic_t objects;
+
+	/**
+	 * @maps: the kernel mappings (drm_gem_vcm_vmap()) of the device's
+	 * objects the helper made
+	 */
+	atomic_t maps;
+};
+
+/**
+ * struct drm_gem_vcm_user - a device that uses an object's memory
+ * @node: link in &drm_gem_vcm_object.users
+ * @dev: the device, held while it is a user
+ * @attachments: its attachments to the object's dma-buf (1 for the
+ *	device the object is made on)
+ * @placed: its needs are in &drm_gem_vcm_object.need: from the creation
+ *	for the device the object is made on, from its first mapping
+ *	(drm_gem_vcm_place_map()) for an attached one
+ */
+struct drm_gem_vcm_user {
+	struct list_head node;
+	struct device *dev;
+	unsigned int attachments;
+	bool placed;
+};
+
+/**
+ * struct drm_gem_vcm_object - a GEM object on VCM physical memory
+ *
+ * A driver that subclasses it (&drm_driver.gem_create_object) embeds it
+ * as the first member of its own object, which drm_gem_vcm_free() frees.
+ */
+struct drm_gem_vcm_object {
+	/** @base: the GEM object */
+	struct drm_gem_object base;
+
+	/**
+	 * @lock: protects the memory (@physmem, @wc_clean), the placement
+	 * (@need, @users, @moves and the refusal) and the mappings
+	 * (@vmap_res, @vmap_use_count, @map_count).  It stands in for the
+	 * reservation lock, which is to become the object's lock: the
+	 * reservation lock of an object the helper made ranks above it,
+	 * and the mmap and fault handlers take it under the mmap lock.
+	 */
+	struct mutex lock;
+
+	/**
+	 * @physmem: the memory, NULL until it is first needed
+	 * (drm_gem_vcm_populate()).  For an import, what the importing
+	 * driver made of its attachment's DMA addresses
+	 * (vcm_phys_from_dma()), or NULL.  Read without @lock by
+	 * drm_gem_vcm_status(): set with WRITE_ONCE()
+	 */
+	struct vcm_physmem *physmem;
+
+	/** @sgt: for an import, the importing device's mapped table, or NULL */
+	struct sg_table *sgt;
+
+	/** @need: what the devices that use the object need of @physmem */
+	struct vcm_constraint need;
+
+	/**
+	 * @users: the devices that use the object (struct
+	 * &drm_gem_vcm_user), each once however often it attaches: the
+	 * one it is made on, for the object's life, and every device
+	 * attached to its dma-buf, until its last detach.  Each is one of
+	 * @need's devices
+	 */
+	struct list_head users;
+
+	/**
+	 * @memcg: the memory cgroup of the task that created the object,
+	 * which pays for @physmem whoever makes it be allocated or moved;
+	 * NULL for an import or without memory cgroups
+	 */
+	struct mem_cgroup *memcg;
+
+	/** @vmap_res: the kernel's mapping, a reservation of vcm_kernel() */
+	struct vcm_res *vmap_res;
+
+	/** @vmap_use_count: users of @vmap_res */
+	unsigned int vmap_use_count;
+
+	/**
+	 * @map_count: mappings of @physmem for devices that the driver
+	 * made itself; like @vmap_res, each keeps the memory where it is
+	 */
+	unsigned int map_count;
+
+	/**
+	 * @user_vmas: the processes' VMAs that map the object, counted by
+	 * the mmap handler, ->open and ->close.  Atomic: the mm calls those
+	 * with its own locks held, and they take no lock of the object.
+	 * The memory does not move while it is not zero (a moved physmem
+	 * would need every VMA zapped first)
+	 */
+	atomic_t user_vmas;
+
+	/** @moves: times @physmem moved to meet a need that came later */
+	unsigned int moves;
+
+	/** @refused: the errno of the last need refused, 0 for none */
+	int refused;
+
+	/** @refused_unmet: the VCM_CONSTRAINT_* bits @physmem lacked for it */
+	u32 refused_unmet;
+
+	/** @refused_dev: who it was (a device's name) */
+	char refused_dev[32];
+
+	/**
+	 * @map_wc: map the object write-combined, in the kernel and in
+	 * processes, instead of write-back
+	 */
+	bool map_wc;
+
+	/**
+	 * @wc_clean: for @map_wc, VCM has cleaned @physmem's linear-map
+	 * alias for processes' write-combined mappings
+	 */
+	bool wc_clean;
+
+	/**
+	 * @imported: an import: its memory is the exporter's.  Set when
+	 * the object is made; it stays when the driver gives the
+	 * attachment back and clears &drm_gem_object.import_attach
+	 */
+	bool imported;
+};
+
+#define to_drm_gem_vcm_obj(obj) \
+	container_of(obj, struct drm_gem_vcm_object, base)
+
+/**
+ * drm_gem_vcm_res_attr() - the attributes of an object's reservations
+ * @obj: the object
+ *
+ * Every mapping of an object has one cache policy, its own: the object
+ * never has two memory types.
+ *
+ * Return: read-write access with the object's cache policy.
+ */
+static inline u32 drm_gem_vcm_res_attr(const struct drm_gem_vcm_object *obj)
+{
+	return VCM_READ | VCM_WRITE | (obj->map_wc ? VCM_WC : VCM_WB_WA);
+}
+
+int drmm_gem_vcm_init(struct drm_device *dev, enum drm_gem_vcm_kind kind,
+		      phys_addr_t limit);
+void drm_gem_vcm_unplug(struct drm_device *dev);
+
+struct drm_gem_vcm_object *drm_gem_vcm_create(struct drm_device *dev,
+					      size_t size);
+struct drm_gem_vcm_object *drm_gem_vcm_create_import(struct drm_device *dev,
+						     size_t size);
+void drm_gem_vcm_free(struct drm_gem_vcm_object *obj);
+
+int drm_gem_vcm_place(struct drm_gem_vcm_object *obj,
+		      const struct vcm_constraint *c, const char *who);
+int drm_gem_vcm_place_user(struct drm_gem_vcm_object *obj, struct device *dev,
+			   const struct vcm_constraint *c);
+void drm_gem_vcm_place_unuse(struct drm_gem_vcm_object *obj,
+			     struct device *dev);
+int drm_gem_vcm_place_map(struct drm_gem_vcm_object *obj, struct device *dev);
+int drm_gem_vcm_populate(struct drm_gem_vcm_object *obj);
+
+int drm_gem_vcm_vmap(struct drm_gem_vcm_object *obj, struct iosys_map *map);
+void drm_gem_vcm_vunmap(struct drm_gem_vcm_object *obj, struct iosys_map *map);
+int drm_gem_vcm_mmap(struct drm_gem_vcm_object *obj,
+		     struct vm_area_struct *vma);
+
+extern const struct vm_operations_struct drm_gem_vcm_vm_ops;
+
+enum drm_gem_object_status drm_gem_vcm_status(struct drm_gem_vcm_object *obj);
+void drm_gem_vcm_print_info(const struct drm_gem_vcm_object *obj,
+			    struct drm_printer *p, unsigned int indent);
+void drm_gem_vcm_describe_placement(struct drm_gem_vcm_object *obj,
+				    struct seq_buf *s);
+void drm_gem_vcm_show_placement(struct drm_gem_vcm_object *obj,
+				struct seq_file *m);
+
+/*
+ * GEM object functions
+ */
+
+/**
+ * drm_gem_vcm_object_free - GEM object function for drm_gem_vcm_free()
+ * @obj: GEM object to free
+ */
+static inline void drm_gem_vcm_object_free(struct drm_gem_object *obj)
+{
+	drm_gem_vcm_free(to_drm_gem_vcm_obj(obj));
+}
+
+/**
+ * drm_gem_vcm_object_print_info - GEM object function for
+ *	drm_gem_vcm_print_info()
+ * @p: DRM printer
+ * @indent: tab indentation level
+ * @obj: GEM object
+ */
+static inline void
+drm_gem_vcm_object_print_info(struct drm_printer *p, unsigned int indent,
+			      const struct drm_gem_object *obj)
+{
+	drm_gem_vcm_print_info(to_drm_gem_vcm_obj(obj), p, indent);
+}
+
+/**
+ * drm_gem_vcm_object_status - GEM object function for drm_gem_vcm_status()
+ * @obj: GEM object
+ *
+ * Return: the object's status for fdinfo's memory stats.
+ */
+static inline enum drm_gem_object_status
+drm_gem_vcm_object_status(struct drm_gem_object *obj)
+{
+	return drm_gem_vcm_status(to_drm_gem_vcm_obj(obj));
+}
+
+/**
+ * drm_gem_vcm_object_vmap - GEM object function for drm_gem_vcm_vmap()
+ * @obj: GEM object
+ * @map: returns the kernel address
+ *
+ * Return: 0 or a negative errno.
+ */
+static inline int drm_gem_vcm_object_vmap(struct drm_gem_object *obj,
+					  struct iosys_map *map)
+{
+	return drm_gem_vcm_vmap(to_drm_gem_vcm_obj(obj), map);
+}
+
+/**
+ * drm_gem_vcm_object_vunmap - GEM object function for drm_gem_vcm_vunmap()
+ * @obj: GEM object
+ * @map: the kernel address
+ */
+static inline void drm_gem_vcm_object_vunmap(struct drm_gem_object *obj,
+					     struct iosys_map *map)
+{
+	drm_gem_vcm_vunmap(to_drm_gem_vcm_obj(obj), map);
+}
+
+/**
+ * drm_gem_vcm_object_mmap - GEM object function for drm_gem_vcm_mmap()
+ * @obj: GEM object
+ * @vma: the VMA
+ *
+ * Return: 0 or a negative errno.
+ */
+static inline int drm_gem_vcm_object_mmap(struct drm_gem_object *obj,
+					  struct vm_area_struct *vma)
+{
+	return drm_gem_vcm_mmap(to_drm_gem_vcm_obj(obj), vma);
+}
+
+#endif /* __DRM_GEM_VCM_HELPER_H__ */
