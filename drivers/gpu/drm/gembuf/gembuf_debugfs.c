@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * gembuf debugfs: the module's counters, on every gembuf DRM minor; what
- * one object is made of and who maps it ("gembuf_object": write a
- * client's drm-client-id and a handle, then read); and fault injection
+ * gembuf debugfs: the module's counters, on every gembuf DRM minor; the
+ * placement of every object ("gembuf_objects"); what one object is made
+ * of and who maps it ("gembuf_object": write a client's drm-client-id
+ * and a handle, then read); and fault injection
  * into the work the drivers do outside any client's task, where fail-nth
  * cannot reach: "fail_job" fails DMA engine jobs
  * (their fences signal with -EIO), "hang_job" hangs the engine on a job
@@ -14,6 +15,7 @@
 
 #include <drm/drm_debugfs.h>
 #include <drm/drm_file.h>
+#include <drm/drm_gem_vcm_helper.h>
 #include <linux/debugfs.h>
 #include <linux/fault-inject.h>
 #include <linux/seq_buf.h>
@@ -28,6 +30,28 @@ DECLARE_FAULT_ATTR(gembuf_fail_job);
 DECLARE_FAULT_ATTR(gembuf_hang_job);
 DECLARE_FAULT_ATTR(gembuf_fail_compose);
 
+/*
+ * The module's live objects, imports included, and mappings: those
+ * gembuf made for devices, and the kernel's vmaps, which the GEM VCM
+ * helper makes and counts in each device's context.
+ */
+static void gembuf_state_objects(struct seq_file *m)
+{
+	int objects = 0, mappings = atomic_read(&gembuf.mappings);
+	struct drm_gem_vcm_context *ctx;
+	struct gembuf_device *gdev;
+
+	mutex_lock(&gembuf.devices_lock);
+	list_for_each_entry(gdev, &gembuf.devices, node) {
+		ctx = gdev->drm.gem_vcm;
+		objects += atomic_read(&ctx->objects);
+		mappings += atomic_read(&ctx->maps);
+	}
+	mutex_unlock(&gembuf.devices_lock);
+	seq_printf(m, "objects %d\n", objects);
+	seq_printf(m, "mappings %d\n", mappings);
+}
+
 static int gembuf_state_show(struct seq_file *m, void *data)
 {
 	struct drm_debugfs_entry *entry = m->private;
@@ -35,8 +59,7 @@ static int gembuf_state_show(struct seq_file *m, void *data)
 	s64 composed = 0, compose_ns = 0, flips = 0, foreign = 0;
 	unsigned int i;
 
-	seq_printf(m, "objects %d\n", atomic_read(&gembuf.objects));
-	seq_printf(m, "mappings %d\n", atomic_read(&gembuf.mappings));
+	gembuf_state_objects(m);
 	seq_printf(m, "jobs %d\n", atomic_read(&gembuf.jobs));
 	if (!kms)
 		return 0;
@@ -146,9 +169,27 @@ static const struct file_operations gembuf_object_fops = {
 	.release = gembuf_object_release,
 };
 
+/*
+ * One line per object with memory of gembuf's own: its size, whether
+ * the memory is there, what its devices need, their number, the DMA
+ * limit, the moves, and the last refusal (errno, device, what the
+ * memory lacked): drm_gem_vcm_show_placement().
+ */
+static int gembuf_objects_show(struct seq_file *m, void *data)
+{
+	struct gembuf_object *obj;
+
+	seq_puts(m, "size allocated need devices limit moves refused\n");
+	mutex_lock(&gembuf.objects_lock);
+	list_for_each_entry(obj, &gembuf.object_list, list_node)
+		drm_gem_vcm_show_placement(&obj->vcm, m);
+	mutex_unlock(&gembuf.objects_lock);
+	return 0;
+}
+
 static const struct drm_debugfs_info gembuf_debugfs_list[] = {
 	{ "gembuf_state", gembuf_state_show, 0 },
-	{ "gembuf_objects", gembuf_place_show, 0 },
+	{ "gembuf_objects", gembuf_objects_show, 0 },
 };
 
 /**

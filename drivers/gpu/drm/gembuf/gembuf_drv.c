@@ -6,7 +6,9 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_gem_vcm_helper.h>
 #include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_prime.h>
 #include <drm/gembuf_drm.h>
 #include <linux/dma-mapping.h>
@@ -17,6 +19,8 @@
 #include "gembuf_kms.h"
 
 struct gembuf gembuf = {
+	.devices_lock = __MUTEX_INITIALIZER(gembuf.devices_lock),
+	.devices = LIST_HEAD_INIT(gembuf.devices),
 	.objects_lock = __MUTEX_INITIALIZER(gembuf.objects_lock),
 	.object_list = LIST_HEAD_INIT(gembuf.object_list),
 };
@@ -76,6 +80,7 @@ const struct drm_driver gembuf_display_driver = {
 	.fops = &gembuf_fops,
 	.ioctls = gembuf_display_ioctls,
 	.num_ioctls = ARRAY_SIZE(gembuf_display_ioctls),
+	.gem_create_object = gembuf_gem_create_object,
 	.dumb_create = gembuf_dumb_create,
 	.gem_prime_import = gembuf_gem_prime_import,
 	.gem_prime_import_sg_table = gembuf_gem_prime_import_sg_table,
@@ -96,6 +101,7 @@ const struct drm_driver gembuf_engine_driver = {
 	.fops = &gembuf_fops,
 	.ioctls = gembuf_engine_ioctls,
 	.num_ioctls = ARRAY_SIZE(gembuf_engine_ioctls),
+	.gem_create_object = gembuf_gem_create_object,
 	/* Render-only: no dumb buffers, which are for scan-out. */
 	.gem_prime_import = gembuf_gem_prime_import,
 	.gem_prime_import_sg_table = gembuf_gem_prime_import_sg_table,
@@ -107,72 +113,48 @@ const struct drm_driver gembuf_engine_driver = {
 	.minor = 0,
 };
 
+/* The device is released: its objects, and their mappings, are gone. */
+static void gembuf_device_forget(struct drm_device *dev, void *data)
+{
+	struct gembuf_device *gdev = data;
+
+	mutex_lock(&gembuf.devices_lock);
+	list_del(&gdev->node);
+	mutex_unlock(&gembuf.devices_lock);
+}
+
 /**
- * gembuf_device_init() - give a gembuf device its VCM
+ * gembuf_device_init() - set a gembuf device up for objects
  * @gdev: the device, allocated
  * @role: display or engine
  *
- * The display sees objects through the kernel VCM, or with display_dma
- * through a one-to-one VCM below 4 GiB; an engine through a DMA VCM: it
- * stays on the DMA API, which maps both its own objects and the dma-bufs
- * it imports inside its DMA mask.
+ * Gives it its GEM VCM context: the display sees objects through the
+ * kernel VCM, or with display_dma through a one-to-one VCM below 4 GiB;
+ * an engine through a DMA VCM: it stays on the DMA API, which maps both
+ * its own objects and the dma-bufs it imports inside its DMA mask.  The
+ * context and the device's place in &gembuf.devices go when the DRM
+ * device is released.
  *
  * Return: 0 or a negative errno.
  */
 int gembuf_device_init(struct gembuf_device *gdev, enum gembuf_role role)
 {
-	struct device *dev = gdev->drm.dev;
+	enum drm_gem_vcm_kind kind = DRM_GEM_VCM_DMA;
 	int ret;
 
 	gdev->role = role;
 	mutex_init(&gdev->imports_lock);
 	INIT_LIST_HEAD(&gdev->imports);
-	if (role == GEMBUF_DISPLAY && display_dma) {
-		/* Its 32-bit mask (gembuf_display_create()). */
-		gdev->vcm = vcm_create_one_to_one(0, DMA_BIT_MASK(32) + 1ULL);
-		if (IS_ERR(gdev->vcm))
-			return PTR_ERR(gdev->vcm);
-	} else if (role == GEMBUF_DISPLAY) {
-		gdev->vcm = vcm_kernel();
-	} else {
-		gdev->vcm = vcm_create_dma();
-		if (IS_ERR(gdev->vcm))
-			return PTR_ERR(gdev->vcm);
-	}
-
-	gdev->avcm = vcm_assoc(gdev->vcm, dev, 0);
-	if (IS_ERR(gdev->avcm)) {
-		ret = PTR_ERR(gdev->avcm);
-		goto err_vcm;
-	}
-	ret = vcm_activate(gdev->avcm);
+	/* With display_dma, its 32-bit mask (gembuf_display_create()). */
+	if (role == GEMBUF_DISPLAY)
+		kind = display_dma ? DRM_GEM_VCM_ONE_TO_ONE : DRM_GEM_VCM_CPU;
+	ret = drmm_gem_vcm_init(&gdev->drm, kind, DMA_BIT_MASK(32));
 	if (ret)
-		goto err_assoc;
-	/* Asked once: every object it maps adds it to its own needs. */
-	if (vcm_constraint_of_vcm(gdev->vcm, &gdev->need))
-		vcm_constraint_init(&gdev->need);
-	gdev->need.devices = 1;
-	return 0;
-
-err_assoc:
-	vcm_deassoc(gdev->avcm);
-err_vcm:
-	if (gdev->vcm != vcm_kernel())
-		WARN_ON(vcm_free(gdev->vcm));
-	return ret;
-}
-
-/**
- * gembuf_device_fini() - undo gembuf_device_init()
- * @gdev: the device, with no objects mapped for it any more
- */
-void gembuf_device_fini(struct gembuf_device *gdev)
-{
-	vcm_deactivate(gdev->avcm);
-	vcm_deassoc(gdev->avcm);
-	/* Every mapping in it went with its object: it is empty. */
-	if (gdev->vcm != vcm_kernel())
-		WARN_ON(vcm_free(gdev->vcm));
+		return ret;
+	mutex_lock(&gembuf.devices_lock);
+	list_add_tail(&gdev->node, &gembuf.devices);
+	mutex_unlock(&gembuf.devices_lock);
+	return drmm_add_action_or_reset(&gdev->drm, gembuf_device_forget, gdev);
 }
 
 static int gembuf_display_create(void)
@@ -207,6 +189,7 @@ static int gembuf_display_create(void)
 		ret = PTR_ERR(gdev);
 		goto err_devres;
 	}
+	/* What it sets up is released with the DRM device, by the group. */
 	ret = gembuf_device_init(gdev, GEMBUF_DISPLAY);
 	if (ret)
 		goto err_devres;
@@ -214,15 +197,14 @@ static int gembuf_display_create(void)
 
 	ret = gembuf_kms_init(gdev);
 	if (ret)
-		goto err_fini;
+		goto err_display;
 	ret = drm_dev_register(&gdev->drm, 0);
 	if (ret)
-		goto err_fini;
+		goto err_display;
 	return 0;
 
-err_fini:
+err_display:
 	gembuf.display = NULL;
-	gembuf_device_fini(gdev);
 err_devres:
 	devres_release_group(&pdev->dev, NULL);
 err_unregister:
@@ -236,7 +218,6 @@ static void gembuf_display_destroy(void)
 
 	drm_dev_unregister(&gdev->drm);
 	gembuf_kms_fini(gdev);
-	gembuf_device_fini(gdev);
 	gembuf.display = NULL;
 	devres_release_group(&gembuf_pdev->dev, NULL);
 	platform_device_unregister(gembuf_pdev);

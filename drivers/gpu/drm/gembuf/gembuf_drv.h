@@ -4,20 +4,24 @@
  *
  * One module, two DRM devices: the display (a card node) and the DMA
  * engine (a render node driving QEMU's edu device behind the IOMMU).  An
- * object is one VCM physmem; every device that touches it gets a mapping
- * from a reservation in its own VCM, made on first use and dropped with
- * its last user.  Processes map an object with the CPU page by page, as
- * they touch it, from its ->fault handler; the mm manages those mappings.
+ * object is a GEM VCM helper object (drm_gem_vcm_helper.h): one VCM
+ * physmem, placed for every device that uses it.  Every device that
+ * touches it gets a mapping from a reservation in its own VCM, made on
+ * first use and dropped with its last user; the kernel's vmap and the
+ * processes' CPU mappings, page by page from the ->fault handler, are
+ * the helper's.
  *
- * Locking: gembuf_object.lock protects an object's memory and mappings.
- * The mmap lock (or a VMA's lock) ranks above it: the fault handler
- * takes it.
+ * Locking: the helper object's lock (&drm_gem_vcm_object.lock) protects
+ * an object's memory and mappings, gembuf's list of them included.  The
+ * mmap lock (or a VMA's lock) ranks above it: the fault handler takes
+ * it.
  */
 #ifndef _GEMBUF_DRV_H_
 #define _GEMBUF_DRV_H_
 
 #include <drm/drm_device.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_gem_vcm_helper.h>
 #include <drm/gembuf_drm.h>
 #include <linux/dma-fence.h>
 #include <linux/fault-inject.h>
@@ -35,7 +39,6 @@ struct dma_buf;
 struct drm_printer;
 struct gembuf_engine;
 struct gembuf_kms;
-struct seq_file;
 struct seq_buf;
 
 /**
@@ -50,32 +53,31 @@ enum gembuf_role {
 
 /**
  * struct gembuf_device - one gembuf DRM device
- * @drm: the DRM device, first
+ * @drm: the DRM device, first.  Its GEM VCM context (&drm_device.gem_vcm)
+ *	has the VCM the device sees objects through, its association and
+ *	what the device needs of the memory it maps: for an engine, a DMA
+ *	VCM, and what the DMA API needs for edu (the page sizes of its DMA
+ *	domain); for the display reading with the CPU, the kernel VCM and
+ *	nothing; for the display with display_dma, a one-to-one VCM and one
+ *	range below 4 GiB
  * @role: display or engine
- * @vcm: the VCM the device sees objects through
- * @avcm: its active association with @drm.dev
  * @engine: the DMA engine state, for %GEMBUF_ENGINE
  * @kms: the KMS pipelines, for %GEMBUF_DISPLAY
  * @imports_lock: protects @imports
  * @imports: foreign dma-bufs imported on this device, attached by it
  * @imports_revoked: the device went away: no more imports
- * @need: what it needs of the memory it maps: its VCM's constraint,
- *	fixed once its association is active (for an engine, what the DMA
- *	API needs for edu: the page sizes of its DMA domain; nothing for the
- *	display reading with the CPU; one range below 4 GiB for the display
- *	with display_dma)
+ * @node: link in &gembuf.devices, from gembuf_device_init() until the
+ *	DRM device is released
  */
 struct gembuf_device {
 	struct drm_device drm;
 	enum gembuf_role role;
-	struct vcm *vcm;
-	struct vcm_avcm *avcm;
 	struct gembuf_engine *engine;
 	struct gembuf_kms *kms;
 	struct mutex imports_lock;	/* see the kernel-doc above */
 	struct list_head imports;
 	bool imports_revoked;
-	struct vcm_constraint need;
+	struct list_head node;
 };
 
 #define to_gembuf_device(d) container_of(d, struct gembuf_device, drm)
@@ -84,7 +86,8 @@ struct gembuf_device {
  * enum gembuf_mapping_kind - the VCM a mapping lives in
  * @GEMBUF_MAPPING_IOMMU: an IOMMU domain: a gembuf engine's, or the DMA
  *	domain of a dma-buf importer's device
- * @GEMBUF_MAPPING_KERNEL: the kernel VCM (vmap)
+ * @GEMBUF_MAPPING_KERNEL: the kernel VCM: the display's, or the kernel's
+ *	vmap (the helper's, in debugfs's report only)
  * @GEMBUF_MAPPING_USER: processes' CPU mappings (mmap), in debugfs's
  *	report only: one line for all of them, no &struct gembuf_mapping
  * @GEMBUF_MAPPING_ONE_TO_ONE: a device without an IOMMU, at physical
@@ -130,55 +133,19 @@ struct gembuf_mapping {
 };
 
 /**
- * struct gembuf_user - a device that uses an object's memory
- * @node: link in &gembuf_object.users
- * @dev: the device, held while it is a user
- * @attachments: its attachments to the object's dma-buf (1 for the
- *	device the object is made on)
- * @placed: its needs are in &gembuf_object.need: from the creation for
- *	the device the object is made on, from its first mapping for an
- *	attached one
- *
- * The device the object was made on, and every device attached to its
- * dma-buf: each is one of &gembuf_object.need's devices, however many
- * times it attaches.
- */
-struct gembuf_user {
-	struct list_head node;
-	struct device *dev;
-	unsigned int attachments;
-	bool placed;
-};
-
-/**
  * struct gembuf_object - a buffer object
- * @base: the GEM object, first
- * @physmem: the memory, NULL until a device first needs it (see
- *	gembuf_place.c); for a foreign dma-buf imported on the engine, the
- *	DMA addresses of the engine's attachment (vcm_phys_from_dma()); NULL
- *	for one imported on the display, which reads it through the
- *	exporter's dma_buf_vmap()
- * @cache: GEMBUF_CACHE_* policy
- * @wc_clean: for %GEMBUF_CACHE_WC, VCM cleaned @physmem's linear-map
- *	alias for processes' write-combined mappings (see the fault handler)
+ * @vcm: the GEM VCM helper object, first: its memory (none until a
+ *	device first needs it; for a foreign dma-buf imported on the engine,
+ *	the DMA addresses of the engine's attachment, vcm_phys_from_dma();
+ *	none for one imported on the display, which reads it through the
+ *	exporter's dma_buf_vmap()), its cache policy (%GEMBUF_CACHE_WC is
+ *	&drm_gem_vcm_object.map_wc), its placement, the kernel's vmap and
+ *	the processes' CPU mappings.  Its lock protects @mappings too
  * @flags: GEMBUF_GEM_* creation flags
- * @sgt: for a foreign import, the mapping of the importing device's
- *	attachment; NULL for one on the CPU display, which maps none
- * @lock: protects @mappings, @physmem, @wc_clean and the placement
- *	fields; the fault handler inserts @physmem's pages into a process
- *	under it
- * @mappings: the mappings of @physmem by devices and the kernel: one per
- *	gembuf device, the kernel's, one per dma-buf importer's attachment
- * @user_vmas: the processes' VMAs that map the object with the CPU
- *	(through its GEM offset or a dma-buf), counted on the real object by
- *	->mmap, ->open (a fork, a split, a move) and ->close.  Atomic: the
- *	mm calls those hooks with its own locks held and they cannot fail,
- *	so they take no lock of gembuf's.  gembuf_object_mapped() reads it
- *	under @lock, and a count that changes meanwhile does no harm: a
- *	VMA's page tables are zapped before it is closed, and pages go in
- *	only under @lock, so a VMA made while the memory moves gets the new
- *	memory at its first fault
- * @vmap: the kernel's mapping for vmap, shared by its users
+ * @mappings: the mappings of the memory by devices gembuf made: one per
+ *	gembuf device, one per dma-buf importer's attachment, and the
+ *	display's vmap of an import; each is counted in
+ *	&drm_gem_vcm_object.map_count
  * @engine_map: the engine's mapping, held by this object (an import on the
  *	engine, or an object of the engine) from its first DMA until it is
  *	freed or the engine needs the address space for another (see
@@ -187,66 +154,45 @@ struct gembuf_user {
  *	@engine_map
  * @import_node: link in &gembuf_device.imports, for a foreign import
  * @attach: for a foreign import, the importing device's attachment (as the
- *	import callback got it, before DRM sets @base.import_attach for a
- *	mapped import; gembuf sets it for one that maps nothing)
+ *	import callback got it, before DRM sets @vcm.base.import_attach for
+ *	a mapped import; gembuf sets it for one that maps nothing)
  * @revoked: for a foreign import whose device went away, the dma-buf: the
  *	attachment was given back then, and the object still holds the
  *	import's reference
- * @foreign: an import: its memory is the exporter's, gembuf's other
- *	device's included
- * @users: the devices whose needs are in @need (&struct gembuf_user)
- * @need: what the devices that use it need of @physmem
- * @moves: times @physmem moved to fit a device that came later
- * @refused: the errno of the last device refused, 0 for none
- * @refused_unmet: the VCM_CONSTRAINT_* @physmem lacked for it
- * @refused_dev: that device's name
- * @memcg: for an object of gembuf's own, the memory cgroup of the task
- *	that created it, which pays for @physmem whoever makes it be
- *	allocated or moved (NULL without memory cgroups)
  * @list_node: link in &gembuf.object_list, for an object of gembuf's own
  */
 struct gembuf_object {
-	struct drm_gem_object base;
-	struct vcm_physmem *physmem;
-	u32 cache;
-	bool wc_clean;
+	struct drm_gem_vcm_object vcm;
 	u32 flags;
-	struct sg_table *sgt;
-	struct mutex lock;	/* see the kernel-doc above */
 	struct list_head mappings;
-	atomic_t user_vmas;
-	struct gembuf_mapping *vmap;
 	struct gembuf_mapping *engine_map;
 	struct list_head engine_node;
 	struct list_head import_node;
 	struct dma_buf_attachment *attach;
 	struct dma_buf *revoked;
-	bool foreign;
-	struct list_head users;
-	struct vcm_constraint need;
-	unsigned int moves;
-	int refused;
-	u32 refused_unmet;
-	char refused_dev[32];
-	struct mem_cgroup *memcg;
 	struct list_head list_node;
 };
 
-#define to_gembuf_object(o) container_of(o, struct gembuf_object, base)
+#define to_gembuf_object(o) container_of(o, struct gembuf_object, vcm.base)
 
 /**
  * struct gembuf - the module's state
  * @display: the display device
- * @objects: live objects, imports included, for debugfs and the tests
+ * @devices_lock: protects @devices
+ * @devices: the gembuf devices not yet released, whose contexts count
+ *	their objects and the kernel's mappings of them, for debugfs and
+ *	the tests
  * @objects_lock: protects @object_list
  * @object_list: the objects with memory of gembuf's own, for debugfs
- * @mappings: live mappings of devices and the kernel (CPU mappings of
- *	processes are the mm's: &gembuf_object.user_vmas counts them)
+ * @mappings: live mappings gembuf made for devices (&gembuf_mapping; the
+ *	kernel's vmaps are the helper's, counted in the contexts, and CPU
+ *	mappings of processes the mm's)
  * @jobs: DMA engine jobs not yet freed; each holds the module
  */
 struct gembuf {
 	struct gembuf_device *display;
-	atomic_t objects;
+	struct mutex devices_lock;	/* see the kernel-doc above */
+	struct list_head devices;
 	struct mutex objects_lock;	/* see the kernel-doc above */
 	struct list_head object_list;
 	atomic_t mappings;
@@ -259,14 +205,12 @@ extern struct gembuf gembuf;
 extern const struct drm_driver gembuf_display_driver;
 extern const struct drm_driver gembuf_engine_driver;
 int gembuf_device_init(struct gembuf_device *gdev, enum gembuf_role role);
-void gembuf_device_fini(struct gembuf_device *gdev);
 
 /* gembuf_gem.c */
+struct drm_gem_object *gembuf_gem_create_object(struct drm_device *dev,
+						size_t size);
 struct gembuf_object *gembuf_object_create(struct drm_device *dev, size_t size,
 					   u32 flags, u32 cache);
-struct drm_gem_object *gembuf_gem_create_import(struct drm_device *dev,
-						size_t size,
-						struct vcm_physmem *physmem);
 int gembuf_gem_create_ioctl(struct drm_device *dev, void *data,
 			    struct drm_file *file);
 int gembuf_gem_mmap_offset_ioctl(struct drm_device *dev, void *data,
@@ -277,30 +221,14 @@ int gembuf_gem_wait_ioctl(struct drm_device *dev, void *data,
 			  struct drm_file *file);
 int gembuf_dumb_create(struct drm_file *file, struct drm_device *dev,
 		       struct drm_mode_create_dumb *args);
-u32 gembuf_res_attr(const struct gembuf_object *obj);
 
 /* gembuf_mapping.c */
 struct gembuf_mapping *gembuf_mapping_get(struct gembuf_object *obj,
 					  struct gembuf_device *gdev);
 void gembuf_mapping_put(struct gembuf_object *obj,
 			struct gembuf_mapping *map);
-void *gembuf_vmap(struct gembuf_object *obj);
-void gembuf_vunmap(struct gembuf_object *obj);
 void gembuf_mapping_add(struct gembuf_object *obj, struct gembuf_mapping *map);
 void gembuf_mapping_del(struct gembuf_object *obj, struct gembuf_mapping *map);
-bool gembuf_object_mapped(const struct gembuf_object *obj);
-
-/* gembuf_place.c */
-int gembuf_place_user(struct gembuf_object *obj, struct device *dev,
-		      const struct vcm_constraint *c);
-void gembuf_place_unuse(struct gembuf_object *obj, struct device *dev);
-int gembuf_place_map(struct gembuf_object *obj, struct device *dev);
-void gembuf_place_fini(struct gembuf_object *obj);
-int gembuf_place_backing(struct gembuf_object *obj);
-int gembuf_place_add(struct gembuf_object *obj, const struct vcm_constraint *c,
-		     const char *who);
-void gembuf_place_describe(struct gembuf_object *obj, struct seq_buf *s);
-int gembuf_place_show(struct seq_file *m, void *data);
 
 /* gembuf_prime.c */
 struct dma_buf *gembuf_gem_prime_export(struct drm_gem_object *obj, int flags);

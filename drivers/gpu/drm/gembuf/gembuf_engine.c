@@ -17,12 +17,14 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_gem_vcm_helper.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 #include <drm/gembuf_drm.h>
 #include <drm/gpu_scheduler.h>
 #include <linux/dma-fence.h>
 #include <linux/dma-mapping.h>
+#include <linux/iosys-map.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/rcupdate.h>
@@ -207,15 +209,11 @@ static void gembuf_engine_sched_fini(struct drm_device *dev, void *data)
 	drm_sched_fini(&engine->sched);
 }
 
-static void gembuf_engine_device_fini(struct drm_device *dev, void *data)
-{
-	gembuf_device_fini(data);
-}
-
 /* The page fills are loaded from, mapped for the engine and the CPU. */
 static int gembuf_engine_pattern_init(struct gembuf_engine *engine)
 {
 	struct gembuf_device *gdev = engine->gdev;
+	struct iosys_map vmap;
 	int ret;
 
 	engine->pattern = gembuf_object_create(&gdev->drm, PAGE_SIZE, 0,
@@ -227,25 +225,26 @@ static int gembuf_engine_pattern_init(struct gembuf_engine *engine)
 		ret = PTR_ERR(engine->pattern_map);
 		goto err_pattern;
 	}
-	engine->pattern_vaddr = gembuf_vmap(engine->pattern);
-	if (IS_ERR(engine->pattern_vaddr)) {
-		ret = PTR_ERR(engine->pattern_vaddr);
+	ret = drm_gem_vmap_unlocked(&engine->pattern->vcm.base, &vmap);
+	if (ret)
 		goto err_map;
-	}
+	engine->pattern_vaddr = vmap.vaddr;
 	return 0;
 
 err_map:
 	gembuf_mapping_put(engine->pattern, engine->pattern_map);
 err_pattern:
-	drm_gem_object_put(&engine->pattern->base);
+	drm_gem_object_put(&engine->pattern->vcm.base);
 	return ret;
 }
 
 static void gembuf_engine_pattern_fini(struct gembuf_engine *engine)
 {
-	gembuf_vunmap(engine->pattern);
+	struct iosys_map vmap = IOSYS_MAP_INIT_VADDR(engine->pattern_vaddr);
+
+	drm_gem_vunmap_unlocked(&engine->pattern->vcm.base, &vmap);
 	gembuf_mapping_put(engine->pattern, engine->pattern_map);
-	drm_gem_object_put(&engine->pattern->base);
+	drm_gem_object_put(&engine->pattern->vcm.base);
 }
 
 static int gembuf_engine_probe(struct pci_dev *pdev,
@@ -325,10 +324,8 @@ static int gembuf_engine_probe(struct pci_dev *pdev,
 	ret = drmm_add_action_or_reset(&gdev->drm, gembuf_engine_sched_fini, engine);
 	if (ret)
 		return ret;
+	/* Released with the DRM device, as everything above. */
 	ret = gembuf_device_init(gdev, GEMBUF_ENGINE);
-	if (ret)
-		return ret;
-	ret = drmm_add_action_or_reset(&gdev->drm, gembuf_engine_device_fini, gdev);
 	if (ret)
 		return ret;
 
@@ -359,7 +356,7 @@ static void gembuf_engine_remove(struct pci_dev *pdev)
 	drm_dev_unplug(&gdev->drm);
 	flush_workqueue(engine->hw_wq);
 	gembuf_engine_pattern_fini(engine);
-	vcm_deactivate(gdev->avcm);
+	drm_gem_vcm_unplug(&gdev->drm);
 	gembuf_prime_revoke_imports(gdev);
 }
 

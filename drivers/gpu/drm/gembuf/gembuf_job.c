@@ -392,9 +392,9 @@ static void gembuf_job_put(struct gembuf_job *job)
 		wake_up_all(&job->engine->release_wq);
 	}
 	if (job->dst)
-		drm_gem_object_put(&job->dst->base);
+		drm_gem_object_put(&job->dst->vcm.base);
 	if (job->src)
-		drm_gem_object_put(&job->src->base);
+		drm_gem_object_put(&job->src->vcm.base);
 	if (job->out_syncobj)
 		drm_syncobj_put(job->out_syncobj);
 	dma_fence_chain_free(job->out_chain);
@@ -449,8 +449,8 @@ static int gembuf_check_range(struct drm_gem_object *gem, u64 offset, u64 size)
  */
 static int gembuf_job_submit(struct gembuf_job *job, struct gembuf_file *gf)
 {
-	struct drm_gem_object *dst = &job->dst->base;
-	struct drm_gem_object *src = job->src ? &job->src->base : NULL;
+	struct drm_gem_object *dst = &job->dst->vcm.base;
+	struct drm_gem_object *src = job->src ? &job->src->vcm.base : NULL;
 	struct dma_fence *fence;
 	struct drm_exec exec;
 	int ret;
@@ -476,7 +476,7 @@ static int gembuf_job_submit(struct gembuf_job *job, struct gembuf_file *gf)
 	ret = drm_sched_job_add_implicit_dependencies(&job->base, dst, true);
 	if (!ret && job->src)
 		ret = drm_sched_job_add_implicit_dependencies(&job->base,
-							      &job->src->base,
+							      &job->src->vcm.base,
 							      false);
 	if (ret)
 		goto out;
@@ -522,7 +522,7 @@ static int gembuf_job_lookup(struct gembuf_job *job, struct drm_file *file,
  */
 void gembuf_job_forget(struct gembuf_object *obj)
 {
-	struct gembuf_engine *engine = gembuf_engine_of(obj->base.dev);
+	struct gembuf_engine *engine = gembuf_engine_of(obj->vcm.base.dev);
 
 	if (!engine)
 		return;
@@ -540,12 +540,12 @@ static struct gembuf_mapping *gembuf_job_idle_map(struct gembuf_object *obj,
 {
 	struct gembuf_mapping *map;
 
-	mutex_lock(&obj->lock);
+	mutex_lock(&obj->vcm.lock);
 	map = READ_ONCE(obj->engine_map);
 	*cached = map;
 	if (map && (map->users != 1 || cmpxchg(&obj->engine_map, map, NULL) != map))
 		map = NULL;
-	mutex_unlock(&obj->lock);
+	mutex_unlock(&obj->vcm.lock);
 	return map;
 }
 
@@ -566,7 +566,7 @@ static bool gembuf_job_evict_one(struct gembuf_engine *engine)
 		spin_lock(&engine->cached_lock);
 		list_for_each_entry(pos, &engine->cached, engine_node) {
 			/* One being freed is taken off by gembuf_job_forget(). */
-			if (kref_get_unless_zero(&pos->base.refcount)) {
+			if (kref_get_unless_zero(&pos->vcm.base.refcount)) {
 				list_move_tail(&pos->engine_node, &busy);
 				obj = pos;
 				break;
@@ -583,7 +583,7 @@ static bool gembuf_job_evict_one(struct gembuf_engine *engine)
 		}
 		if (map)
 			gembuf_mapping_put(obj, map);
-		drm_gem_object_put(&obj->base);
+		drm_gem_object_put(&obj->vcm.base);
 	}
 	spin_lock(&engine->cached_lock);
 	list_splice_tail(&busy, &engine->cached);
@@ -799,7 +799,8 @@ static int gembuf_dma_fill(struct drm_device *dev,
 		return PTR_ERR(job);
 	ret = gembuf_job_lookup(job, file, args->handle, true);
 	if (!ret)
-		ret = gembuf_check_range(&job->dst->base, args->offset, args->size);
+		ret = gembuf_check_range(&job->dst->vcm.base, args->offset,
+					 args->size);
 	if (!ret)
 		ret = gembuf_job_syncs(job, file, args->in_syncs,
 				       args->in_sync_count, &args->out_sync);
@@ -827,9 +828,11 @@ static int gembuf_dma_copy(struct drm_device *dev,
 	if (!ret)
 		ret = gembuf_job_lookup(job, file, args->src_handle, false);
 	if (!ret)
-		ret = gembuf_check_range(&job->dst->base, args->dst_offset, args->size);
+		ret = gembuf_check_range(&job->dst->vcm.base, args->dst_offset,
+					 args->size);
 	if (!ret)
-		ret = gembuf_check_range(&job->src->base, args->src_offset, args->size);
+		ret = gembuf_check_range(&job->src->vcm.base, args->src_offset,
+					 args->size);
 	/* Overlapping ranges of one object would read what they write. */
 	if (!ret && job->dst == job->src &&
 	    args->dst_offset < args->src_offset + args->size &&

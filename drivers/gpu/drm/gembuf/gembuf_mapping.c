@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * gembuf mappings: one reservation, in one device's VCM or the kernel's,
- * backed by an object's physmem; made on first use, shared by the users
- * of that device and dropped with the last of them.  Processes' CPU
- * mappings are not among them: the mm keeps those, and gembuf only
- * counts their VMAs (&gembuf_object.user_vmas).
+ * gembuf mappings: one reservation, in one gembuf device's VCM, backed by
+ * an object's physmem; made on first use, shared by the users of that
+ * device and dropped with the last of them.  The kernel's vmap and the
+ * processes' CPU mappings are not among them: the GEM VCM helper makes
+ * the one and counts the VMAs of the others.
  */
 
 #include <drm/drm_drv.h>
@@ -19,10 +19,15 @@
  * gembuf_mapping_add() - list a mapping on its object
  * @obj: the object, locked
  * @map: the mapping
+ *
+ * The helper counts it too: the memory stays where it is while it
+ * exists.
  */
 void gembuf_mapping_add(struct gembuf_object *obj, struct gembuf_mapping *map)
 {
+	lockdep_assert_held(&obj->vcm.lock);
 	list_add_tail(&map->node, &obj->mappings);
+	obj->vcm.map_count++;
 	atomic_inc(&gembuf.mappings);
 }
 
@@ -33,25 +38,11 @@ void gembuf_mapping_add(struct gembuf_object *obj, struct gembuf_mapping *map)
  */
 void gembuf_mapping_del(struct gembuf_object *obj, struct gembuf_mapping *map)
 {
+	lockdep_assert_held(&obj->vcm.lock);
 	list_del(&map->node);
 	kfree(map);
+	obj->vcm.map_count--;
 	atomic_dec(&gembuf.mappings);
-}
-
-/**
- * gembuf_object_mapped() - whether anything maps an object's memory
- * @obj: the object, locked
- *
- * A process maps it while it has a VMA of it, touched or not: its
- * memory stays put until the last one is closed, so that the fault
- * handler's pages stay right.  (Moving it would need every VMA zapped
- * first: those of the GEM offset and of every dma-buf file.)
- *
- * Return: true while a device, the kernel or a process maps it.
- */
-bool gembuf_object_mapped(const struct gembuf_object *obj)
-{
-	return !list_empty(&obj->mappings) || atomic_read(&obj->user_vmas);
 }
 
 static struct gembuf_mapping *gembuf_mapping_new(struct gembuf_object *obj,
@@ -62,18 +53,19 @@ static struct gembuf_mapping *gembuf_mapping_new(struct gembuf_object *obj,
 	struct vcm_res *res;
 	int ret;
 
-	ret = gembuf_place_backing(obj);
+	ret = drm_gem_vcm_populate(&obj->vcm);
 	if (ret)
 		return ERR_PTR(ret);
 	map = kzalloc(sizeof(*map), GFP_KERNEL);
 	if (!map)
 		return ERR_PTR(-ENOMEM);
-	res = vcm_reserve(vcm, obj->base.size, gembuf_res_attr(obj));
+	res = vcm_reserve(vcm, obj->vcm.base.size,
+			  drm_gem_vcm_res_attr(&obj->vcm));
 	if (IS_ERR(res)) {
 		kfree(map);
 		return ERR_CAST(res);
 	}
-	ret = vcm_back(res, obj->physmem);
+	ret = vcm_back(res, obj->vcm.physmem);
 	if (ret) {
 		vcm_unreserve(res);
 		kfree(map);
@@ -95,7 +87,7 @@ static struct gembuf_mapping *gembuf_mapping_new(struct gembuf_object *obj,
  */
 static struct gembuf_mapping *gembuf_mapping_new_import(struct gembuf_object *obj)
 {
-	struct dma_buf *dmabuf = obj->base.import_attach->dmabuf;
+	struct dma_buf *dmabuf = obj->vcm.base.import_attach->dmabuf;
 	struct gembuf_mapping *map;
 	struct iosys_map vmap;
 	int ret;
@@ -132,7 +124,8 @@ static void gembuf_mapping_release(struct gembuf_object *obj,
 	} else {
 		struct iosys_map vmap = IOSYS_MAP_INIT_VADDR(map->vaddr);
 
-		dma_buf_vunmap_unlocked(obj->base.import_attach->dmabuf, &vmap);
+		dma_buf_vunmap_unlocked(obj->vcm.base.import_attach->dmabuf,
+					&vmap);
 	}
 	gembuf_mapping_del(obj, map);
 }
@@ -146,7 +139,7 @@ static enum gembuf_mapping_kind gembuf_mapping_kind(struct gembuf_device *gdev)
 {
 	struct iommu_domain *domain;
 
-	switch (vcm_get_type(gdev->vcm)) {
+	switch (vcm_get_type(gdev->drm.gem_vcm->vcm)) {
 	case VCM_DEVICE:
 		return GEMBUF_MAPPING_IOMMU;
 	case VCM_DMA:
@@ -173,20 +166,21 @@ struct gembuf_mapping *gembuf_mapping_get(struct gembuf_object *obj,
 {
 	struct gembuf_mapping *map;
 
-	mutex_lock(&obj->lock);
+	mutex_lock(&obj->vcm.lock);
 	list_for_each_entry(map, &obj->mappings, node) {
 		if (map->gdev == gdev) {
 			map->users++;
 			goto out;
 		}
 	}
-	if (gdev->role == GEMBUF_DISPLAY && obj->base.import_attach)
+	if (gdev->role == GEMBUF_DISPLAY && obj->vcm.base.import_attach)
 		map = gembuf_mapping_new_import(obj);
-	else if (obj->foreign && !obj->physmem)
+	else if (obj->vcm.imported && !obj->vcm.physmem)
 		/* An import with no DMA addresses to map. */
 		map = ERR_PTR(-EINVAL);
 	else
-		map = gembuf_mapping_new(obj, gdev->vcm, gembuf_mapping_kind(gdev));
+		map = gembuf_mapping_new(obj, gdev->drm.gem_vcm->vcm,
+					 gembuf_mapping_kind(gdev));
 	if (!IS_ERR(map)) {
 		/* Its reservation is in the device's VCM: keep that. */
 		drm_dev_get(&gdev->drm);
@@ -194,7 +188,7 @@ struct gembuf_mapping *gembuf_mapping_get(struct gembuf_object *obj,
 		map->dev = gdev->drm.dev;
 	}
 out:
-	mutex_unlock(&obj->lock);
+	mutex_unlock(&obj->vcm.lock);
 	return map;
 }
 
@@ -207,56 +201,13 @@ void gembuf_mapping_put(struct gembuf_object *obj, struct gembuf_mapping *map)
 {
 	struct gembuf_device *gdev = NULL;
 
-	mutex_lock(&obj->lock);
+	mutex_lock(&obj->vcm.lock);
 	if (!--map->users) {
 		gdev = map->gdev;
 		gembuf_mapping_release(obj, map);
 	}
-	mutex_unlock(&obj->lock);
+	mutex_unlock(&obj->vcm.lock);
 	/* The last reference releases the device: not under the lock. */
 	if (gdev)
 		drm_dev_put(&gdev->drm);
-}
-
-/**
- * gembuf_vmap() - the kernel's mapping of an object
- * @obj: the object
- *
- * Return: the kernel address, or an ERR_PTR().
- */
-void *gembuf_vmap(struct gembuf_object *obj)
-{
-	struct gembuf_mapping *map;
-	void *vaddr;
-
-	mutex_lock(&obj->lock);
-	map = obj->vmap;
-	if (map) {
-		map->users++;
-	} else {
-		if (obj->base.import_attach)
-			map = gembuf_mapping_new_import(obj);
-		else
-			map = gembuf_mapping_new(obj, vcm_kernel(),
-						 GEMBUF_MAPPING_KERNEL);
-		if (!IS_ERR(map))
-			obj->vmap = map;
-	}
-	vaddr = IS_ERR(map) ? ERR_CAST(map) : map->vaddr;
-	mutex_unlock(&obj->lock);
-	return vaddr;
-}
-
-/**
- * gembuf_vunmap() - drop a user of the kernel's mapping
- * @obj: the object
- */
-void gembuf_vunmap(struct gembuf_object *obj)
-{
-	mutex_lock(&obj->lock);
-	if (!WARN_ON(!obj->vmap) && !--obj->vmap->users) {
-		gembuf_mapping_release(obj, obj->vmap);
-		obj->vmap = NULL;
-	}
-	mutex_unlock(&obj->lock);
 }

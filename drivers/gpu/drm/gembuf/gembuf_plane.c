@@ -420,7 +420,7 @@ static void gembuf_plane_atomic_update(struct drm_plane *plane,
 	if (new->fb == old->fb)
 		return;
 	atomic64_inc(&out->fb_flips);
-	if (to_gembuf_object(new->fb->obj[0])->foreign)
+	if (to_gembuf_object(new->fb->obj[0])->vcm.imported)
 		atomic64_inc(&out->fb_flips_foreign);
 }
 

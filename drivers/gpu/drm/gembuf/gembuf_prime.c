@@ -32,8 +32,8 @@ static int gembuf_sgt_for_dev(struct gembuf_object *obj, struct device *dev,
 	size_t max = min_t(size_t, dma_get_max_seg_size(dev),
 			   dma_max_mapping_size(dev));
 
-	return vcm_phys_to_sgt(obj->physmem, max, dma_get_seg_boundary(dev),
-			       sgt);
+	return vcm_phys_to_sgt(obj->vcm.physmem, max,
+			       dma_get_seg_boundary(dev), sgt);
 }
 
 /*
@@ -99,7 +99,7 @@ static struct sg_table *gembuf_map_dma_buf(struct dma_buf_attachment *attach,
 	 * alias of write-combined memory): such an object is for the CPU
 	 * and for gembuf's own devices.
 	 */
-	if (obj->cache != GEMBUF_CACHE_WB)
+	if (obj->vcm.map_wc)
 		return ERR_PTR(-EINVAL);
 
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
@@ -108,10 +108,10 @@ static struct sg_table *gembuf_map_dma_buf(struct dma_buf_attachment *attach,
 		ret = -ENOMEM;
 		goto err;
 	}
-	mutex_lock(&obj->lock);
-	ret = gembuf_place_map(obj, attach->dev);
+	mutex_lock(&obj->vcm.lock);
+	ret = drm_gem_vcm_place_map(&obj->vcm, attach->dev);
 	if (!ret)
-		ret = gembuf_place_backing(obj);
+		ret = drm_gem_vcm_populate(&obj->vcm);
 	if (!ret)
 		ret = gembuf_sgt_for_dev(obj, attach->dev, sgt);
 	if (ret)
@@ -137,7 +137,7 @@ static struct sg_table *gembuf_map_dma_buf(struct dma_buf_attachment *attach,
 	map->kind = gembuf_attach_kind(attach->dev);
 	map->users = 1;
 	gembuf_mapping_add(obj, map);
-	mutex_unlock(&obj->lock);
+	mutex_unlock(&obj->vcm.lock);
 	attach->priv = map;
 	return out;
 
@@ -146,7 +146,7 @@ err_unmap:
 err_table:
 	sg_free_table(sgt);
 err_unlock:
-	mutex_unlock(&obj->lock);
+	mutex_unlock(&obj->vcm.lock);
 err:
 	kfree(map);
 	kfree(sgt);
@@ -162,20 +162,20 @@ static void gembuf_unmap_dma_buf(struct dma_buf_attachment *attach,
 	struct gembuf_mapping *map = attach->priv;
 
 	attach->priv = NULL;
-	mutex_lock(&obj->lock);
+	mutex_lock(&obj->vcm.lock);
 	/* What the importer's device wrote, for the CPU (and out of bounce). */
 	dma_unmap_sgtable(attach->dev, map->sgt, dir, 0);
 	gembuf_sgt_free(map->sgt);
 	gembuf_mapping_del(obj, map);
-	mutex_unlock(&obj->lock);
+	mutex_unlock(&obj->vcm.lock);
 	gembuf_sgt_free(sgt);
 }
 
 /*
  * Every device attached counts among the object's users, known by its
  * struct device only; the memory is chosen for what each needs from its
- * first mapping (gembuf_place.c), and one mapping after the memory is
- * mapped elsewhere gets -EBUSY if its device cannot use it.
+ * first mapping (the GEM VCM helper's placement), and one mapping after
+ * the memory is mapped elsewhere gets -EBUSY if its device cannot use it.
  */
 static int gembuf_dmabuf_attach(struct dma_buf *dmabuf,
 				struct dma_buf_attachment *attach)
@@ -183,9 +183,9 @@ static int gembuf_dmabuf_attach(struct dma_buf *dmabuf,
 	struct gembuf_object *obj = to_gembuf_object(dmabuf->priv);
 	int ret;
 
-	mutex_lock(&obj->lock);
-	ret = gembuf_place_user(obj, attach->dev, NULL);
-	mutex_unlock(&obj->lock);
+	mutex_lock(&obj->vcm.lock);
+	ret = drm_gem_vcm_place_user(&obj->vcm, attach->dev, NULL);
+	mutex_unlock(&obj->vcm.lock);
 	return ret;
 }
 
@@ -194,9 +194,9 @@ static void gembuf_dmabuf_detach(struct dma_buf *dmabuf,
 {
 	struct gembuf_object *obj = to_gembuf_object(dmabuf->priv);
 
-	mutex_lock(&obj->lock);
-	gembuf_place_unuse(obj, attach->dev);
-	mutex_unlock(&obj->lock);
+	mutex_lock(&obj->vcm.lock);
+	drm_gem_vcm_place_unuse(&obj->vcm, attach->dev);
+	mutex_unlock(&obj->vcm.lock);
 }
 
 /*
@@ -210,7 +210,7 @@ static void gembuf_sync_dma_api(struct dma_buf *dmabuf, bool for_cpu)
 	struct gembuf_object *obj = to_gembuf_object(dmabuf->priv);
 	struct gembuf_mapping *map;
 
-	mutex_lock(&obj->lock);
+	mutex_lock(&obj->vcm.lock);
 	list_for_each_entry(map, &obj->mappings, node) {
 		if (!map->sgt)
 			continue;
@@ -220,7 +220,7 @@ static void gembuf_sync_dma_api(struct dma_buf *dmabuf, bool for_cpu)
 		else
 			dma_sync_sgtable_for_device(map->dev, map->sgt, map->dir);
 	}
-	mutex_unlock(&obj->lock);
+	mutex_unlock(&obj->vcm.lock);
 }
 
 static int gembuf_begin_cpu_access(struct dma_buf *dmabuf,
@@ -298,16 +298,19 @@ static struct drm_gem_object *gembuf_import_new(struct drm_device *dev,
 						struct vcm_physmem *pm)
 {
 	struct gembuf_device *gdev = to_gembuf_device(dev);
+	struct drm_gem_vcm_object *vobj;
 	struct drm_gem_object *gem;
 	bool revoked;
 
-	gem = gembuf_gem_create_import(dev, attach->dmabuf->size, pm);
-	if (IS_ERR(gem)) {
+	vobj = drm_gem_vcm_create_import(dev, attach->dmabuf->size);
+	if (IS_ERR(vobj)) {
 		if (pm)
 			vcm_phys_free(pm);
-		return gem;
+		return ERR_CAST(vobj);
 	}
-	to_gembuf_object(gem)->sgt = sgt;
+	gem = &vobj->base;
+	vobj->physmem = pm;
+	vobj->sgt = sgt;
 	to_gembuf_object(gem)->attach = attach;
 	if (!sgt) {
 		gem->import_attach = attach;
@@ -320,7 +323,7 @@ static struct drm_gem_object *gembuf_import_new(struct drm_device *dev,
 	mutex_unlock(&gdev->imports_lock);
 	if (revoked) {
 		/* The caller gives the attachment back. */
-		to_gembuf_object(gem)->sgt = NULL;
+		vobj->sgt = NULL;
 		to_gembuf_object(gem)->attach = NULL;
 		gem->import_attach = NULL;
 		drm_gem_object_put(gem);
@@ -350,17 +353,18 @@ gembuf_gem_prime_import_sg_table(struct drm_device *dev,
 				 struct sg_table *sgt)
 {
 	struct gembuf_device *gdev = to_gembuf_device(dev);
+	struct drm_gem_vcm_context *ctx = dev->gem_vcm;
 	struct vcm_physmem *pm = NULL;
 
 	/*
 	 * A display that scans out from physical addresses (display_dma)
 	 * takes one DMA range, as drm_gem_dma_prime_import_sg_table() does.
 	 */
-	if (vcm_get_type(gdev->vcm) == VCM_ONE_TO_ONE &&
+	if (ctx->kind == DRM_GEM_VCM_ONE_TO_ONE &&
 	    drm_prime_get_contiguous_size(sgt) < attach->dmabuf->size)
 		return ERR_PTR(-EINVAL);
 	if (gdev->role == GEMBUF_ENGINE) {
-		pm = vcm_phys_from_dma(gdev->avcm, sgt);
+		pm = vcm_phys_from_dma(ctx->avcm, sgt);
 		if (IS_ERR(pm))
 			return ERR_CAST(pm);
 		if (vcm_get_physmem_len(pm) != attach->dmabuf->size) {
@@ -377,7 +381,7 @@ gembuf_gem_prime_import_sg_table(struct drm_device *dev,
  */
 void gembuf_prime_forget_import(struct gembuf_object *obj)
 {
-	struct gembuf_device *gdev = to_gembuf_device(obj->base.dev);
+	struct gembuf_device *gdev = to_gembuf_device(obj->vcm.base.dev);
 
 	mutex_lock(&gdev->imports_lock);
 	list_del_init(&obj->import_node);
@@ -408,29 +412,30 @@ void gembuf_prime_revoke_imports(struct gembuf_device *gdev)
 	mutex_lock(&gdev->imports_lock);
 	gdev->imports_revoked = true;
 	list_for_each_entry_safe(obj, next, &gdev->imports, import_node) {
-		if (kref_get_unless_zero(&obj->base.refcount))
+		if (kref_get_unless_zero(&obj->vcm.base.refcount))
 			list_move(&obj->import_node, &revoke);
 	}
 	mutex_unlock(&gdev->imports_lock);
 
 	list_for_each_entry_safe(obj, next, &revoke, import_node) {
 		struct dma_buf_attachment *attach = obj->attach;
+		struct drm_gem_vcm_object *vobj = &obj->vcm;
 
-		mutex_lock(&obj->lock);
-		if (READ_ONCE(obj->base.import_attach) == attach && !obj->revoked) {
+		mutex_lock(&vobj->lock);
+		if (READ_ONCE(vobj->base.import_attach) == attach && !obj->revoked) {
 			obj->revoked = attach->dmabuf;
-			if (obj->sgt)
-				dma_buf_unmap_attachment_unlocked(attach, obj->sgt,
+			if (vobj->sgt)
+				dma_buf_unmap_attachment_unlocked(attach, vobj->sgt,
 								  DMA_BIDIRECTIONAL);
-			WRITE_ONCE(obj->base.import_attach, NULL);
+			WRITE_ONCE(vobj->base.import_attach, NULL);
 			dma_buf_detach(obj->revoked, attach);
-			WRITE_ONCE(obj->sgt, NULL);
+			WRITE_ONCE(vobj->sgt, NULL);
 		}
-		mutex_unlock(&obj->lock);
+		mutex_unlock(&vobj->lock);
 		mutex_lock(&gdev->imports_lock);
 		list_del_init(&obj->import_node);
 		mutex_unlock(&gdev->imports_lock);
-		drm_gem_object_put(&obj->base);
+		drm_gem_object_put(&vobj->base);
 	}
 }
 
@@ -480,7 +485,7 @@ struct gembuf_object *gembuf_prime_exporter(struct drm_gem_object *gem)
 {
 	struct gembuf_object *obj = to_gembuf_object(gem);
 
-	if (!obj->foreign)
+	if (!obj->vcm.imported)
 		return NULL;
 	if (obj->revoked)
 		return gembuf_dmabuf_object(obj->revoked);
@@ -509,9 +514,9 @@ void gembuf_prime_sync_import(struct gembuf_object *obj, bool for_cpu)
 	struct gembuf_mapping *map;
 	int idx;
 
-	if (!obj->foreign || !drm_dev_enter(obj->base.dev, &idx))
+	if (!obj->vcm.imported || !drm_dev_enter(obj->vcm.base.dev, &idx))
 		return;
-	map = gembuf_prime_exporter(&obj->base) && obj->sgt ?
+	map = gembuf_prime_exporter(&obj->vcm.base) && obj->vcm.sgt ?
 	      obj->attach->priv : NULL;
 	if (map && map->sgt && for_cpu)
 		dma_sync_sgtable_for_cpu(map->dev, map->sgt, map->dir);
@@ -548,7 +553,6 @@ struct gembuf_object *gembuf_dmabuf_object(const struct dma_buf *dmabuf)
 struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
 					       struct dma_buf *dma_buf)
 {
-	struct gembuf_device *gdev = to_gembuf_device(dev);
 	struct drm_gem_object *gem;
 
 	/* Back on the device that made it: itself. */
@@ -560,7 +564,7 @@ struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
 		}
 	}
 	/* Each device attaches for itself: its own DMA addresses. */
-	if (vcm_get_type(gdev->vcm) == VCM_EXT_KERNEL)
+	if (dev->gem_vcm->kind == DRM_GEM_VCM_CPU)
 		return gembuf_prime_import_no_map(dev, dma_buf);
 	return drm_gem_prime_import_dev(dev, dma_buf, dev->dev);
 }

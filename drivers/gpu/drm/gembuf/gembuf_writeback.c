@@ -45,7 +45,7 @@ static int gembuf_wb_atomic_check(struct drm_encoder *encoder,
 	 * vkms makes no such call, and syncs nothing.
 	 */
 	for (i = 0; i < fb->format->num_planes; i++) {
-		if (!to_gembuf_object(fb->obj[i])->foreign ||
+		if (!to_gembuf_object(fb->obj[i])->vcm.imported ||
 		    gembuf_prime_exporter(fb->obj[i]))
 			continue;
 		drm_dbg_kms(encoder->dev,
