@@ -29,7 +29,8 @@ struct vm_area_struct;
  * @DRM_GEM_VCM_DMA: through its DMA API, in a DMA VCM (vcm_create_dma()):
  *	a device that shares memory with others and imports dma-bufs
  * @DRM_GEM_VCM_ONE_TO_ONE: at physical addresses, in a one-to-one VCM
- *	(vcm_create_one_to_one()) below a limit: a device without an IOMMU
+ *	(vcm_create_one_to_one()) below its DMA mask: a device without an
+ *	IOMMU
  */
 enum drm_gem_vcm_kind {
 	DRM_GEM_VCM_CPU,
@@ -40,11 +41,13 @@ enum drm_gem_vcm_kind {
 /**
  * struct drm_gem_vcm_context - a DRM device's VCM, for its objects
  *
- * Made by drmm_gem_vcm_init(), released with the DRM device, found as
- * &drm_device.gem_vcm.
+ * Embedded in the driver's device structure, set up by
+ * drmm_gem_vcm_init() and released with the DRM device.  Objects are
+ * made with it (drm_gem_vcm_create()) and keep it in
+ * &drm_gem_vcm_object.ctx.
  */
 struct drm_gem_vcm_context {
-	/** @drm: the DRM device */
+	/** @drm: the DRM device, NULL until drmm_gem_vcm_init() */
 	struct drm_device *drm;
 
 	/** @kind: how the device reaches memory */
@@ -102,6 +105,9 @@ struct drm_gem_vcm_user {
 struct drm_gem_vcm_object {
 	/** @base: the GEM object */
 	struct drm_gem_object base;
+
+	/** @ctx: the context of the device the object is made on */
+	struct drm_gem_vcm_context *ctx;
 
 	/**
 	 * @lock: protects the memory (@physmem, @wc_clean), the placement
@@ -214,14 +220,14 @@ static inline u32 drm_gem_vcm_res_attr(const struct drm_gem_vcm_object *obj)
 	return VCM_READ | VCM_WRITE | (obj->map_wc ? VCM_WC : VCM_WB_WA);
 }
 
-int drmm_gem_vcm_init(struct drm_device *dev, enum drm_gem_vcm_kind kind,
-		      phys_addr_t limit);
-void drm_gem_vcm_unplug(struct drm_device *dev);
+int drmm_gem_vcm_init(struct drm_device *dev, struct drm_gem_vcm_context *ctx,
+		      enum drm_gem_vcm_kind kind);
+void drm_gem_vcm_unplug(struct drm_gem_vcm_context *ctx);
 
-struct drm_gem_vcm_object *drm_gem_vcm_create(struct drm_device *dev,
+struct drm_gem_vcm_object *drm_gem_vcm_create(struct drm_gem_vcm_context *ctx,
 					      size_t size);
-struct drm_gem_vcm_object *drm_gem_vcm_create_import(struct drm_device *dev,
-						     size_t size);
+struct drm_gem_vcm_object *
+drm_gem_vcm_create_import(struct drm_gem_vcm_context *ctx, size_t size);
 void drm_gem_vcm_free(struct drm_gem_vcm_object *obj);
 
 int drm_gem_vcm_place(struct drm_gem_vcm_object *obj,

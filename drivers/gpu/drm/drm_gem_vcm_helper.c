@@ -4,6 +4,7 @@
  */
 
 #include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
 #include <linux/export.h>
 #include <linux/iosys-map.h>
@@ -39,8 +40,10 @@ MODULE_IMPORT_NS(DMA_BUF);
  * each through its own VCM with the object's one cache policy.
  *
  * A DRM device that makes such objects has a context, struct
- * &drm_gem_vcm_context, made by drmm_gem_vcm_init() and found from the
- * device as &drm_device.gem_vcm: the VCM the device reaches memory
+ * &drm_gem_vcm_context, which the driver embeds in its device structure
+ * and sets up with drmm_gem_vcm_init(), and which it passes to
+ * drm_gem_vcm_create(); each object keeps it.  It has the VCM the
+ * device reaches memory
  * through (the kernel's for a device the CPU stands in for, a DMA VCM
  * for one that stays on the DMA API, a one-to-one VCM for one without
  * an IOMMU), its association, active until drm_gem_vcm_unplug(), and
@@ -130,7 +133,9 @@ static void drm_gem_vcm_fini(struct drm_device *dev, void *data)
 	/* Every object went before the device: its VCM is empty. */
 	if (ctx->vcm != vcm_kernel())
 		drm_WARN_ON(dev, vcm_free(ctx->vcm));
-	dev->gem_vcm = NULL;
+	ctx->avcm = NULL;
+	ctx->vcm = NULL;
+	ctx->drm = NULL;
 }
 
 /* The length of the physical range from 0 to @limit, in whole pages. */
@@ -143,83 +148,84 @@ static size_t drm_gem_vcm_range(phys_addr_t limit)
 /**
  * drmm_gem_vcm_init() - give a DRM device its VCM, for its objects
  * @dev: the DRM device, with its struct device's DMA set up
+ * @ctx: the context, embedded in the driver's device structure, zeroed
  * @kind: how the device reaches memory
- * @limit: for %DRM_GEM_VCM_ONE_TO_ONE, the highest physical address the
- *	device reaches (its DMA mask); ignored otherwise
  *
- * Creates the device's VCM (the kernel's is shared), associates it with
- * &drm_device.dev and activates the association, and asks it once what
- * the device needs of the memory it maps.  The context is released with
- * the DRM device, after its last object: objects hold the device.
+ * Creates the device's VCM (the kernel's is shared; for
+ * %DRM_GEM_VCM_ONE_TO_ONE, one from physical address 0 up to the DMA
+ * mask of &drm_device.dev), associates it with &drm_device.dev and
+ * activates the association, and asks it once what the device needs of
+ * the memory it maps.  The context is released with the DRM device,
+ * after its last object: objects hold the device.
  *
  * Return: 0 or a negative errno: -EINVAL for an unknown @kind, -EBUSY if
- * the device has a context already, the errors of VCM's.
+ * @ctx is set up already, the errors of VCM's.
  */
-int drmm_gem_vcm_init(struct drm_device *dev, enum drm_gem_vcm_kind kind,
-		      phys_addr_t limit)
+int drmm_gem_vcm_init(struct drm_device *dev, struct drm_gem_vcm_context *ctx,
+		      enum drm_gem_vcm_kind kind)
 {
-	struct drm_gem_vcm_context *ctx;
+	u64 mask = dma_get_mask(dev->dev);
+	struct vcm_avcm *avcm;
+	struct vcm *vcm;
 	int ret;
 
-	if (dev->gem_vcm)
+	if (ctx->drm)
 		return -EBUSY;
-	ctx = drmm_kzalloc(dev, sizeof(*ctx), GFP_KERNEL);
-	if (!ctx)
-		return -ENOMEM;
-	ctx->drm = dev;
-	ctx->kind = kind;
 	switch (kind) {
 	case DRM_GEM_VCM_CPU:
-		ctx->vcm = vcm_kernel();
+		vcm = vcm_kernel();
 		break;
 	case DRM_GEM_VCM_DMA:
-		ctx->vcm = vcm_create_dma();
+		vcm = vcm_create_dma();
 		break;
 	case DRM_GEM_VCM_ONE_TO_ONE:
-		ctx->vcm = vcm_create_one_to_one(0, drm_gem_vcm_range(limit));
+		vcm = vcm_create_one_to_one(0, drm_gem_vcm_range(mask));
 		break;
 	default:
 		return -EINVAL;
 	}
-	if (IS_ERR(ctx->vcm))
-		return PTR_ERR(ctx->vcm);
+	if (IS_ERR(vcm))
+		return PTR_ERR(vcm);
 
-	ctx->avcm = vcm_assoc(ctx->vcm, dev->dev, 0);
-	if (IS_ERR(ctx->avcm)) {
-		ret = PTR_ERR(ctx->avcm);
+	avcm = vcm_assoc(vcm, dev->dev, 0);
+	if (IS_ERR(avcm)) {
+		ret = PTR_ERR(avcm);
 		goto err_vcm;
 	}
-	ret = vcm_activate(ctx->avcm);
+	ret = vcm_activate(avcm);
 	if (ret)
 		goto err_assoc;
+	ctx->drm = dev;
+	ctx->kind = kind;
+	ctx->vcm = vcm;
+	ctx->avcm = avcm;
 	/* Asked once: every object made on the device adds it. */
 	if (vcm_constraint_of_vcm(ctx->vcm, &ctx->need))
 		vcm_constraint_init(&ctx->need);
 	ctx->need.devices = 1;
-	dev->gem_vcm = ctx;
 	return drmm_add_action_or_reset(dev, drm_gem_vcm_fini, ctx);
 
 err_assoc:
-	vcm_deassoc(ctx->avcm);
+	vcm_deassoc(avcm);
 err_vcm:
-	if (ctx->vcm != vcm_kernel())
-		drm_WARN_ON(dev, vcm_free(ctx->vcm));
+	if (vcm != vcm_kernel())
+		drm_WARN_ON(dev, vcm_free(vcm));
 	return ret;
 }
 EXPORT_SYMBOL_GPL(drmm_gem_vcm_init);
 
 /**
  * drm_gem_vcm_unplug() - stop a device's use of its VCM
- * @dev: the DRM device, unplugged (drm_dev_unplug()), its own mappings of
- *	objects gone
+ * @ctx: the context of the DRM device, unplugged (drm_dev_unplug()), its
+ *	own mappings of objects gone
  *
  * Deactivates the association: a DMA VCM unmaps what is left for the
  * device, as no DMA API mapping may outlive its driver.  The objects
  * and the context stay until the DRM device is released.
  */
-void drm_gem_vcm_unplug(struct drm_device *dev)
+void drm_gem_vcm_unplug(struct drm_gem_vcm_context *ctx)
 {
-	vcm_deactivate(dev->gem_vcm->avcm);
+	vcm_deactivate(ctx->avcm);
 }
 EXPORT_SYMBOL_GPL(drm_gem_vcm_unplug);
 
@@ -598,14 +604,14 @@ EXPORT_SYMBOL_GPL(drm_gem_vcm_show_placement);
  */
 
 static struct drm_gem_vcm_object *
-__drm_gem_vcm_create(struct drm_device *dev, size_t size, bool import)
+__drm_gem_vcm_create(struct drm_gem_vcm_context *ctx, size_t size, bool import)
 {
-	struct drm_gem_vcm_context *ctx = dev->gem_vcm;
+	struct drm_device *dev = ctx->drm;
 	struct drm_gem_vcm_object *obj;
 	struct drm_gem_object *gem;
 	int ret;
 
-	if (drm_WARN_ON(dev, !ctx))
+	if (WARN_ON(!dev))
 		return ERR_PTR(-ENODEV);
 
 	if (dev->driver->gem_create_object) {
@@ -626,6 +632,7 @@ __drm_gem_vcm_create(struct drm_device *dev, size_t size, bool import)
 		lockdep_set_class(&obj->lock, &drm_gem_vcm_import_lock_key);
 	INIT_LIST_HEAD(&obj->users);
 	vcm_constraint_init(&obj->need);
+	obj->ctx = ctx;
 	obj->imported = import;
 	/*
 	 * The memory is a physmem, not a shmem file.  The map offset is
@@ -657,7 +664,8 @@ __drm_gem_vcm_create(struct drm_device *dev, size_t size, bool import)
 
 /**
  * drm_gem_vcm_create() - create an object
- * @dev: the DRM device, with a context (drmm_gem_vcm_init())
+ * @ctx: the context of the DRM device to make it on, set up by
+ *	drmm_gem_vcm_init()
  * @size: bytes, rounded up to the page size
  *
  * The object is made by &drm_driver.gem_create_object if the driver has
@@ -670,19 +678,19 @@ __drm_gem_vcm_create(struct drm_device *dev, size_t size, bool import)
  * the errors of drm_gem_vcm_place() when no memory can meet the device's
  * needs at that size.
  */
-struct drm_gem_vcm_object *drm_gem_vcm_create(struct drm_device *dev,
+struct drm_gem_vcm_object *drm_gem_vcm_create(struct drm_gem_vcm_context *ctx,
 					      size_t size)
 {
 	size = PAGE_ALIGN(size);
 	if (!size)
 		return ERR_PTR(-EINVAL);
-	return __drm_gem_vcm_create(dev, size, false);
+	return __drm_gem_vcm_create(ctx, size, false);
 }
 EXPORT_SYMBOL_GPL(drm_gem_vcm_create);
 
 /**
  * drm_gem_vcm_create_import() - create an object for an imported dma-buf
- * @dev: the importing DRM device, with a context
+ * @ctx: the context of the importing DRM device
  * @size: the dma-buf's size, whole pages
  *
  * For a driver that imports itself: the object has no memory of its
@@ -696,12 +704,12 @@ EXPORT_SYMBOL_GPL(drm_gem_vcm_create);
  * Return: the object, or an ERR_PTR(): -EINVAL for a size of no whole
  * pages, -ENOMEM.
  */
-struct drm_gem_vcm_object *drm_gem_vcm_create_import(struct drm_device *dev,
-						     size_t size)
+struct drm_gem_vcm_object *
+drm_gem_vcm_create_import(struct drm_gem_vcm_context *ctx, size_t size)
 {
 	if (!size || !PAGE_ALIGNED(size))
 		return ERR_PTR(-EINVAL);
-	return __drm_gem_vcm_create(dev, size, true);
+	return __drm_gem_vcm_create(ctx, size, true);
 }
 EXPORT_SYMBOL_GPL(drm_gem_vcm_create_import);
 
@@ -729,7 +737,7 @@ void drm_gem_vcm_free(struct drm_gem_vcm_object *obj)
 	}
 	put_device(obj->need.dev);
 	mem_cgroup_put(obj->memcg);
-	atomic_dec(&dev->gem_vcm->objects);
+	atomic_dec(&obj->ctx->objects);
 	if (gem->import_attach)
 		drm_prime_gem_destroy(gem, obj->sgt);
 	drm_gem_object_release(gem);
@@ -854,7 +862,7 @@ int drm_gem_vcm_vmap(struct drm_gem_vcm_object *obj, struct iosys_map *map)
 	}
 	obj->vmap_res = res;
 	obj->vmap_use_count = 1;
-	atomic_inc(&gem->dev->gem_vcm->maps);
+	atomic_inc(&obj->ctx->maps);
 out:
 	iosys_map_set_vaddr(map, vcm_get_vaddr(obj->vmap_res));
 	mutex_unlock(&obj->lock);
@@ -890,7 +898,7 @@ void drm_gem_vcm_vunmap(struct drm_gem_vcm_object *obj, struct iosys_map *map)
 		vcm_unback(obj->vmap_res);
 		vcm_unreserve(obj->vmap_res);
 		obj->vmap_res = NULL;
-		atomic_dec(&gem->dev->gem_vcm->maps);
+		atomic_dec(&obj->ctx->maps);
 	}
 	mutex_unlock(&obj->lock);
 }

@@ -43,7 +43,7 @@ static void gembuf_state_objects(struct seq_file *m)
 
 	mutex_lock(&gembuf.devices_lock);
 	list_for_each_entry(gdev, &gembuf.devices, node) {
-		ctx = gdev->drm.gem_vcm;
+		ctx = &gdev->gem_vcm;
 		objects += atomic_read(&ctx->objects);
 		mappings += atomic_read(&ctx->maps);
 	}

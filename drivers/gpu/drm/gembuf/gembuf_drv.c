@@ -145,10 +145,10 @@ int gembuf_device_init(struct gembuf_device *gdev, enum gembuf_role role)
 	gdev->role = role;
 	mutex_init(&gdev->imports_lock);
 	INIT_LIST_HEAD(&gdev->imports);
-	/* With display_dma, its 32-bit mask (gembuf_display_create()). */
+	/* With display_dma, below its 32-bit mask (gembuf_display_create()). */
 	if (role == GEMBUF_DISPLAY)
 		kind = display_dma ? DRM_GEM_VCM_ONE_TO_ONE : DRM_GEM_VCM_CPU;
-	ret = drmm_gem_vcm_init(&gdev->drm, kind, DMA_BIT_MASK(32));
+	ret = drmm_gem_vcm_init(&gdev->drm, &gdev->gem_vcm, kind);
 	if (ret)
 		return ret;
 	mutex_lock(&gembuf.devices_lock);

@@ -53,9 +53,10 @@ enum gembuf_role {
 
 /**
  * struct gembuf_device - one gembuf DRM device
- * @drm: the DRM device, first.  Its GEM VCM context (&drm_device.gem_vcm)
- *	has the VCM the device sees objects through, its association and
- *	what the device needs of the memory it maps: for an engine, a DMA
+ * @drm: the DRM device, first
+ * @gem_vcm: its GEM VCM context (drmm_gem_vcm_init()), which has the VCM
+ *	the device sees objects through, its association and what the
+ *	device needs of the memory it maps: for an engine, a DMA
  *	VCM, and what the DMA API needs for edu (the page sizes of its DMA
  *	domain); for the display reading with the CPU, the kernel VCM and
  *	nothing; for the display with display_dma, a one-to-one VCM and one
@@ -71,6 +72,7 @@ enum gembuf_role {
  */
 struct gembuf_device {
 	struct drm_device drm;
+	struct drm_gem_vcm_context gem_vcm;
 	enum gembuf_role role;
 	struct gembuf_engine *engine;
 	struct gembuf_kms *kms;

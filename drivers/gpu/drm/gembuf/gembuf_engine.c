@@ -356,7 +356,7 @@ static void gembuf_engine_remove(struct pci_dev *pdev)
 	drm_dev_unplug(&gdev->drm);
 	flush_workqueue(engine->hw_wq);
 	gembuf_engine_pattern_fini(engine);
-	drm_gem_vcm_unplug(&gdev->drm);
+	drm_gem_vcm_unplug(&gdev->gem_vcm);
 	gembuf_prime_revoke_imports(gdev);
 }
 

@@ -129,6 +129,7 @@ struct drm_gem_object *gembuf_gem_create_object(struct drm_device *dev,
 struct gembuf_object *gembuf_object_create(struct drm_device *dev, size_t size,
 					   u32 flags, u32 cache)
 {
+	struct gembuf_device *gdev = to_gembuf_device(dev);
 	struct drm_gem_vcm_object *vobj;
 	struct vcm_constraint cont;
 	struct gembuf_object *obj;
@@ -141,7 +142,7 @@ struct gembuf_object *gembuf_object_create(struct drm_device *dev, size_t size,
 		return ERR_PTR(-E2BIG);
 
 	/* The device it is made on is among its users from here on. */
-	vobj = drm_gem_vcm_create(dev, size);
+	vobj = drm_gem_vcm_create(&gdev->gem_vcm, size);
 	if (IS_ERR(vobj))
 		return ERR_CAST(vobj);
 	obj = to_gembuf_object(&vobj->base);

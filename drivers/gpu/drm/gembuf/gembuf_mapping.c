@@ -139,7 +139,7 @@ static enum gembuf_mapping_kind gembuf_mapping_kind(struct gembuf_device *gdev)
 {
 	struct iommu_domain *domain;
 
-	switch (vcm_get_type(gdev->drm.gem_vcm->vcm)) {
+	switch (vcm_get_type(gdev->gem_vcm.vcm)) {
 	case VCM_DEVICE:
 		return GEMBUF_MAPPING_IOMMU;
 	case VCM_DMA:
@@ -179,7 +179,7 @@ struct gembuf_mapping *gembuf_mapping_get(struct gembuf_object *obj,
 		/* An import with no DMA addresses to map. */
 		map = ERR_PTR(-EINVAL);
 	else
-		map = gembuf_mapping_new(obj, gdev->drm.gem_vcm->vcm,
+		map = gembuf_mapping_new(obj, gdev->gem_vcm.vcm,
 					 gembuf_mapping_kind(gdev));
 	if (!IS_ERR(map)) {
 		/* Its reservation is in the device's VCM: keep that. */

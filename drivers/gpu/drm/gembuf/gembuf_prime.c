@@ -302,7 +302,8 @@ static struct drm_gem_object *gembuf_import_new(struct drm_device *dev,
 	struct drm_gem_object *gem;
 	bool revoked;
 
-	vobj = drm_gem_vcm_create_import(dev, attach->dmabuf->size);
+	vobj = drm_gem_vcm_create_import(&gdev->gem_vcm,
+					 attach->dmabuf->size);
 	if (IS_ERR(vobj)) {
 		if (pm)
 			vcm_phys_free(pm);
@@ -353,7 +354,7 @@ gembuf_gem_prime_import_sg_table(struct drm_device *dev,
 				 struct sg_table *sgt)
 {
 	struct gembuf_device *gdev = to_gembuf_device(dev);
-	struct drm_gem_vcm_context *ctx = dev->gem_vcm;
+	struct drm_gem_vcm_context *ctx = &gdev->gem_vcm;
 	struct vcm_physmem *pm = NULL;
 
 	/*
@@ -564,7 +565,7 @@ struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
 		}
 	}
 	/* Each device attaches for itself: its own DMA addresses. */
-	if (dev->gem_vcm->kind == DRM_GEM_VCM_CPU)
+	if (to_gembuf_device(dev)->gem_vcm.kind == DRM_GEM_VCM_CPU)
 		return gembuf_prime_import_no_map(dev, dma_buf);
 	return drm_gem_prime_import_dev(dev, dma_buf, dev->dev);
 }

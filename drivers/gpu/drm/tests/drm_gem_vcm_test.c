@@ -73,33 +73,42 @@ static const struct drm_driver drm_gem_vcm_test_subclass_driver = {
 	.major = 1,
 };
 
-/* A DRM device of @drv with a CPU context, on @dev. */
-static struct drm_device *drm_gem_vcm_test_device(struct kunit *test,
-						  struct device *dev,
-						  const struct drm_driver *drv)
+/* A DRM device with the GEM VCM context it embeds, as a driver's does. */
+struct drm_gem_vcm_test_device {
+	struct drm_device drm;
+	struct drm_gem_vcm_context ctx;
+};
+
+/* The CPU context of a DRM device of @drv, on @dev. */
+static struct drm_gem_vcm_context *
+drm_gem_vcm_test_device(struct kunit *test, struct device *dev,
+			const struct drm_driver *drv)
 {
+	struct drm_gem_vcm_test_device *tdev;
 	struct drm_device *drm;
 	int ret;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	/* The DRM device first: at offset 0. */
 	drm = __drm_kunit_helper_alloc_drm_device_with_driver(test, dev,
-							      sizeof(*drm), 0,
+							      sizeof(*tdev), 0,
 							      drv);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, drm);
-	ret = drmm_gem_vcm_init(drm, DRM_GEM_VCM_CPU, 0);
+	tdev = container_of(drm, struct drm_gem_vcm_test_device, drm);
+	ret = drmm_gem_vcm_init(drm, &tdev->ctx, DRM_GEM_VCM_CPU);
 	KUNIT_ASSERT_EQ(test, ret, 0);
-	return drm;
+	return &tdev->ctx;
 }
 
 /* An object of @size, put when the test ends. */
 static struct drm_gem_vcm_object *drm_gem_vcm_test_create(struct kunit *test,
 							  size_t size)
 {
-	struct drm_device *drm = test->priv;
+	struct drm_gem_vcm_context *ctx = test->priv;
 	struct drm_gem_vcm_object *obj;
 	int ret;
 
-	obj = drm_gem_vcm_create(drm, size);
+	obj = drm_gem_vcm_create(ctx, size);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, obj);
 	ret = kunit_add_action_or_reset(test, drm_gem_object_put_wrapper,
 					&obj->base);
@@ -136,10 +145,10 @@ static int drm_gem_vcm_test_place(struct drm_gem_vcm_object *obj,
  */
 static void drm_gem_vcm_test_create_free(struct kunit *test)
 {
-	struct drm_device *drm = test->priv;
+	struct drm_gem_vcm_context *ctx = test->priv;
 	struct drm_gem_vcm_object *obj;
 
-	obj = drm_gem_vcm_create(drm, TEST_SIZE - 1);
+	obj = drm_gem_vcm_create(ctx, TEST_SIZE - 1);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, obj);
 	KUNIT_EXPECT_EQ(test, obj->base.size, TEST_SIZE);
 	KUNIT_EXPECT_NOT_NULL(test, obj->base.funcs);
@@ -148,13 +157,13 @@ static void drm_gem_vcm_test_create_free(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, obj->imported);
 	KUNIT_EXPECT_EQ(test, list_count_nodes(&obj->users), 1);
 	KUNIT_EXPECT_EQ(test, obj->need.devices, 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&drm->gem_vcm->objects), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->objects), 1);
 
 	drm_gem_object_put(&obj->base);
-	KUNIT_EXPECT_EQ(test, atomic_read(&drm->gem_vcm->objects), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->objects), 0);
 
-	KUNIT_EXPECT_EQ(test, PTR_ERR(drm_gem_vcm_create(drm, 0)), -EINVAL);
-	obj = drm_gem_vcm_create_import(drm, SZ_4K + 1);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(drm_gem_vcm_create(ctx, 0)), -EINVAL);
+	obj = drm_gem_vcm_create_import(ctx, SZ_4K + 1);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(obj), -EINVAL);
 }
 
@@ -167,14 +176,14 @@ static void drm_gem_vcm_test_create_object(struct kunit *test)
 {
 	struct drm_gem_vcm_test_object *sub;
 	struct drm_gem_vcm_object *obj;
-	struct drm_device *drm;
+	struct drm_gem_vcm_context *ctx;
 	struct device *dev;
 
 	/* Of its own name: KUnit makes a driver of each device's name. */
 	dev = kunit_device_register(test, "drm-gem-vcm-subclass");
-	drm = drm_gem_vcm_test_device(test, dev,
+	ctx = drm_gem_vcm_test_device(test, dev,
 				      &drm_gem_vcm_test_subclass_driver);
-	obj = drm_gem_vcm_create(drm, TEST_SIZE);
+	obj = drm_gem_vcm_create(ctx, TEST_SIZE);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, obj);
 	sub = container_of(obj, struct drm_gem_vcm_test_object, vcm);
 	KUNIT_EXPECT_EQ(test, sub->magic, TEST_MAGIC);
@@ -182,7 +191,7 @@ static void drm_gem_vcm_test_create_object(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, obj->base.funcs);
 	drm_gem_object_put(&obj->base);
 
-	obj = drm_gem_vcm_create_import(drm, TEST_SIZE);
+	obj = drm_gem_vcm_create_import(ctx, TEST_SIZE);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, obj);
 	sub = container_of(obj, struct drm_gem_vcm_test_object, vcm);
 	KUNIT_EXPECT_EQ(test, sub->magic, TEST_MAGIC);
@@ -190,7 +199,7 @@ static void drm_gem_vcm_test_create_object(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&obj->users));
 	KUNIT_EXPECT_EQ(test, drm_gem_vcm_test_populate(obj), -EINVAL);
 	drm_gem_object_put(&obj->base);
-	KUNIT_EXPECT_EQ(test, atomic_read(&drm->gem_vcm->objects), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->objects), 0);
 }
 
 /*
@@ -200,7 +209,7 @@ static void drm_gem_vcm_test_create_object(struct kunit *test)
  */
 static void drm_gem_vcm_test_vmap(struct kunit *test)
 {
-	struct drm_device *drm = test->priv;
+	struct drm_gem_vcm_context *ctx = test->priv;
 	struct drm_gem_vcm_object *obj;
 	struct iosys_map map, map2;
 	unsigned int i;
@@ -214,7 +223,7 @@ static void drm_gem_vcm_test_vmap(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, obj->physmem);
 	KUNIT_EXPECT_NOT_NULL(test, obj->vmap_res);
 	KUNIT_EXPECT_EQ(test, obj->vmap_use_count, 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&drm->gem_vcm->maps), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->maps), 1);
 	KUNIT_EXPECT_EQ(test,
 			vcm_get_res_attr(obj->vmap_res) & VCM_CACHE_POLICY,
 			VCM_WB_WA);
@@ -223,7 +232,7 @@ static void drm_gem_vcm_test_vmap(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_EXPECT_PTR_EQ(test, map2.vaddr, map.vaddr);
 	KUNIT_EXPECT_EQ(test, obj->vmap_use_count, 2);
-	KUNIT_EXPECT_EQ(test, atomic_read(&drm->gem_vcm->maps), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->maps), 1);
 
 	iosys_map_memset(&map, 0, TEST_BYTE, TEST_SIZE);
 	for (i = 0; i < TEST_SIZE; i += PAGE_SIZE / 4)
@@ -235,7 +244,7 @@ static void drm_gem_vcm_test_vmap(struct kunit *test)
 	drm_gem_vunmap_unlocked(&obj->base, &map);
 	KUNIT_EXPECT_EQ(test, obj->vmap_use_count, 0);
 	KUNIT_EXPECT_NULL(test, obj->vmap_res);
-	KUNIT_EXPECT_EQ(test, atomic_read(&drm->gem_vcm->maps), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->maps), 0);
 	/* The memory stays with the object. */
 	KUNIT_EXPECT_NOT_NULL(test, obj->physmem);
 }
@@ -263,7 +272,7 @@ static void drm_gem_vcm_test_vmap_wc(struct kunit *test)
  */
 static void drm_gem_vcm_test_status(struct kunit *test)
 {
-	struct drm_device *drm = test->priv;
+	struct drm_gem_vcm_context *ctx = test->priv;
 	struct drm_gem_vcm_object *obj;
 
 	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
@@ -274,7 +283,7 @@ static void drm_gem_vcm_test_status(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, obj->base.funcs->status(&obj->base),
 			DRM_GEM_OBJECT_RESIDENT);
 
-	obj = drm_gem_vcm_create_import(drm, TEST_SIZE);
+	obj = drm_gem_vcm_create_import(ctx, TEST_SIZE);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, obj);
 	KUNIT_EXPECT_EQ(test, drm_gem_vcm_status(obj), 0);
 	drm_gem_object_put(&obj->base);
