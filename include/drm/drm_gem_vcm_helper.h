@@ -207,7 +207,7 @@ struct drm_gem_vcm_object {
 	container_of(obj, struct drm_gem_vcm_object, base)
 
 /**
- * drm_gem_vcm_res_attr() - the attributes of an object's reservations
+ * drm_gem_vcm_res_attr() - get the attributes of an object's reservations
  * @obj: the object
  *
  * Every mapping of an object has one cache policy, its own: the object

@@ -289,7 +289,7 @@ static int drm_gem_vcm_move(struct drm_gem_vcm_object *obj,
 }
 
 /**
- * drm_gem_vcm_place() - add a need to an object's
+ * drm_gem_vcm_place() - add a need to what an object's memory must meet
  * @obj: an object of the helper's own (not an import), locked
  * @c: what is needed of the memory, a device's constraint or the
  *	driver's
@@ -406,7 +406,7 @@ int drm_gem_vcm_place_user(struct drm_gem_vcm_object *obj, struct device *dev,
 EXPORT_SYMBOL_GPL(drm_gem_vcm_place_user);
 
 /**
- * drm_gem_vcm_place_unuse() - an attachment of a device goes
+ * drm_gem_vcm_place_unuse() - drop an attachment of a device to an object
  * @obj: an object of the helper's own, locked
  * @dev: the device of the attachment, counted by drm_gem_vcm_place_user()
  *
@@ -430,7 +430,7 @@ void drm_gem_vcm_place_unuse(struct drm_gem_vcm_object *obj,
 EXPORT_SYMBOL_GPL(drm_gem_vcm_place_unuse);
 
 /**
- * drm_gem_vcm_place_map() - add an attached device's needs, at its first
+ * drm_gem_vcm_place_map() - add an attached device's needs at its first
  *	mapping
  * @obj: an object of the helper's own, locked
  * @dev: the device of the attachment being mapped, counted by
@@ -473,7 +473,7 @@ int drm_gem_vcm_place_map(struct drm_gem_vcm_object *obj, struct device *dev)
 EXPORT_SYMBOL_GPL(drm_gem_vcm_place_map);
 
 /**
- * drm_gem_vcm_populate() - an object's memory, allocated if not yet
+ * drm_gem_vcm_populate() - allocate an object's memory if it has none
  * @obj: the object, locked
  *
  * The cheapest memory that meets every need known by now.
@@ -516,7 +516,7 @@ static void drm_gem_vcm_describe_flags(struct seq_buf *s, u32 flags)
 }
 
 /**
- * drm_gem_vcm_describe_placement() - an object's placement, for debugfs
+ * drm_gem_vcm_describe_placement() - describe an object's placement
  * @obj: the object, locked
  * @s: the report, to which one "key value..." line each is added
  *
@@ -567,7 +567,7 @@ static void drm_gem_vcm_show_flags(struct seq_file *m, u32 flags)
 }
 
 /**
- * drm_gem_vcm_show_placement() - an object's placement, one line of a table
+ * drm_gem_vcm_show_placement() - show an object's placement as a table row
  * @obj: an object of the helper's own, not locked
  * @m: the seq_file
  *
@@ -748,7 +748,7 @@ void drm_gem_vcm_free(struct drm_gem_vcm_object *obj)
 EXPORT_SYMBOL_GPL(drm_gem_vcm_free);
 
 /**
- * drm_gem_vcm_status() - an object's status, for fdinfo's memory stats
+ * drm_gem_vcm_status() - report an object's status for fdinfo
  * @obj: the object
  *
  * drm_show_memory_stats() asks without the object's lock, and a race
@@ -1099,10 +1099,12 @@ static void drm_gem_vcm_vm_close(struct vm_area_struct *vma)
 	drm_gem_vm_close(vma);
 }
 
-/*
- * The VMA operations of an object's CPU mappings, for
- * &drm_gem_object_funcs.vm_ops: ->fault inserts the pages, ->open and
- * ->close count the VMAs and hold the object.
+/**
+ * DOC: drm_gem_vcm_vm_ops
+ *
+ * drm_gem_vcm_vm_ops are the VMA operations of an object's CPU
+ * mappings, for &drm_gem_object_funcs.vm_ops: ->fault inserts the
+ * pages, ->open and ->close count the VMAs and hold the object.
  */
 const struct vm_operations_struct drm_gem_vcm_vm_ops = {
 	.fault = drm_gem_vcm_fault,
