@@ -145,8 +145,9 @@ struct drm_gem_vcm_object {
 
 	/**
 	 * @memcg: the memory cgroup of the task that created the object,
-	 * which pays for @physmem whoever makes it be allocated or moved;
-	 * NULL for an import or without memory cgroups
+	 * which pays for @physmem whoever makes it be allocated or moved,
+	 * pinned until the object is freed; NULL for an import or without
+	 * memory cgroups
 	 */
 	struct mem_cgroup *memcg;
 

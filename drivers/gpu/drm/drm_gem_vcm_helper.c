@@ -65,9 +65,15 @@ MODULE_IMPORT_NS(DMA_BUF);
  * memory does not meet has the memory moved, contents kept, while
  * nothing maps it, and is refused with -EBUSY once something does: the
  * choice the dma-buf rules leave to an exporter up to the first mapping.
- * Needs only accumulate.  The memory is charged
- * to the memory cgroup of the task that created the object, whichever
- * task makes it be allocated or moved.
+ * Needs only accumulate.
+ *
+ * The memory is charged to the memory cgroup of the task that created
+ * the object, whichever task makes it be allocated or moved.  Each
+ * object pins its creator's memory cgroup: it holds a reference from
+ * its creation until it is freed, so a cgroup removed while its objects
+ * live stays, offline, until the last of them goes.  The object itself
+ * and each device's entry among its users are accounted to the task
+ * that allocates them (GFP_KERNEL_ACCOUNT).
  *
  * The kernel maps an object with drm_gem_vcm_vmap(): one reservation of
  * the kernel VCM shared by its users, or the exporter's vmap for an
@@ -384,7 +390,7 @@ int drm_gem_vcm_place_user(struct drm_gem_vcm_object *obj, struct device *dev,
 		user->attachments++;
 		return 0;
 	}
-	user = kzalloc(sizeof(*user), GFP_KERNEL);
+	user = kzalloc(sizeof(*user), GFP_KERNEL_ACCOUNT);
 	if (!user)
 		return -ENOMEM;
 	/* No needs yet, but one device more. */
@@ -620,7 +626,7 @@ __drm_gem_vcm_create(struct drm_gem_vcm_context *ctx, size_t size, bool import)
 			return ERR_CAST(gem);
 		obj = to_drm_gem_vcm_obj(gem);
 	} else {
-		obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+		obj = kzalloc(sizeof(*obj), GFP_KERNEL_ACCOUNT);
 		if (!obj)
 			return ERR_PTR(-ENOMEM);
 		gem = &obj->base;
@@ -650,6 +656,10 @@ __drm_gem_vcm_create(struct drm_gem_vcm_context *ctx, size_t size, bool import)
 	if (import)
 		return obj;
 
+	/*
+	 * Pinned until the object is freed.  Not get_mem_cgroup_from_current(),
+	 * which 6.12 does not export to modules such as this one.
+	 */
 	obj->memcg = get_mem_cgroup_from_mm(current->mm);
 	/* The device it is made on uses it: a dumb buffer is scanned out. */
 	mutex_lock(&obj->lock);

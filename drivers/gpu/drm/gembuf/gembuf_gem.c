@@ -98,7 +98,7 @@ static const struct drm_gem_object_funcs gembuf_gem_funcs = {
 struct drm_gem_object *gembuf_gem_create_object(struct drm_device *dev,
 						size_t size)
 {
-	struct gembuf_object *obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	struct gembuf_object *obj = kzalloc(sizeof(*obj), GFP_KERNEL_ACCOUNT);
 
 	if (!obj)
 		return ERR_PTR(-ENOMEM);
