@@ -227,10 +227,14 @@ EXPORT_SYMBOL_GPL(drmm_gem_vcm_init);
  *
  * Deactivates the association: a DMA VCM unmaps what is left for the
  * device, as no DMA API mapping may outlive its driver.  The objects
- * and the context stay until the DRM device is released.
+ * and the context stay until the DRM device is released.  Does nothing
+ * for a context that drmm_gem_vcm_init() did not set up (or NULL).
  */
 void drm_gem_vcm_unplug(struct drm_gem_vcm_context *ctx)
 {
+	/* A driver that never set its context up has nothing to stop. */
+	if (!ctx || !ctx->avcm)
+		return;
 	vcm_deactivate(ctx->avcm);
 }
 EXPORT_SYMBOL_GPL(drm_gem_vcm_unplug);
