@@ -112,10 +112,14 @@ struct drm_gem_vcm_object {
 	/**
 	 * @lock: protects the memory (@physmem, @wc_clean), the placement
 	 * (@need, @users, @moves and the refusal) and the mappings
-	 * (@vmap_res, @vmap_use_count, @map_count).  It stands in for the
-	 * reservation lock, which is to become the object's lock: the
-	 * reservation lock of an object the helper made ranks above it,
-	 * and the mmap and fault handlers take it under the mmap lock.
+	 * (@vmap_res, @vmap_use_count, @map_count).  The mmap and fault
+	 * handlers take it under the mmap lock.
+	 *
+	 * This mutex is a stepping stone, ranked below the reservation
+	 * lock: the reservation lock of an object the helper made ranks
+	 * above it.  Converting to the reservation lock (&dma_resv) as the
+	 * object's lock, as drm_gem_shmem does, comes before a second
+	 * driver adopts the helper.
 	 */
 	struct mutex lock;
 
