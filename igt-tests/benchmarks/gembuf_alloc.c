@@ -329,7 +329,7 @@ igt_simple_main
 	snprintf(name, sizeof(name), "PRIME export+import %u MiB, vgem (anchor)", PRIME_SIZE >> 20);
 	row(name, pv, 1e6, "us");
 	row("ratio PRIME, gembuf / vgem", pr, 1, "x");
-	row("PRIME engine to display (a view object), gembuf", px, 1e6, "us");
+	row("PRIME engine to display (an attached import), gembuf", px, 1e6, "us");
 	row("PRIME to display, more than on the engine (the view)", pxd, 1e6, "us");
 	row("kernel memory per 1 MiB buffer (estimate), gembuf", mg, 1, "KiB");
 	row("kernel memory per 1 MiB buffer (estimate), heap", mh, 1, "KiB");

@@ -21,10 +21,10 @@
  *   by this process;
  * - devices: 2, 3, 5, 16 and 64 devices sharing one object: the engine
  *   that made it and gembuf's display (which imports every subject
- *   object, below), then gembuf's second engine (both gembuf devices of
- *   the guest that can: an import of another gembuf device is a view of
- *   the same object), vgem and vkms (PRIME imports: each attaches and
- *   maps), which are all the devices of the guest that take a dma-buf
+ *   object, below), then gembuf's second engine, vgem and vkms (PRIME
+ *   imports: each attaches; all but the display map, and the display,
+ *   which reads through the exporter's vmap, needs nothing of the
+ *   memory), which are all the devices of the guest that take a dma-buf
  *   from a DRM file; past 5, more attachments: imports on further files
  *   of vgem, each an attachment and a DMA mapping of its own.  The
  *   guest has no sixth device to attach (vivid takes only whole video

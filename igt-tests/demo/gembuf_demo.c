@@ -965,7 +965,7 @@ static void scene_start(struct scene *s)
 		snprintf(name, sizeof(name), "ball %d", i);
 		add_buffer(s, B_ENGINE + i, name, what, s->engine, s->stream[i],
 			   ENGINE, DISPLAY);
-		/* The display's handle of the ball is a view of the engine's object. */
+		/* The display's handle of the ball imports the engine's object. */
 		s->buf[B_ENGINE + i].view_fd = s->display;
 		s->buf[B_ENGINE + i].view_handle = s->stream_fb[i].handle;
 	}
