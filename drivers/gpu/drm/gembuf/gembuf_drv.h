@@ -245,6 +245,7 @@ void gembuf_prime_forget_import(struct gembuf_object *obj);
 struct gembuf_object *gembuf_prime_exporter(struct drm_gem_object *gem);
 struct gembuf_object *gembuf_dmabuf_object(const struct dma_buf *dmabuf);
 void gembuf_prime_sync_import(struct gembuf_object *obj, bool for_cpu);
+enum gembuf_mapping_kind gembuf_dma_api_kind(struct device *dev);
 
 /* gembuf_engine.c, gembuf_job.c */
 int gembuf_engine_register(void);

@@ -9,7 +9,6 @@
 
 #include <drm/drm_drv.h>
 #include <linux/dma-buf.h>
-#include <linux/iommu.h>
 #include <linux/iosys-map.h>
 #include <linux/slab.h>
 
@@ -137,16 +136,11 @@ static void gembuf_mapping_release(struct gembuf_object *obj,
  */
 static enum gembuf_mapping_kind gembuf_mapping_kind(struct gembuf_device *gdev)
 {
-	struct iommu_domain *domain;
-
 	switch (vcm_get_type(gdev->gem_vcm.vcm)) {
 	case VCM_DEVICE:
 		return GEMBUF_MAPPING_IOMMU;
 	case VCM_DMA:
-		domain = iommu_get_domain_for_dev(gdev->drm.dev);
-		if (domain && iommu_is_dma_domain(domain))
-			return GEMBUF_MAPPING_IOMMU;
-		return GEMBUF_MAPPING_DMA_API;
+		return gembuf_dma_api_kind(gdev->drm.dev);
 	case VCM_ONE_TO_ONE:
 		return GEMBUF_MAPPING_ONE_TO_ONE;
 	default:

@@ -75,8 +75,14 @@ static void gembuf_sgt_free(struct sg_table *sgt)
 	kfree(sgt);
 }
 
-/* What an importer's DMA addresses are: IOVAs in a DMA domain, or not. */
-static enum gembuf_mapping_kind gembuf_attach_kind(struct device *dev)
+/**
+ * gembuf_dma_api_kind() - what a device's DMA API addresses are
+ * @dev: a device that maps through the DMA API (an importer, an engine)
+ *
+ * Return: %GEMBUF_MAPPING_IOMMU for IOVAs in a DMA domain,
+ * %GEMBUF_MAPPING_DMA_API otherwise.
+ */
+enum gembuf_mapping_kind gembuf_dma_api_kind(struct device *dev)
 {
 	struct iommu_domain *domain = iommu_get_domain_for_dev(dev);
 
@@ -134,7 +140,7 @@ static struct sg_table *gembuf_map_dma_buf(struct dma_buf_attachment *attach,
 	map->dev = attach->dev;
 	map->sgt = sgt;
 	map->dir = dir;
-	map->kind = gembuf_attach_kind(attach->dev);
+	map->kind = gembuf_dma_api_kind(attach->dev);
 	map->users = 1;
 	gembuf_mapping_add(obj, map);
 	mutex_unlock(&obj->vcm.lock);
