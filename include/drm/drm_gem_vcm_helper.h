@@ -4,6 +4,7 @@
 #define __DRM_GEM_VCM_HELPER_H__
 
 #include <linux/atomic.h>
+#include <linux/dma-direction.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -12,7 +13,10 @@
 #include <drm/drm_gem.h>
 
 struct device;
+struct dma_buf;
+struct dma_buf_attachment;
 struct drm_device;
+struct drm_driver;
 struct drm_printer;
 struct iosys_map;
 struct mem_cgroup;
@@ -72,9 +76,22 @@ struct drm_gem_vcm_context {
 	/** @objects: live objects of the device, imports included */
 	atomic_t objects;
 
+	/** @imports_lock: protects @imports and @imports_revoked */
+	struct mutex imports_lock;
+
 	/**
-	 * @maps: the kernel mappings (drm_gem_vcm_vmap()) of the device's
-	 * objects the helper made
+	 * @imports: the device's imports (&drm_gem_vcm_object.import_node),
+	 * whose attachments drm_gem_vcm_unplug() gives back
+	 */
+	struct list_head imports;
+
+	/** @imports_revoked: the device was unplugged: no more imports */
+	bool imports_revoked;
+
+	/**
+	 * @maps: the mappings of the device's objects the helper made:
+	 * kernel mappings (drm_gem_vcm_vmap()) and importers' DMA mappings
+	 * (struct &drm_gem_vcm_dma_map)
 	 */
 	atomic_t maps;
 };
@@ -86,14 +103,31 @@ struct drm_gem_vcm_context {
  * @attachments: its attachments to the object's dma-buf (1 for the
  *	device the object is made on)
  * @placed: its needs are in &drm_gem_vcm_object.need: from the creation
- *	for the device the object is made on, from its first mapping
- *	(drm_gem_vcm_place_map()) for an attached one
+ *	for the device the object is made on, from its first mapping of
+ *	the object's dma-buf for an attached one
  */
 struct drm_gem_vcm_user {
 	struct list_head node;
 	struct device *dev;
 	unsigned int attachments;
 	bool placed;
+};
+
+/**
+ * struct drm_gem_vcm_dma_map - an importer's DMA API mapping of an object
+ * @node: link in &drm_gem_vcm_object.dma_maps
+ * @dev: the importer's device
+ * @sgt: the mapped table, the exporter's own: the importer gets a copy
+ * @dir: the direction of the mapping, which every sync of it uses
+ *
+ * Made when an attachment to the object's dma-buf is mapped, and kept in
+ * the attachment's priv until it is unmapped.
+ */
+struct drm_gem_vcm_dma_map {
+	struct list_head node;
+	struct device *dev;
+	struct sg_table *sgt;
+	enum dma_data_direction dir;
 };
 
 /**
@@ -111,15 +145,18 @@ struct drm_gem_vcm_object {
 
 	/**
 	 * @lock: protects the memory (@physmem, @wc_clean), the placement
-	 * (@need, @users, @moves and the refusal) and the mappings
-	 * (@vmap_res, @vmap_use_count, @map_count).  The mmap and fault
-	 * handlers take it under the mmap lock.
+	 * (@need, @users, @moves and the refusal), the mappings
+	 * (@vmap_res, @vmap_use_count, @map_count, @dma_maps) and, for an
+	 * import, @sgt, @attach and @revoked once the object is published.
+	 * The mmap and fault handlers take it under the mmap lock.
 	 *
 	 * This mutex is a stepping stone, ranked below the reservation
 	 * lock: the reservation lock of an object the helper made ranks
-	 * above it.  Converting to the reservation lock (&dma_resv) as the
-	 * object's lock, as drm_gem_shmem does, comes before a second
-	 * driver adopts the helper.
+	 * above it (the dma-buf core holds it around the exporter's map and
+	 * unmap), so a driver must not take a reservation lock while it
+	 * holds an object's lock.  Converting to the reservation lock
+	 * (&dma_resv) as the object's lock, as drm_gem_shmem does, is the
+	 * next step.
 	 */
 	struct mutex lock;
 
@@ -134,6 +171,23 @@ struct drm_gem_vcm_object {
 
 	/** @sgt: for an import, the importing device's mapped table, or NULL */
 	struct sg_table *sgt;
+
+	/**
+	 * @attach: for an import, its attachment, from when the object is
+	 * made (the DRM core sets &drm_gem_object.import_attach of a mapped
+	 * import only later) until the device gives it back
+	 */
+	struct dma_buf_attachment *attach;
+
+	/** @import_node: for an import, link in &drm_gem_vcm_context.imports */
+	struct list_head import_node;
+
+	/**
+	 * @revoked: for an import whose device was unplugged, its dma-buf:
+	 * the attachment went back then, and the object holds the import's
+	 * reference until it is freed
+	 */
+	struct dma_buf *revoked;
 
 	/** @need: what the devices that use the object need of @physmem */
 	struct vcm_constraint need;
@@ -162,10 +216,18 @@ struct drm_gem_vcm_object {
 	unsigned int vmap_use_count;
 
 	/**
-	 * @map_count: mappings of @physmem for devices that the driver
-	 * made itself; like @vmap_res, each keeps the memory where it is
+	 * @map_count: mappings of @physmem for devices: the importers'
+	 * (@dma_maps) and those the driver made itself; like @vmap_res,
+	 * each keeps the memory where it is
 	 */
 	unsigned int map_count;
+
+	/**
+	 * @dma_maps: the DMA API mappings of the object's dma-buf
+	 * attachments (struct &drm_gem_vcm_dma_map), which the dma-buf's
+	 * CPU access calls sync
+	 */
+	struct list_head dma_maps;
 
 	/**
 	 * @user_vmas: the processes' VMAs that map the object, counted by
@@ -231,18 +293,34 @@ void drm_gem_vcm_unplug(struct drm_gem_vcm_context *ctx);
 
 struct drm_gem_vcm_object *drm_gem_vcm_create(struct drm_gem_vcm_context *ctx,
 					      size_t size);
-struct drm_gem_vcm_object *
-drm_gem_vcm_create_import(struct drm_gem_vcm_context *ctx, size_t size);
 void drm_gem_vcm_free(struct drm_gem_vcm_object *obj);
 
 int drm_gem_vcm_place(struct drm_gem_vcm_object *obj,
 		      const struct vcm_constraint *c, const char *who);
+int drm_gem_vcm_populate(struct drm_gem_vcm_object *obj);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+struct drm_gem_vcm_object *
+drm_gem_vcm_create_import(struct drm_gem_vcm_context *ctx, size_t size);
 int drm_gem_vcm_place_user(struct drm_gem_vcm_object *obj, struct device *dev,
 			   const struct vcm_constraint *c);
 void drm_gem_vcm_place_unuse(struct drm_gem_vcm_object *obj,
 			     struct device *dev);
 int drm_gem_vcm_place_map(struct drm_gem_vcm_object *obj, struct device *dev);
-int drm_gem_vcm_populate(struct drm_gem_vcm_object *obj);
+#endif
+
+struct dma_buf *drm_gem_vcm_prime_export(struct drm_gem_object *gem,
+					 int flags);
+struct drm_gem_vcm_object *
+drm_gem_vcm_dmabuf_object(const struct dma_buf *dmabuf,
+			  const struct drm_driver *driver);
+void drm_gem_vcm_prime_sync(struct dma_buf_attachment *attach, bool for_cpu);
+struct drm_gem_object *drm_gem_vcm_prime_import(struct drm_gem_vcm_context *ctx,
+						struct dma_buf *dmabuf);
+struct drm_gem_object *
+drm_gem_vcm_prime_import_sg_table(struct drm_gem_vcm_context *ctx,
+				  struct dma_buf_attachment *attach,
+				  struct sg_table *sgt);
 
 int drm_gem_vcm_vmap(struct drm_gem_vcm_object *obj, struct iosys_map *map);
 void drm_gem_vcm_vunmap(struct drm_gem_vcm_object *obj, struct iosys_map *map);

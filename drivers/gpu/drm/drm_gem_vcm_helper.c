@@ -20,6 +20,8 @@
 #include <linux/string_choices.h>
 #include <linux/vcm.h>
 
+#include <kunit/visibility.h>
+
 #include <drm/drm_device.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
@@ -52,13 +54,16 @@ MODULE_IMPORT_NS(DMA_BUF);
  * An object, struct &drm_gem_vcm_object, has no memory when it is made.
  * Each device that uses it adds what it needs, as a VCM constraint, to
  * what the object needs: the device it is made on when it is created,
- * every other device at its first mapping of the object's dma-buf
- * (drm_gem_vcm_place_map()), and the driver what else it wants, one
- * physical range say (drm_gem_vcm_place()).  An attached device counts
- * among the object's users from its attach (drm_gem_vcm_place_user(),
- * once per struct device, however often it attaches) to its last detach
- * (drm_gem_vcm_place_unuse()), and needs nothing until it maps: one
- * that only vmaps or mmaps the dma-buf needs nothing of the memory.  The
+ * every other device at its first mapping of the object's dma-buf, and
+ * the driver what else it wants, one physical range say
+ * (drm_gem_vcm_place()).  The helper is the dma-buf's exporter
+ * (drm_gem_vcm_prime_export()): an attached device counts among the
+ * object's users from its attach to its last detach, once per struct
+ * device however often it attaches, and needs nothing until it maps:
+ * one that only vmaps or mmaps the dma-buf needs nothing of the memory.
+ * Each mapping of an attachment is the object's chunks mapped with the
+ * importer's DMA API (struct &drm_gem_vcm_dma_map), synced around the
+ * dma-buf's CPU access calls.  The
  * memory is allocated when it is first needed (drm_gem_vcm_populate():
  * a device or kernel mapping, a process's mmap()), the cheapest that
  * meets every need known by then.  A need that comes later and that the
@@ -95,6 +100,14 @@ MODULE_IMPORT_NS(DMA_BUF);
  * its own, as a driver may take the dma-buf's reservation lock under it
  * (to vmap the import), and the helper never exports an import.
  *
+ * A device imports a dma-buf with drm_gem_vcm_prime_import(): its own
+ * comes back as the same object; any other is an object of the
+ * importer's, for the device's own attachment, whoever exported it.  A
+ * device on a DMA VCM maps the attachment and has its DMA addresses
+ * wrapped as a physmem of its VCM; one without an IOMMU takes only a
+ * dma-buf that is one DMA range; one the CPU stands in for attaches
+ * without mapping, and reads and writes through the exporter.
+ *
  * Functions that operate on the GEM object take struct
  * &drm_gem_vcm_object.  The &drm_gem_object_funcs callbacks are the
  * likewise named functions with an _object_ infix in the header, which
@@ -119,6 +132,7 @@ static const struct drm_gem_object_funcs drm_gem_vcm_funcs = {
 	.free = drm_gem_vcm_object_free,
 	.print_info = drm_gem_vcm_object_print_info,
 	.status = drm_gem_vcm_object_status,
+	.export = drm_gem_vcm_prime_export,
 	.vmap = drm_gem_vcm_object_vmap,
 	.vunmap = drm_gem_vcm_object_vunmap,
 	.mmap = drm_gem_vcm_object_mmap,
@@ -142,6 +156,7 @@ static void drm_gem_vcm_fini(struct drm_device *dev, void *data)
 	ctx->avcm = NULL;
 	ctx->vcm = NULL;
 	ctx->drm = NULL;
+	mutex_destroy(&ctx->imports_lock);
 }
 
 /* The length of the physical range from 0 to @limit, in whole pages. */
@@ -201,6 +216,8 @@ int drmm_gem_vcm_init(struct drm_device *dev, struct drm_gem_vcm_context *ctx,
 	ret = vcm_activate(avcm);
 	if (ret)
 		goto err_assoc;
+	mutex_init(&ctx->imports_lock);
+	INIT_LIST_HEAD(&ctx->imports);
 	ctx->drm = dev;
 	ctx->kind = kind;
 	ctx->vcm = vcm;
@@ -220,15 +237,25 @@ err_vcm:
 }
 EXPORT_SYMBOL_GPL(drmm_gem_vcm_init);
 
+static void drm_gem_vcm_revoke_imports(struct drm_gem_vcm_context *ctx);
+
 /**
- * drm_gem_vcm_unplug() - stop a device's use of its VCM
+ * drm_gem_vcm_unplug() - stop a device's use of its VCM and of dma-bufs
  * @ctx: the context of the DRM device, unplugged (drm_dev_unplug()), its
  *	own mappings of objects gone
  *
  * Deactivates the association: a DMA VCM unmaps what is left for the
- * device, as no DMA API mapping may outlive its driver.  The objects
- * and the context stay until the DRM device is released.  Does nothing
- * for a context that drmm_gem_vcm_init() did not set up (or NULL).
+ * device, as no DMA API mapping may outlive its driver.  Then gives back
+ * the attachments of the device's imports: an attachment is for its
+ * device, and the exporter must unmap it while the device's DMA setup
+ * still exists, not when the last handle of the import is closed, which
+ * may come after the device was removed.  The imports stay as objects,
+ * holding their dma-bufs: their handles are still the clients'.  Once
+ * unplugged, nothing reaches an import but its release (every ioctl and
+ * mmap of the device fails first), and no new import is made.  The
+ * objects and the context stay until the DRM device is released.  Does
+ * nothing for a context that drmm_gem_vcm_init() did not set up (or
+ * NULL).
  */
 void drm_gem_vcm_unplug(struct drm_gem_vcm_context *ctx)
 {
@@ -236,6 +263,7 @@ void drm_gem_vcm_unplug(struct drm_gem_vcm_context *ctx)
 	if (!ctx || !ctx->avcm)
 		return;
 	vcm_deactivate(ctx->avcm);
+	drm_gem_vcm_revoke_imports(ctx);
 }
 EXPORT_SYMBOL_GPL(drm_gem_vcm_unplug);
 
@@ -381,8 +409,9 @@ drm_gem_vcm_find_user(struct drm_gem_vcm_object *obj, struct device *dev)
  *
  * Return: 0, -ENOMEM, or the error of drm_gem_vcm_place().
  */
-int drm_gem_vcm_place_user(struct drm_gem_vcm_object *obj, struct device *dev,
-			   const struct vcm_constraint *c)
+VISIBLE_IF_KUNIT int drm_gem_vcm_place_user(struct drm_gem_vcm_object *obj,
+					    struct device *dev,
+					    const struct vcm_constraint *c)
 {
 	struct drm_gem_vcm_user *user;
 	struct vcm_constraint none;
@@ -413,7 +442,7 @@ int drm_gem_vcm_place_user(struct drm_gem_vcm_object *obj, struct device *dev,
 	list_add_tail(&user->node, &obj->users);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(drm_gem_vcm_place_user);
+EXPORT_SYMBOL_IF_KUNIT(drm_gem_vcm_place_user);
 
 /**
  * drm_gem_vcm_place_unuse() - drop an attachment of a device to an object
@@ -424,8 +453,8 @@ EXPORT_SYMBOL_GPL(drm_gem_vcm_place_user);
  * reference goes; what it needed of the memory stays in the object's
  * needs (they only accumulate).
  */
-void drm_gem_vcm_place_unuse(struct drm_gem_vcm_object *obj,
-			     struct device *dev)
+VISIBLE_IF_KUNIT void drm_gem_vcm_place_unuse(struct drm_gem_vcm_object *obj,
+					      struct device *dev)
 {
 	struct drm_gem_vcm_user *user;
 
@@ -437,7 +466,7 @@ void drm_gem_vcm_place_unuse(struct drm_gem_vcm_object *obj,
 	put_device(user->dev);
 	kfree(user);
 }
-EXPORT_SYMBOL_GPL(drm_gem_vcm_place_unuse);
+EXPORT_SYMBOL_IF_KUNIT(drm_gem_vcm_place_unuse);
 
 /**
  * drm_gem_vcm_place_map() - add an attached device's needs at its first
@@ -458,7 +487,8 @@ EXPORT_SYMBOL_GPL(drm_gem_vcm_place_unuse);
  * does not meet the device's needs and something maps it.  The device
  * stays a user either way, and its next mapping tries again.
  */
-int drm_gem_vcm_place_map(struct drm_gem_vcm_object *obj, struct device *dev)
+VISIBLE_IF_KUNIT int drm_gem_vcm_place_map(struct drm_gem_vcm_object *obj,
+					   struct device *dev)
 {
 	struct drm_gem_vcm_user *user;
 	struct vcm_constraint c;
@@ -480,7 +510,7 @@ int drm_gem_vcm_place_map(struct drm_gem_vcm_object *obj, struct device *dev)
 		user->placed = true;
 	return ret;
 }
-EXPORT_SYMBOL_GPL(drm_gem_vcm_place_map);
+EXPORT_SYMBOL_IF_KUNIT(drm_gem_vcm_place_map);
 
 /**
  * drm_gem_vcm_populate() - allocate an object's memory if it has none
@@ -641,6 +671,8 @@ __drm_gem_vcm_create(struct drm_gem_vcm_context *ctx, size_t size, bool import)
 	if (import)
 		lockdep_set_class(&obj->lock, &drm_gem_vcm_import_lock_key);
 	INIT_LIST_HEAD(&obj->users);
+	INIT_LIST_HEAD(&obj->dma_maps);
+	INIT_LIST_HEAD(&obj->import_node);
 	vcm_constraint_init(&obj->need);
 	obj->ctx = ctx;
 	obj->imported = import;
@@ -707,9 +739,9 @@ EXPORT_SYMBOL_GPL(drm_gem_vcm_create);
  * @ctx: the context of the importing DRM device
  * @size: the dma-buf's size, whole pages
  *
- * For a driver that imports itself: the object has no memory of its
- * own and never allocates any.  The driver records what its device maps
- * of the attachment, if anything, in &drm_gem_vcm_object.physmem
+ * For the helper's imports: the object has no memory of its own and
+ * never allocates any.  The import records what its device maps of the
+ * attachment, if anything, in &drm_gem_vcm_object.physmem
  * (vcm_phys_from_dma()), which the object then owns, and the mapped
  * table in &drm_gem_vcm_object.sgt, which drm_gem_vcm_free() gives back
  * with drm_prime_gem_destroy() while &drm_gem_object.import_attach is
@@ -718,14 +750,14 @@ EXPORT_SYMBOL_GPL(drm_gem_vcm_create);
  * Return: the object, or an ERR_PTR(): -EINVAL for a size of no whole
  * pages, -ENOMEM.
  */
-struct drm_gem_vcm_object *
+VISIBLE_IF_KUNIT struct drm_gem_vcm_object *
 drm_gem_vcm_create_import(struct drm_gem_vcm_context *ctx, size_t size)
 {
 	if (!size || !PAGE_ALIGNED(size))
 		return ERR_PTR(-EINVAL);
 	return __drm_gem_vcm_create(ctx, size, true);
 }
-EXPORT_SYMBOL_GPL(drm_gem_vcm_create_import);
+EXPORT_SYMBOL_IF_KUNIT(drm_gem_vcm_create_import);
 
 /**
  * drm_gem_vcm_free() - free an object
@@ -741,6 +773,12 @@ void drm_gem_vcm_free(struct drm_gem_vcm_object *obj)
 	struct drm_device *dev = gem->dev;
 	struct drm_gem_vcm_user *user, *next;
 
+	/* First: the device's unplug must not find it any more. */
+	if (obj->imported) {
+		mutex_lock(&obj->ctx->imports_lock);
+		list_del_init(&obj->import_node);
+		mutex_unlock(&obj->ctx->imports_lock);
+	}
 	/* Every mapping, VMA or vmap holds a reference to the object. */
 	drm_WARN_ON(dev, drm_gem_vcm_busy(obj));
 	if (obj->physmem)
@@ -754,6 +792,9 @@ void drm_gem_vcm_free(struct drm_gem_vcm_object *obj)
 	atomic_dec(&obj->ctx->objects);
 	if (gem->import_attach)
 		drm_prime_gem_destroy(gem, obj->sgt);
+	/* After the memory it wrapped, which went first. */
+	if (obj->revoked)
+		dma_buf_put(obj->revoked);
 	drm_gem_object_release(gem);
 	mutex_destroy(&obj->lock);
 	kfree(obj);
@@ -1126,6 +1167,523 @@ const struct vm_operations_struct drm_gem_vcm_vm_ops = {
 	.close = drm_gem_vcm_vm_close,
 };
 EXPORT_SYMBOL_GPL(drm_gem_vcm_vm_ops);
+
+/*
+ * PRIME: the exporter
+ */
+
+/*
+ * The object's chunks as a table for @dev, cut into the segments its DMA
+ * parameters and its DMA mapping (a bounce buffer's slots, say) take.
+ * Called with the object locked: the memory does not move meanwhile.
+ */
+static int drm_gem_vcm_sgt_for_dev(struct drm_gem_vcm_object *obj,
+				   struct device *dev, struct sg_table *sgt)
+{
+	size_t max = min_t(size_t, dma_get_max_seg_size(dev),
+			   dma_max_mapping_size(dev));
+
+	return vcm_phys_to_sgt(obj->physmem, max, dma_get_seg_boundary(dev),
+			       sgt);
+}
+
+/*
+ * The importer's copy of a mapped table: its entries, pages and DMA
+ * addresses alike.  The dma-buf core may scramble the copy it hands out
+ * (CONFIG_DMABUF_DEBUG mangles its page links until the unmap), so the
+ * exporter keeps the original to sync and unmap with.
+ */
+static struct sg_table *drm_gem_vcm_sgt_dup(struct sg_table *src)
+{
+	struct scatterlist *s, *d;
+	struct sg_table *dst;
+	unsigned int i;
+
+	dst = kzalloc(sizeof(*dst), GFP_KERNEL);
+	if (!dst)
+		return NULL;
+	if (sg_alloc_table(dst, src->orig_nents, GFP_KERNEL)) {
+		kfree(dst);
+		return NULL;
+	}
+	d = dst->sgl;
+	for_each_sgtable_sg(src, s, i) {
+		sg_set_page(d, sg_page(s), s->length, s->offset);
+		sg_dma_address(d) = sg_dma_address(s);
+		sg_dma_len(d) = sg_dma_len(s);
+#ifdef CONFIG_NEED_SG_DMA_FLAGS
+		d->dma_flags = s->dma_flags;
+#endif
+		d = sg_next(d);
+	}
+	dst->nents = src->nents;
+	return dst;
+}
+
+static void drm_gem_vcm_sgt_free(struct sg_table *sgt)
+{
+	sg_free_table(sgt);
+	kfree(sgt);
+}
+
+/*
+ * An importer's device gets the object's chunks mapped with its DMA API,
+ * in memory placed for it at this, its first, mapping (see
+ * drm_gem_vcm_place_map()).  One page may be mapped for several devices:
+ * the CPU sync is the exporter's, now and around CPU access, not the
+ * mapping's (which DMA-API debug would report as overlapping).
+ */
+static struct sg_table *drm_gem_vcm_map_dma_buf(struct dma_buf_attachment *attach,
+						enum dma_data_direction dir)
+{
+	struct drm_gem_vcm_object *obj = to_drm_gem_vcm_obj(attach->dmabuf->priv);
+	struct drm_gem_vcm_dma_map *map;
+	struct sg_table *sgt, *out;
+	int ret;
+
+	/*
+	 * The DMA API's streaming mappings assume the CPU maps the memory
+	 * cacheable: a device that snoops the CPU's caches could read lines
+	 * of the cacheable linear alias of write-combined memory, which the
+	 * exporter cannot tell of an importer.  Such an object is for the
+	 * CPU and for the devices its driver maps itself.
+	 */
+	if (obj->map_wc)
+		return ERR_PTR(-EINVAL);
+
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	map = kzalloc(sizeof(*map), GFP_KERNEL);
+	if (!sgt || !map) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	mutex_lock(&obj->lock);
+	ret = drm_gem_vcm_place_map(obj, attach->dev);
+	if (!ret)
+		ret = drm_gem_vcm_populate(obj);
+	if (!ret)
+		ret = drm_gem_vcm_sgt_for_dev(obj, attach->dev, sgt);
+	if (ret)
+		goto err_unlock;
+	ret = dma_map_sgtable(attach->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
+	if (ret)
+		goto err_table;
+	out = drm_gem_vcm_sgt_dup(sgt);
+	if (!out) {
+		ret = -ENOMEM;
+		goto err_unmap;
+	}
+	dma_sync_sgtable_for_device(attach->dev, sgt, dir);
+
+	map->dev = attach->dev;
+	map->sgt = sgt;
+	map->dir = dir;
+	list_add_tail(&map->node, &obj->dma_maps);
+	obj->map_count++;
+	atomic_inc(&obj->ctx->maps);
+	mutex_unlock(&obj->lock);
+	attach->priv = map;
+	return out;
+
+err_unmap:
+	dma_unmap_sgtable(attach->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
+err_table:
+	sg_free_table(sgt);
+err_unlock:
+	mutex_unlock(&obj->lock);
+err:
+	kfree(map);
+	kfree(sgt);
+	return ERR_PTR(ret);
+}
+
+static void drm_gem_vcm_unmap_dma_buf(struct dma_buf_attachment *attach,
+				      struct sg_table *sgt,
+				      enum dma_data_direction dir)
+{
+	struct drm_gem_vcm_object *obj = to_drm_gem_vcm_obj(attach->dmabuf->priv);
+	struct drm_gem_vcm_dma_map *map = attach->priv;
+
+	attach->priv = NULL;
+	mutex_lock(&obj->lock);
+	/* What the importer's device wrote, for the CPU (and out of bounce). */
+	dma_unmap_sgtable(attach->dev, map->sgt, dir, 0);
+	drm_gem_vcm_sgt_free(map->sgt);
+	list_del(&map->node);
+	obj->map_count--;
+	atomic_dec(&obj->ctx->maps);
+	mutex_unlock(&obj->lock);
+	kfree(map);
+	drm_gem_vcm_sgt_free(sgt);
+}
+
+/*
+ * Every device attached counts among the object's users, known by its
+ * struct device only, from its attach to its last detach; what it needs
+ * of the memory counts from its first mapping.
+ */
+static int drm_gem_vcm_dmabuf_attach(struct dma_buf *dmabuf,
+				     struct dma_buf_attachment *attach)
+{
+	struct drm_gem_vcm_object *obj = to_drm_gem_vcm_obj(dmabuf->priv);
+	int ret;
+
+	mutex_lock(&obj->lock);
+	ret = drm_gem_vcm_place_user(obj, attach->dev, NULL);
+	mutex_unlock(&obj->lock);
+	return ret;
+}
+
+static void drm_gem_vcm_dmabuf_detach(struct dma_buf *dmabuf,
+				      struct dma_buf_attachment *attach)
+{
+	struct drm_gem_vcm_object *obj = to_drm_gem_vcm_obj(dmabuf->priv);
+
+	mutex_lock(&obj->lock);
+	drm_gem_vcm_place_unuse(obj, attach->dev);
+	mutex_unlock(&obj->lock);
+}
+
+/*
+ * Around CPU access, sync the importers' DMA API mappings, from the
+ * exporter's own copy of each table, in the direction each was mapped
+ * with whatever the CPU's access.
+ */
+static void drm_gem_vcm_sync_dma_maps(struct drm_gem_vcm_object *obj,
+				      bool for_cpu)
+{
+	struct drm_gem_vcm_dma_map *map;
+
+	mutex_lock(&obj->lock);
+	list_for_each_entry(map, &obj->dma_maps, node) {
+		if (for_cpu)
+			dma_sync_sgtable_for_cpu(map->dev, map->sgt, map->dir);
+		else
+			dma_sync_sgtable_for_device(map->dev, map->sgt,
+						    map->dir);
+	}
+	mutex_unlock(&obj->lock);
+}
+
+static int drm_gem_vcm_begin_cpu_access(struct dma_buf *dmabuf,
+					enum dma_data_direction dir)
+{
+	drm_gem_vcm_sync_dma_maps(to_drm_gem_vcm_obj(dmabuf->priv), true);
+	return 0;
+}
+
+static int drm_gem_vcm_end_cpu_access(struct dma_buf *dmabuf,
+				      enum dma_data_direction dir)
+{
+	drm_gem_vcm_sync_dma_maps(to_drm_gem_vcm_obj(dmabuf->priv), false);
+	return 0;
+}
+
+/*
+ * drm_gem_prime_mmap() adds the object's fake offset to the VMA's page
+ * offset, and the mmap and fault handlers take it off again.  The offset
+ * is made on first use: make it before, so that all of them read the
+ * same one even when a client asks for it at the same time.
+ */
+static int drm_gem_vcm_dmabuf_mmap(struct dma_buf *dmabuf,
+				   struct vm_area_struct *vma)
+{
+	int ret = drm_gem_create_mmap_offset(dmabuf->priv);
+
+	return ret ?: drm_gem_dmabuf_mmap(dmabuf, vma);
+}
+
+static const struct dma_buf_ops drm_gem_vcm_dmabuf_ops = {
+	.cache_sgt_mapping = true,
+	.attach = drm_gem_vcm_dmabuf_attach,
+	.detach = drm_gem_vcm_dmabuf_detach,
+	.map_dma_buf = drm_gem_vcm_map_dma_buf,
+	.unmap_dma_buf = drm_gem_vcm_unmap_dma_buf,
+	.release = drm_gem_dmabuf_release,
+	.begin_cpu_access = drm_gem_vcm_begin_cpu_access,
+	.end_cpu_access = drm_gem_vcm_end_cpu_access,
+	.mmap = drm_gem_vcm_dmabuf_mmap,
+	.vmap = drm_gem_dmabuf_vmap,
+	.vunmap = drm_gem_dmabuf_vunmap,
+};
+
+/**
+ * drm_gem_vcm_prime_export() - export an object as a dma-buf
+ * @gem: the object, of the helper's own
+ * @flags: the dma-buf file flags
+ *
+ * &drm_gem_object_funcs.export of the helper's objects.  The dma-buf
+ * places the memory for each device that maps an attachment, maps it
+ * with that device's DMA API and syncs those mappings around the
+ * dma-buf's CPU access calls.
+ *
+ * Unlike what include/linux/dma-buf.h suggests for &dma_buf_ops.attach,
+ * an attach is never refused for what the device needs: its needs count
+ * from its first mapping, as a device that only vmaps or mmaps the
+ * dma-buf needs nothing of the memory.  That mapping fails with -EBUSY
+ * when the memory does not meet them and something maps it already, and
+ * with -EINVAL for a write-combined object.  The dma-buf, like the
+ * driver's own files, holds the driver's module.
+ *
+ * Return: the dma-buf or an ERR_PTR(): -EINVAL for an import, whose
+ * dma-buf is the exporter's.
+ */
+struct dma_buf *drm_gem_vcm_prime_export(struct drm_gem_object *gem,
+					 int flags)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(exp_info);
+
+	if (to_drm_gem_vcm_obj(gem)->imported)
+		return ERR_PTR(-EINVAL);
+	/* As drm_gem_prime_export(): the driver's code frees the object. */
+	exp_info.owner = gem->dev->driver->fops->owner;
+	exp_info.exp_name = gem->dev->driver->name;
+	exp_info.ops = &drm_gem_vcm_dmabuf_ops;
+	exp_info.size = gem->size;
+	exp_info.flags = flags;
+	exp_info.priv = gem;
+	exp_info.resv = gem->resv;
+	return drm_gem_dmabuf_export(gem->dev, &exp_info);
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_prime_export);
+
+/**
+ * drm_gem_vcm_dmabuf_object() - the object of a dma-buf a driver exported
+ *	with the helper
+ * @dmabuf: a dma-buf, or NULL
+ * @driver: the driver asking
+ *
+ * As drm_gem_prime_import_dev() tells the DRM core's own dma-bufs, by
+ * their operations, and then by the driver of the object: a driver
+ * learns only of its own objects, for its debugfs say.
+ *
+ * Return: the object, which the dma-buf holds, or NULL for NULL,
+ * another exporter's dma-buf or another driver's object.
+ */
+struct drm_gem_vcm_object *
+drm_gem_vcm_dmabuf_object(const struct dma_buf *dmabuf,
+			  const struct drm_driver *driver)
+{
+	struct drm_gem_object *gem;
+
+	if (!dmabuf || dmabuf->ops != &drm_gem_vcm_dmabuf_ops)
+		return NULL;
+	gem = dmabuf->priv;
+	return gem->dev->driver == driver ? to_drm_gem_vcm_obj(gem) : NULL;
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_dmabuf_object);
+
+/**
+ * drm_gem_vcm_prime_sync() - sync an attachment's DMA mapping of the
+ *	helper's memory around a device's DMA
+ * @attach: an importer's attachment, mapped, to any dma-buf
+ * @for_cpu: after the DMA (true) or before it
+ *
+ * The helper maps an attachment with the CPU sync the DMA API asks for,
+ * and syncs it around the dma-buf's CPU access calls.  The exporting
+ * driver's own CPU access (its kernel mapping, a process's mapping of the
+ * object) is not bracketed by those calls, so an importing driver whose
+ * device DMAs repeatedly through one mapping syncs it around each use
+ * with this.  Does nothing for another exporter's dma-buf or an
+ * attachment not mapped.  The helper reads its own data of the
+ * attachment, which the importer never touches.
+ *
+ * Context: the caller's own attachment, which it keeps mapped meanwhile:
+ * it serialises this against its unmap and detach, as it does its DMA.
+ */
+void drm_gem_vcm_prime_sync(struct dma_buf_attachment *attach, bool for_cpu)
+{
+	struct drm_gem_vcm_dma_map *map;
+
+	if (attach->dmabuf->ops != &drm_gem_vcm_dmabuf_ops)
+		return;
+	map = attach->priv;
+	if (!map)
+		return;
+	if (for_cpu)
+		dma_sync_sgtable_for_cpu(map->dev, map->sgt, map->dir);
+	else
+		dma_sync_sgtable_for_device(map->dev, map->sgt, map->dir);
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_prime_sync);
+
+/*
+ * PRIME: the importer
+ */
+
+/**
+ * drm_gem_vcm_prime_import_sg_table() - make the object of an import
+ * @ctx: the context of the importing DRM device
+ * @attach: the device's attachment
+ * @sgt: its mapped table
+ *
+ * Called from &drm_driver.gem_prime_import_sg_table, which
+ * drm_gem_prime_import_dev() calls.  The importer keeps to what
+ * the dma-buf rules give it: the DMA addresses of its own attachment.  A
+ * device on a DMA VCM has them wrapped as a physmem of its VCM
+ * (vcm_phys_from_dma()), in &drm_gem_vcm_object.physmem, for the driver
+ * to map; one without an IOMMU takes only a dma-buf that is one DMA
+ * range, as drm_gem_dma_prime_import_sg_table() does.  The DRM core sets
+ * the object's &drm_gem_object.import_attach, and drm_gem_vcm_free()
+ * gives the attachment back.
+ *
+ * Return: the object or an ERR_PTR(): -EINVAL for a dma-buf that is not
+ * one range for a one-to-one device, or whose addresses do not cover
+ * it, -ENOMEM, the errors of VCM's.
+ */
+struct drm_gem_object *
+drm_gem_vcm_prime_import_sg_table(struct drm_gem_vcm_context *ctx,
+				  struct dma_buf_attachment *attach,
+				  struct sg_table *sgt)
+{
+	size_t size = attach->dmabuf->size;
+	struct drm_gem_vcm_object *obj;
+	struct vcm_physmem *pm = NULL;
+
+	if (ctx->kind == DRM_GEM_VCM_ONE_TO_ONE &&
+	    drm_prime_get_contiguous_size(sgt) < size)
+		return ERR_PTR(-EINVAL);
+	if (ctx->kind == DRM_GEM_VCM_DMA) {
+		pm = vcm_phys_from_dma(ctx->avcm, sgt);
+		if (IS_ERR(pm))
+			return ERR_CAST(pm);
+		if (vcm_get_physmem_len(pm) != size) {
+			vcm_phys_free(pm);
+			return ERR_PTR(-EINVAL);
+		}
+	}
+	obj = drm_gem_vcm_create_import(ctx, size);
+	if (IS_ERR(obj)) {
+		if (pm)
+			vcm_phys_free(pm);
+		return ERR_CAST(obj);
+	}
+	obj->physmem = pm;
+	obj->sgt = sgt;
+	obj->attach = attach;
+	return &obj->base;
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_prime_import_sg_table);
+
+/*
+ * A device the CPU stands in for does not map its attachment: it has no
+ * DMA addresses to ask for, and an exporter that places memory for the
+ * DMA of its importers, as the helper does, asks nothing of the memory
+ * for one that never maps.  It reads and writes through the exporter's
+ * vmap, mmap and CPU access calls.
+ */
+static struct drm_gem_object *
+drm_gem_vcm_prime_import_no_map(struct drm_gem_vcm_context *ctx,
+				struct dma_buf *dmabuf)
+{
+	struct dma_buf_attachment *attach;
+	struct drm_gem_vcm_object *obj;
+
+	attach = dma_buf_attach(dmabuf, ctx->drm->dev);
+	if (IS_ERR(attach))
+		return ERR_CAST(attach);
+	obj = drm_gem_vcm_create_import(ctx, dmabuf->size);
+	if (IS_ERR(obj)) {
+		dma_buf_detach(dmabuf, attach);
+		return ERR_CAST(obj);
+	}
+	get_dma_buf(dmabuf);
+	obj->attach = attach;
+	obj->base.import_attach = attach;
+	obj->base.resv = dmabuf->resv;
+	return &obj->base;
+}
+
+/**
+ * drm_gem_vcm_prime_import() - import a dma-buf
+ * @ctx: the context of the importing DRM device
+ * @dmabuf: the dma-buf
+ *
+ * Called from &drm_driver.gem_prime_import.  A dma-buf the device
+ * exported comes back as its own object; any other is imported for the device's own
+ * attachment, whoever exported it: mapped for a device that does DMA
+ * (through &drm_driver.gem_prime_import_sg_table), only attached for a
+ * %DRM_GEM_VCM_CPU device, which reads and writes through the exporter.
+ *
+ * Return: the object or an ERR_PTR().
+ */
+struct drm_gem_object *drm_gem_vcm_prime_import(struct drm_gem_vcm_context *ctx,
+						struct dma_buf *dmabuf)
+{
+	struct drm_device *dev = ctx->drm;
+	struct drm_gem_vcm_object *obj;
+	struct drm_gem_object *gem;
+	bool revoked;
+
+	obj = drm_gem_vcm_dmabuf_object(dmabuf, dev->driver);
+	if (obj && obj->base.dev == dev) {
+		drm_gem_object_get(&obj->base);
+		return &obj->base;
+	}
+	if (ctx->kind == DRM_GEM_VCM_CPU)
+		gem = drm_gem_vcm_prime_import_no_map(ctx, dmabuf);
+	else
+		gem = drm_gem_prime_import_dev(dev, dmabuf, dev->dev);
+	if (IS_ERR(gem))
+		return gem;
+
+	/* A new import, complete: listed for drm_gem_vcm_unplug(). */
+	obj = to_drm_gem_vcm_obj(gem);
+	mutex_lock(&ctx->imports_lock);
+	revoked = ctx->imports_revoked;
+	if (!revoked)
+		list_add(&obj->import_node, &ctx->imports);
+	mutex_unlock(&ctx->imports_lock);
+	if (revoked) {
+		/* Its release gives the attachment back. */
+		drm_gem_object_put(gem);
+		return ERR_PTR(-ENODEV);
+	}
+	return gem;
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_prime_import);
+
+/*
+ * Give back the attachments of a device's imports: see
+ * drm_gem_vcm_unplug().  An import's lock is taken, then the exporter's
+ * reservation lock to unmap: an import is never exported, so no object
+ * is locked in both orders.
+ */
+static void drm_gem_vcm_revoke_imports(struct drm_gem_vcm_context *ctx)
+{
+	struct drm_gem_vcm_object *obj, *next;
+	LIST_HEAD(revoke);
+
+	/* The live ones; the exporter is called without the list lock. */
+	mutex_lock(&ctx->imports_lock);
+	ctx->imports_revoked = true;
+	list_for_each_entry_safe(obj, next, &ctx->imports, import_node) {
+		if (kref_get_unless_zero(&obj->base.refcount))
+			list_move(&obj->import_node, &revoke);
+	}
+	mutex_unlock(&ctx->imports_lock);
+
+	list_for_each_entry_safe(obj, next, &revoke, import_node) {
+		struct dma_buf_attachment *attach = obj->attach;
+
+		mutex_lock(&obj->lock);
+		if (attach && !obj->revoked) {
+			obj->revoked = attach->dmabuf;
+			if (obj->sgt)
+				dma_buf_unmap_attachment_unlocked(attach, obj->sgt,
+								  DMA_BIDIRECTIONAL);
+			WRITE_ONCE(obj->base.import_attach, NULL);
+			dma_buf_detach(obj->revoked, attach);
+			obj->attach = NULL;
+			WRITE_ONCE(obj->sgt, NULL);
+		}
+		mutex_unlock(&obj->lock);
+		mutex_lock(&ctx->imports_lock);
+		list_del_init(&obj->import_node);
+		mutex_unlock(&ctx->imports_lock);
+		drm_gem_object_put(&obj->base);
+	}
+}
 
 MODULE_DESCRIPTION("DRM GEM objects on VCM physical memory");
 MODULE_LICENSE("GPL");

@@ -32,8 +32,10 @@ DECLARE_FAULT_ATTR(gembuf_fail_compose);
 
 /*
  * The module's live objects, imports included, and mappings: those
- * gembuf made for devices, and the kernel's vmaps, which the GEM VCM
- * helper makes and counts in each device's context.
+ * gembuf made for its devices, and the kernel's vmaps and importers' DMA
+ * mappings, which the GEM VCM helper makes and counts in the context of
+ * the device the object is of (listed until the device is released,
+ * after its last object).
  */
 static void gembuf_state_objects(struct seq_file *m)
 {

@@ -143,8 +143,6 @@ int gembuf_device_init(struct gembuf_device *gdev, enum gembuf_role role)
 	int ret;
 
 	gdev->role = role;
-	mutex_init(&gdev->imports_lock);
-	INIT_LIST_HEAD(&gdev->imports);
 	/* With display_dma, below its 32-bit mask (gembuf_display_create()). */
 	if (role == GEMBUF_DISPLAY)
 		kind = display_dma ? DRM_GEM_VCM_ONE_TO_ONE : DRM_GEM_VCM_CPU;

@@ -64,9 +64,6 @@ enum gembuf_role {
  * @role: display or engine
  * @engine: the DMA engine state, for %GEMBUF_ENGINE
  * @kms: the KMS pipelines, for %GEMBUF_DISPLAY
- * @imports_lock: protects @imports
- * @imports: foreign dma-bufs imported on this device, attached by it
- * @imports_revoked: the device went away: no more imports
  * @node: link in &gembuf.devices, from gembuf_device_init() until the
  *	DRM device is released
  */
@@ -76,9 +73,6 @@ struct gembuf_device {
 	enum gembuf_role role;
 	struct gembuf_engine *engine;
 	struct gembuf_kms *kms;
-	struct mutex imports_lock;	/* see the kernel-doc above */
-	struct list_head imports;
-	bool imports_revoked;
 	struct list_head node;
 };
 
@@ -106,18 +100,15 @@ enum gembuf_mapping_kind {
 };
 
 /**
- * struct gembuf_mapping - one device's (or the kernel's) view of an object
+ * struct gembuf_mapping - one gembuf device's view of an object
  * @node: link in &gembuf_object.mappings
- * @gdev: the gembuf device, or NULL for kernel and dma-buf importer mappings
+ * @gdev: the gembuf device
  * @dev: the struct device the mapping is for
- * @vcm: the VCM of the reservation, NULL for a dma-buf importer's mapping
+ * @vcm: the VCM of the reservation, NULL for the display's vmap of an
+ *	import
  * @res: the reservation backed by the object's physmem
  * @vaddr: the kernel address, for a kernel mapping: in the kernel VCM, or
  *	for a foreign buffer, its exporter's dma_buf_vmap()
- * @sgt: the DMA API mapping of a dma-buf importer, the exporter's own
- *	table: begin/end_cpu_access sync it and the unmap uses it, as the
- *	importer gets a copy
- * @dir: the direction of @sgt's mapping, which every sync of it uses
  * @kind: the kind of VCM it lives in
  * @users: holders of the mapping
  */
@@ -128,8 +119,6 @@ struct gembuf_mapping {
 	struct vcm *vcm;
 	struct vcm_res *res;
 	void *vaddr;
-	struct sg_table *sgt;
-	enum dma_data_direction dir;
 	enum gembuf_mapping_kind kind;
 	unsigned int users;
 };
@@ -144,23 +133,16 @@ struct gembuf_mapping {
  *	&drm_gem_vcm_object.map_wc), its placement, the kernel's vmap and
  *	the processes' CPU mappings.  Its lock protects @mappings too
  * @flags: GEMBUF_GEM_* creation flags
- * @mappings: the mappings of the memory by devices gembuf made: one per
- *	gembuf device, one per dma-buf importer's attachment, and the
- *	display's vmap of an import; each is counted in
- *	&drm_gem_vcm_object.map_count
+ * @mappings: the mappings of the memory by gembuf's devices: one per
+ *	gembuf device, and the display's vmap of an import; each is
+ *	counted in &drm_gem_vcm_object.map_count (the importers' are the
+ *	helper's, &drm_gem_vcm_object.dma_maps)
  * @engine_map: the engine's mapping, held by this object (an import on the
  *	engine, or an object of the engine) from its first DMA until it is
  *	freed or the engine needs the address space for another (see
  *	gembuf_job_map()), so jobs do not map and unmap every time
  * @engine_node: link in &gembuf_engine.cached while it may hold
  *	@engine_map
- * @import_node: link in &gembuf_device.imports, for a foreign import
- * @attach: for a foreign import, the importing device's attachment (as the
- *	import callback got it, before DRM sets @vcm.base.import_attach for
- *	a mapped import; gembuf sets it for one that maps nothing)
- * @revoked: for a foreign import whose device went away, the dma-buf: the
- *	attachment was given back then, and the object still holds the
- *	import's reference
  * @list_node: link in &gembuf.object_list, for an object of gembuf's own
  */
 struct gembuf_object {
@@ -169,9 +151,6 @@ struct gembuf_object {
 	struct list_head mappings;
 	struct gembuf_mapping *engine_map;
 	struct list_head engine_node;
-	struct list_head import_node;
-	struct dma_buf_attachment *attach;
-	struct dma_buf *revoked;
 	struct list_head list_node;
 };
 
@@ -233,15 +212,12 @@ void gembuf_mapping_add(struct gembuf_object *obj, struct gembuf_mapping *map);
 void gembuf_mapping_del(struct gembuf_object *obj, struct gembuf_mapping *map);
 
 /* gembuf_prime.c */
-struct dma_buf *gembuf_gem_prime_export(struct drm_gem_object *obj, int flags);
 struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
 					       struct dma_buf *dma_buf);
 struct drm_gem_object *
 gembuf_gem_prime_import_sg_table(struct drm_device *dev,
 				 struct dma_buf_attachment *attach,
 				 struct sg_table *sgt);
-void gembuf_prime_revoke_imports(struct gembuf_device *gdev);
-void gembuf_prime_forget_import(struct gembuf_object *obj);
 struct gembuf_object *gembuf_prime_exporter(struct drm_gem_object *gem);
 struct gembuf_object *gembuf_dmabuf_object(const struct dma_buf *dmabuf);
 void gembuf_prime_sync_import(struct gembuf_object *obj, bool for_cpu);

@@ -357,7 +357,6 @@ static void gembuf_engine_remove(struct pci_dev *pdev)
 	flush_workqueue(engine->hw_wq);
 	gembuf_engine_pattern_fini(engine);
 	drm_gem_vcm_unplug(&gdev->gem_vcm);
-	gembuf_prime_revoke_imports(gdev);
 }
 
 static const struct pci_device_id gembuf_engine_ids[] = {

@@ -33,11 +33,7 @@ static_assert(offsetof(struct gembuf_object, vcm) == 0);
 static void gembuf_gem_free(struct drm_gem_object *gem)
 {
 	struct gembuf_object *obj = to_gembuf_object(gem);
-	struct dma_buf *revoked = obj->revoked;
 
-	/* First: a device going away must not find it any more. */
-	if (obj->attach)
-		gembuf_prime_forget_import(obj);
 	if (obj->engine_map)
 		gembuf_mapping_put(obj, obj->engine_map);
 	gembuf_job_forget(obj);
@@ -48,12 +44,6 @@ static void gembuf_gem_free(struct drm_gem_object *gem)
 	}
 	/* No mapping of gembuf's is left to keep it busy. */
 	drm_gem_vcm_free(&obj->vcm);
-	/*
-	 * The device went away and gave its attachment back: the import
-	 * still held the dma-buf, which goes after the memory it wrapped.
-	 */
-	if (revoked)
-		dma_buf_put(revoked);
 }
 
 /*
@@ -78,7 +68,7 @@ static const struct drm_gem_object_funcs gembuf_gem_funcs = {
 	.free = gembuf_gem_free,
 	.print_info = drm_gem_vcm_object_print_info,
 	.status = gembuf_gem_status,
-	.export = gembuf_gem_prime_export,
+	.export = drm_gem_vcm_prime_export,
 	.vmap = drm_gem_vcm_object_vmap,
 	.vunmap = drm_gem_vcm_object_vunmap,
 	.mmap = drm_gem_vcm_object_mmap,
@@ -104,7 +94,6 @@ struct drm_gem_object *gembuf_gem_create_object(struct drm_device *dev,
 		return ERR_PTR(-ENOMEM);
 	obj->vcm.base.funcs = &gembuf_gem_funcs;
 	INIT_LIST_HEAD(&obj->mappings);
-	INIT_LIST_HEAD(&obj->import_node);
 	INIT_LIST_HEAD(&obj->engine_node);
 	INIT_LIST_HEAD(&obj->list_node);
 	return &obj->vcm.base;
@@ -258,17 +247,13 @@ int gembuf_gem_mmap_offset_ioctl(struct drm_device *dev, void *data,
 
 /*
  * The address of a mapping, where it tells the process asking nothing it
- * need not know: an IOVA, of gembuf's engine or of an importer's device
- * in its DMA domain.  Kernel virtual addresses, and the DMA addresses of
- * importers without an IOMMU (physical addresses under dma-direct), are
- * not printed even to root, as %p hashes kernel pointers.
+ * need not know: an IOVA of gembuf's engine.  Kernel virtual addresses
+ * are not printed even to root, as %p hashes kernel pointers.
  */
 static u64 gembuf_info_addr(const struct gembuf_mapping *map)
 {
-	if (map->kind != GEMBUF_MAPPING_IOMMU)
+	if (map->kind != GEMBUF_MAPPING_IOMMU || !map->res)
 		return 0;
-	if (!map->res)
-		return map->sgt ? sg_dma_address(map->sgt->sgl) : 0;
 	return vcm_get_dev_addr(map->res);
 }
 
@@ -297,17 +282,32 @@ static void gembuf_describe_mapping(struct seq_buf *s,
 		size = vcm_get_res_len(map->res);
 		attr = vcm_get_res_attr(map->res);
 		ptes = vcm_get_res_num_ptes(map->res);
-	} else if (map->sgt) {
-		struct scatterlist *sg;
-		unsigned int i;
-
-		/* Every byte mapped. */
-		for_each_sgtable_dma_sg(map->sgt, sg, i)
-			size += sg_dma_len(sg);
 	}
 	seq_buf_printf(s, "mapping %s %s 0x%llx %llu 0x%x %u %u\n", name,
 		       kind, gembuf_info_addr(map), size, attr, ptes,
 		       map->users);
+}
+
+/*
+ * An importer's DMA API mapping, the helper's: every byte mapped, and
+ * the address only where it is an IOVA of a DMA domain.  The DMA
+ * addresses of importers without an IOMMU (physical addresses under
+ * dma-direct) are not printed even to root.
+ */
+static void gembuf_describe_dma_map(struct seq_buf *s,
+				    const struct drm_gem_vcm_dma_map *map)
+{
+	enum gembuf_mapping_kind kind = gembuf_dma_api_kind(map->dev);
+	struct scatterlist *sg;
+	unsigned int i;
+	u64 size = 0;
+
+	for_each_sgtable_dma_sg(map->sgt, sg, i)
+		size += sg_dma_len(sg);
+	seq_buf_printf(s, "mapping %s %s 0x%llx %llu 0x0 0 1\n",
+		       dev_name(map->dev), gembuf_mapping_kinds[kind],
+		       kind == GEMBUF_MAPPING_IOMMU ?
+		       (u64)sg_dma_address(map->sgt->sgl) : 0, size);
 }
 
 /*
@@ -374,6 +374,7 @@ int gembuf_gem_describe(struct drm_device *dev, u64 client_id, u32 handle,
 	unsigned int orders[BITS_PER_LONG] = {};
 	struct gembuf_object *obj, *imp;
 	struct drm_gem_object *gem;
+	struct drm_gem_vcm_dma_map *dma_map;
 	struct gembuf_mapping *map;
 	size_t len, count;
 	phys_addr_t phys;
@@ -411,16 +412,24 @@ int gembuf_gem_describe(struct drm_device *dev, u64 client_id, u32 handle,
 			seq_buf_printf(s, "chunk %u %u\n", order, orders[order]);
 	drm_gem_vcm_describe_placement(&obj->vcm, s);
 	/*
-	 * The devices', then the kernel's vmap, then the processes' in one
-	 * line.
+	 * gembuf's devices', the importers', then the kernel's vmap, then
+	 * the processes' in one line.
 	 */
 	vmas = atomic_read(&obj->vcm.user_vmas);
-	count = list_count_nodes(&obj->mappings) + !!obj->vcm.vmap_res + !!vmas;
+	count = list_count_nodes(&obj->mappings) +
+		list_count_nodes(&obj->vcm.dma_maps) + !!obj->vcm.vmap_res +
+		!!vmas;
 	seq_buf_printf(s, "mappings %zu\n", count);
 	list_for_each_entry(map, &obj->mappings, node) {
 		if (n == GEMBUF_DESCRIBE_MAPPINGS)
 			break;
 		gembuf_describe_mapping(s, map);
+		n++;
+	}
+	list_for_each_entry(dma_map, &obj->vcm.dma_maps, node) {
+		if (n == GEMBUF_DESCRIBE_MAPPINGS)
+			break;
+		gembuf_describe_dma_map(s, dma_map);
 		n++;
 	}
 	if (obj->vcm.vmap_res && n < GEMBUF_DESCRIBE_MAPPINGS) {

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests of the GEM VCM helper: objects on a DRM device with a CPU
- * context, their kernel mappings, their status, and the placement of
- * their memory for the devices that use them.
+ * context, their kernel mappings, their status, the placement of their
+ * memory for the devices that use them, and their dma-bufs.
  */
 
+#include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
+#include <linux/fcntl.h>
+#include <linux/fs.h>
 #include <linux/dma-resv.h>
 #include <linux/iosys-map.h>
 #include <linux/list.h>
@@ -21,9 +24,12 @@
 
 #include <drm/drm_device.h>
 #include <drm/drm_drv.h>
+#include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_gem_vcm_helper.h>
+#include <drm/drm_ioctl.h>
 #include <drm/drm_kunit_helpers.h>
+#include <drm/drm_prime.h>
 
 #define TEST_SIZE	SZ_1M
 /*
@@ -38,8 +44,12 @@
 KUNIT_DEFINE_ACTION_WRAPPER(drm_gem_object_put_wrapper, drm_gem_object_put,
 			    struct drm_gem_object *);
 
+/* Its dma-bufs hold the driver's module, as its files do. */
+DEFINE_DRM_GEM_FOPS(drm_gem_vcm_test_fops);
+
 static const struct drm_driver drm_gem_vcm_test_driver = {
 	.driver_features = DRIVER_GEM,
+	.fops = &drm_gem_vcm_test_fops,
 	.name = "drm-gem-vcm-test",
 	.desc = "GEM VCM helper KUnit test",
 	.major = 1,
@@ -67,6 +77,7 @@ drm_gem_vcm_test_gem_create_object(struct drm_device *dev, size_t size)
 
 static const struct drm_driver drm_gem_vcm_test_subclass_driver = {
 	.driver_features = DRIVER_GEM,
+	.fops = &drm_gem_vcm_test_fops,
 	.gem_create_object = drm_gem_vcm_test_gem_create_object,
 	.name = "drm-gem-vcm-test",
 	.desc = "GEM VCM helper KUnit test",
@@ -629,6 +640,149 @@ static void drm_gem_vcm_test_describe(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\nrefused -34 0x2 none\n"));
 }
 
+/* A second DRM device, CPU context and all, that imports. */
+static struct drm_gem_vcm_context *drm_gem_vcm_test_importer(struct kunit *test)
+{
+	struct device *dev = kunit_device_register(test, "drm-gem-vcm-importer");
+
+	return drm_gem_vcm_test_device(test, dev, &drm_gem_vcm_test_driver);
+}
+
+/*
+ * The export: an attached device counts among the users and needs
+ * nothing until it maps; its mapping places the memory for it, is listed
+ * and counted until the detach, which also drops the user.  The object comes back
+ * as itself on its own device.  An import is not exported again.
+ */
+static void drm_gem_vcm_test_prime_export(struct kunit *test)
+{
+	struct drm_gem_vcm_context *ctx = test->priv;
+	struct dma_buf_attachment *attach;
+	struct drm_gem_vcm_object *obj, *vobj;
+	struct drm_gem_object *gem;
+	struct dma_buf *dmabuf;
+	struct sg_table *sgt;
+	struct device *dma;
+
+	dma = drm_gem_vcm_test_dma_device(test, "drm-gem-vcm-importer-dma");
+	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+	dmabuf = drm_gem_vcm_prime_export(&obj->base, O_RDWR);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dmabuf);
+	/* Told as the driver's own object, and only to that driver. */
+	vobj = drm_gem_vcm_dmabuf_object(dmabuf, &drm_gem_vcm_test_driver);
+	KUNIT_EXPECT_PTR_EQ(test, vobj, obj);
+	vobj = drm_gem_vcm_dmabuf_object(dmabuf,
+					 &drm_gem_vcm_test_subclass_driver);
+	KUNIT_EXPECT_NULL(test, vobj);
+
+	gem = drm_gem_vcm_prime_import(ctx, dmabuf);
+	KUNIT_ASSERT_PTR_EQ(test, gem, &obj->base);
+	drm_gem_object_put(gem);
+
+	attach = dma_buf_attach(dmabuf, dma);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, attach);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&obj->users), 2);
+	KUNIT_EXPECT_EQ(test, obj->need.flags, 0);
+	KUNIT_EXPECT_NULL(test, obj->physmem);
+
+	sgt = dma_buf_map_attachment_unlocked(attach, DMA_BIDIRECTIONAL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sgt);
+	KUNIT_EXPECT_NOT_NULL(test, obj->physmem);
+	KUNIT_EXPECT_EQ(test, obj->need.flags, VCM_CONSTRAINT_CONTIGUOUS);
+	KUNIT_EXPECT_EQ(test, obj->map_count, 1);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&obj->dma_maps), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->maps), 1);
+	/* One range for a device without an IOMMU, in its segments. */
+	KUNIT_EXPECT_EQ(test, drm_prime_get_contiguous_size(sgt), TEST_SIZE);
+
+	/* The mapping is cached (cache_sgt_mapping) until the detach. */
+	dma_buf_unmap_attachment_unlocked(attach, sgt, DMA_BIDIRECTIONAL);
+	KUNIT_EXPECT_EQ(test, obj->map_count, 1);
+	dma_buf_detach(dmabuf, attach);
+	KUNIT_EXPECT_EQ(test, obj->map_count, 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&obj->dma_maps));
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->maps), 0);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&obj->users), 1);
+	dma_buf_put(dmabuf);
+}
+
+/*
+ * A write-combined object is refused to importers' streaming DMA
+ * mappings, which assume cacheable memory; it is still attached, and
+ * detached.
+ */
+static void drm_gem_vcm_test_prime_wc(struct kunit *test)
+{
+	struct dma_buf_attachment *attach;
+	struct drm_gem_vcm_object *obj;
+	struct dma_buf *dmabuf;
+	struct sg_table *sgt;
+
+	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+	obj->map_wc = true;
+	dmabuf = drm_gem_vcm_prime_export(&obj->base, O_RDWR);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dmabuf);
+	attach = dma_buf_attach(dmabuf,
+				drm_gem_vcm_test_dma_device(test, "drm-gem-vcm-wc"));
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, attach);
+	sgt = dma_buf_map_attachment_unlocked(attach, DMA_BIDIRECTIONAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(sgt), -EINVAL);
+	KUNIT_EXPECT_EQ(test, obj->map_count, 0);
+	dma_buf_detach(dmabuf, attach);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&obj->users), 1);
+	dma_buf_put(dmabuf);
+}
+
+/*
+ * Another device with a CPU context imports without mapping: an object
+ * of its own, attached, holding the dma-buf, listed among its imports,
+ * never exported again.  Its unplug gives the attachment back and takes
+ * no more imports; the import holds the dma-buf until it is freed.
+ */
+static void drm_gem_vcm_test_prime_import(struct kunit *test)
+{
+	struct drm_gem_vcm_context *other = drm_gem_vcm_test_importer(test);
+	struct drm_gem_vcm_object *obj, *imp;
+	struct drm_gem_object *gem;
+	struct dma_buf *dmabuf;
+	long count;
+
+	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+	dmabuf = drm_gem_vcm_prime_export(&obj->base, O_RDWR);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dmabuf);
+	count = file_count(dmabuf->file);
+
+	gem = drm_gem_vcm_prime_import(other, dmabuf);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, gem);
+	imp = to_drm_gem_vcm_obj(gem);
+	KUNIT_EXPECT_PTR_NE(test, imp, obj);
+	KUNIT_EXPECT_TRUE(test, imp->imported);
+	KUNIT_EXPECT_PTR_EQ(test, gem->import_attach, imp->attach);
+	KUNIT_EXPECT_PTR_EQ(test, gem->resv, dmabuf->resv);
+	KUNIT_EXPECT_NULL(test, imp->sgt);
+	KUNIT_EXPECT_EQ(test, file_count(dmabuf->file), count + 1);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&other->imports), 1);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&obj->users), 2);
+	KUNIT_EXPECT_EQ(test, obj->map_count, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(drm_gem_vcm_prime_export(gem, O_RDWR)),
+			-EINVAL);
+
+	drm_gem_vcm_unplug(other);
+	KUNIT_EXPECT_NULL(test, gem->import_attach);
+	KUNIT_EXPECT_NULL(test, imp->attach);
+	KUNIT_EXPECT_PTR_EQ(test, imp->revoked, dmabuf);
+	KUNIT_EXPECT_TRUE(test, list_empty(&other->imports));
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&obj->users), 1);
+	KUNIT_EXPECT_EQ(test, file_count(dmabuf->file), count + 1);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR_OR_ZERO(drm_gem_vcm_prime_import(other, dmabuf)),
+			-ENODEV);
+
+	drm_gem_object_put(gem);
+	KUNIT_EXPECT_EQ(test, file_count(dmabuf->file), count);
+	dma_buf_put(dmabuf);
+}
+
 static int drm_gem_vcm_test_init(struct kunit *test)
 {
 	struct device *dev = drm_kunit_helper_alloc_device(test);
@@ -652,6 +806,9 @@ static struct kunit_case drm_gem_vcm_test_cases[] = {
 	KUNIT_CASE(drm_gem_vcm_test_attach_map),
 	KUNIT_CASE(drm_gem_vcm_test_map_busy),
 	KUNIT_CASE(drm_gem_vcm_test_describe),
+	KUNIT_CASE(drm_gem_vcm_test_prime_export),
+	KUNIT_CASE(drm_gem_vcm_test_prime_wc),
+	KUNIT_CASE(drm_gem_vcm_test_prime_import),
 	{}
 };
 
@@ -663,5 +820,7 @@ static struct kunit_suite drm_gem_vcm_suite = {
 
 kunit_test_suite(drm_gem_vcm_suite);
 
+MODULE_IMPORT_NS(DMA_BUF);
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_DESCRIPTION("KUnit tests of the GEM VCM helper");
 MODULE_LICENSE("GPL");
