@@ -204,15 +204,7 @@ static void writeback_vs_commit(enum second what)
 
 static long module_refcnt(void)
 {
-	FILE *f = fopen("/sys/module/gembuf/refcnt", "r");
-	long n = -1;
-
-	if (f) {
-		if (fscanf(f, "%ld", &n) != 1)
-			n = -1;
-		fclose(f);
-	}
-	return n;
+	return gembuf_read_long("/sys/module/gembuf/refcnt");
 }
 
 /* Polls until gauge @key is at most @limit, for up to ten seconds. */

@@ -49,16 +49,67 @@ static int open_named(const char *fmt, int base, const char *name)
 	return open_nth_named(fmt, base, name, 0);
 }
 
+struct engine_node {
+	char bdf[512];
+	int minor;
+};
+
+static int engine_node_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct engine_node *)a)->bdf,
+		      ((const struct engine_node *)b)->bdf);
+}
+
 /**
  * gembuf_open_engine_nth() - open one of the DMA engines
  * @n: 0 for the first engine (edu with a 40-bit mask in the guest), 1 for
  *	the second (edu with QEMU's 28-bit mask)
  *
+ * The engines are told apart by their PCI devices' addresses (the guest's
+ * edus sit at fixed slots), not by the order of their render nodes: an
+ * engine unbound while its DRM device lives on (a file or a fence still
+ * held) comes back on a new minor, after the other's.
+ *
  * Return: the render node's fd, or -1 when there is no such engine.
  */
 int gembuf_open_engine_nth(int n)
 {
-	return open_nth_named("/dev/dri/renderD%d", 128, "gembuf_dma", n);
+	struct engine_node nodes[16];
+	char path[64], link[512];
+	int i, count = 0;
+	ssize_t len;
+
+	for (i = 0; i < 16; i++) {
+		int fd = open_nth_named("/dev/dri/renderD%d", 128 + i,
+					"gembuf_dma", 0);
+		char *slash;
+
+		if (fd < 0)
+			break;
+		/* The minor it found: the first of the driver from 128 + i. */
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		len = readlink(path, link, sizeof(link) - 1);
+		close(fd);
+		if (len <= 0)
+			break;
+		link[len] = 0;
+		nodes[count].minor = atoi(link + strlen("/dev/dri/renderD"));
+		snprintf(path, sizeof(path), "/sys/class/drm/renderD%d/device",
+			 nodes[count].minor);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len <= 0)
+			break;
+		link[len] = 0;
+		slash = strrchr(link, '/');
+		snprintf(nodes[count].bdf, sizeof(nodes[count].bdf), "%s",
+			 slash ? slash + 1 : link);
+		i = nodes[count++].minor - 128;
+	}
+	if (n >= count)
+		return -1;
+	qsort(nodes, count, sizeof(nodes[0]), engine_node_cmp);
+	snprintf(path, sizeof(path), "/dev/dri/renderD%d", nodes[n].minor);
+	return open(path, O_RDWR | O_CLOEXEC);
 }
 
 int gembuf_open_display(void)
@@ -84,7 +135,7 @@ int gembuf_open_engine_card(void)
 
 int gembuf_open_engine(void)
 {
-	int fd = open_named("/dev/dri/renderD%d", 128, "gembuf_dma");
+	int fd = gembuf_open_engine_nth(0);
 
 	igt_require_f(fd >= 0, "no gembuf DMA engine\n");
 	return fd;
@@ -595,5 +646,28 @@ int gembuf_dma_api_mappings(const char *dev)
 		if (sscanf(line, "%*s %127s", name) == 1 && !strcmp(name, dev))
 			n++;
 	fclose(f);
+	return n;
+}
+
+bool gembuf_vgem_on_vcm(void)
+{
+	FILE *f = fopen("/sys/module/vgem/parameters/vcm", "r");
+	int c = f ? fgetc(f) : 'N';
+
+	if (f)
+		fclose(f);
+	return c == 'Y';
+}
+
+long gembuf_read_long(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long n = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
 	return n;
 }

@@ -102,6 +102,13 @@ long gembuf_state(const char *key);
 /* A gauge of VCM's debugfs vcm/stats ("physmems", "phys_bytes", ...), -1 if not found. */
 long vcm_stat(const char *key);
 /*
+ * Whether vgem makes its buffers with the GEM VCM helper (its module
+ * parameter vcm is Y): not with vcm=0, nor in a kernel without it.
+ */
+bool gembuf_vgem_on_vcm(void);
+/* The number a file (sysfs, debugfs) holds, -1 if it cannot be read. */
+long gembuf_read_long(const char *path);
+/*
  * Make the next engine job (or frame) hit gembuf's debugfs fault
  * attribute @name ("fail_job", "hang_job", ...) once; skips without it.
  */
