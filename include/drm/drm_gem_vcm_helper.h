@@ -17,6 +17,8 @@ struct dma_buf;
 struct dma_buf_attachment;
 struct drm_device;
 struct drm_driver;
+struct drm_file;
+struct drm_mode_create_dumb;
 struct drm_printer;
 struct iosys_map;
 struct mem_cgroup;
@@ -87,6 +89,18 @@ struct drm_gem_vcm_context {
 
 	/** @imports_revoked: the device was unplugged: no more imports */
 	bool imports_revoked;
+
+	/**
+	 * @dma_map_wc: importers may map the device's write-combined
+	 * objects for DMA, their linear alias cleaned first.  Only for a
+	 * driver that write-combines because its clients have no CPU
+	 * access calls and that let importers map such buffers before
+	 * (vgem, on the shmem helper): a device that snoops the CPU's
+	 * caches may still read a line the CPU fetched through the
+	 * cacheable linear alias by speculation.  Set by the driver after
+	 * drmm_gem_vcm_init(), before its first object
+	 */
+	bool dma_map_wc;
 
 	/**
 	 * @maps: the mappings of the device's objects the helper made:
@@ -321,6 +335,9 @@ struct drm_gem_object *
 drm_gem_vcm_prime_import_sg_table(struct drm_gem_vcm_context *ctx,
 				  struct dma_buf_attachment *attach,
 				  struct sg_table *sgt);
+int drm_gem_vcm_dumb_create(struct drm_gem_vcm_context *ctx,
+			    struct drm_file *file,
+			    struct drm_mode_create_dumb *args);
 
 int drm_gem_vcm_vmap(struct drm_gem_vcm_object *obj, struct iosys_map *map);
 void drm_gem_vcm_vunmap(struct drm_gem_vcm_object *obj, struct iosys_map *map);
@@ -412,5 +429,62 @@ static inline int drm_gem_vcm_object_mmap(struct drm_gem_object *obj,
 {
 	return drm_gem_vcm_mmap(to_drm_gem_vcm_obj(obj), vma);
 }
+
+/*
+ * Driver ops
+ */
+
+/**
+ * DEFINE_DRM_GEM_VCM_DRIVER_OPS() - define a driver's dumb-buffer and
+ *	PRIME import callbacks on the helper
+ * @prefix: the prefix of the callbacks' names
+ *
+ * The context is the driver's, embedded in its device structure, and the
+ * DRM core's callbacks get the DRM device: the driver defines
+ * <prefix>_gem_vcm_ctx(), which gives a DRM device's &struct
+ * drm_gem_vcm_context, and this the three static callbacks
+ * DRM_GEM_VCM_DRIVER_OPS() with the same @prefix sets, each calling the
+ * helper's function of the same name with that context:
+ * <prefix>_gem_vcm_dumb_create(), <prefix>_gem_vcm_prime_import() and
+ * <prefix>_gem_vcm_prime_import_sg_table().  A driver that sets some
+ * of them only leaves the others unused.
+ */
+#define DEFINE_DRM_GEM_VCM_DRIVER_OPS(prefix)					\
+	static int __maybe_unused						\
+	prefix##_gem_vcm_dumb_create(struct drm_file *file,			\
+				     struct drm_device *dev,			\
+				     struct drm_mode_create_dumb *args)		\
+	{									\
+		return drm_gem_vcm_dumb_create(prefix##_gem_vcm_ctx(dev),	\
+					       file, args);			\
+	}									\
+	static struct drm_gem_object * __maybe_unused				\
+	prefix##_gem_vcm_prime_import(struct drm_device *dev,			\
+				      struct dma_buf *dmabuf)			\
+	{									\
+		return drm_gem_vcm_prime_import(prefix##_gem_vcm_ctx(dev),	\
+						dmabuf);			\
+	}									\
+	static struct drm_gem_object * __maybe_unused				\
+	prefix##_gem_vcm_prime_import_sg_table(struct drm_device *dev,		\
+					       struct dma_buf_attachment *attach, \
+					       struct sg_table *sgt)		\
+	{									\
+		return drm_gem_vcm_prime_import_sg_table(prefix##_gem_vcm_ctx(dev), \
+							 attach, sgt);		\
+	}
+
+/**
+ * DRM_GEM_VCM_DRIVER_OPS() - the helper's &struct drm_driver callbacks
+ * @prefix: the prefix given to DEFINE_DRM_GEM_VCM_DRIVER_OPS()
+ *
+ * For the initializer of a driver's &struct drm_driver: dumb buffers and
+ * PRIME import on the helper.  Export is the objects' own
+ * (drm_gem_vcm_prime_export()).
+ */
+#define DRM_GEM_VCM_DRIVER_OPS(prefix)						\
+	.dumb_create = prefix##_gem_vcm_dumb_create,				\
+	.gem_prime_import = prefix##_gem_vcm_prime_import,			\
+	.gem_prime_import_sg_table = prefix##_gem_vcm_prime_import_sg_table
 
 #endif /* __DRM_GEM_VCM_HELPER_H__ */

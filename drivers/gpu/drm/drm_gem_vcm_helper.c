@@ -1246,9 +1246,11 @@ static struct sg_table *drm_gem_vcm_map_dma_buf(struct dma_buf_attachment *attac
 	 * cacheable: a device that snoops the CPU's caches could read lines
 	 * of the cacheable linear alias of write-combined memory, which the
 	 * exporter cannot tell of an importer.  Such an object is for the
-	 * CPU and for the devices its driver maps itself.
+	 * CPU and for the devices its driver maps itself, unless the driver
+	 * lets importers have it (&drm_gem_vcm_context.dma_map_wc): its
+	 * linear alias is cleaned first, as for a process's first mapping.
 	 */
-	if (obj->map_wc)
+	if (obj->map_wc && !obj->ctx->dma_map_wc)
 		return ERR_PTR(-EINVAL);
 
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
@@ -1261,6 +1263,8 @@ static struct sg_table *drm_gem_vcm_map_dma_buf(struct dma_buf_attachment *attac
 	ret = drm_gem_vcm_place_map(obj, attach->dev);
 	if (!ret)
 		ret = drm_gem_vcm_populate(obj);
+	if (!ret)
+		ret = drm_gem_vcm_prepare_wc(obj);
 	if (!ret)
 		ret = drm_gem_vcm_sgt_for_dev(obj, attach->dev, sgt);
 	if (ret)
@@ -1422,7 +1426,8 @@ static const struct dma_buf_ops drm_gem_vcm_dmabuf_ops = {
  * from its first mapping, as a device that only vmaps or mmaps the
  * dma-buf needs nothing of the memory.  That mapping fails with -EBUSY
  * when the memory does not meet them and something maps it already, and
- * with -EINVAL for a write-combined object.  The dma-buf, like the
+ * with -EINVAL for a write-combined object unless the driver allows it
+ * (&drm_gem_vcm_context.dma_map_wc).  The dma-buf, like the
  * driver's own files, holds the driver's module.
  *
  * Return: the dma-buf or an ERR_PTR(): -EINVAL for an import, whose
@@ -1684,6 +1689,49 @@ static void drm_gem_vcm_revoke_imports(struct drm_gem_vcm_context *ctx)
 		drm_gem_object_put(&obj->base);
 	}
 }
+
+/*
+ * Dumb buffers
+ */
+
+/**
+ * drm_gem_vcm_dumb_create() - create a dumb buffer
+ * @ctx: the context of the DRM device
+ * @file: the client
+ * @args: the request; its pitch, size and handle are filled in
+ *
+ * For &drm_driver.dumb_create.  The buffer is an object of the device
+ * with no memory yet; the pitch is the width's whole bytes.
+ *
+ * Return: 0, -EINVAL for flags (the uapi says none), the errors of
+ * drm_gem_vcm_create() and of drm_gem_handle_create().
+ */
+int drm_gem_vcm_dumb_create(struct drm_gem_vcm_context *ctx,
+			    struct drm_file *file,
+			    struct drm_mode_create_dumb *args)
+{
+	struct drm_gem_vcm_object *obj;
+	int ret;
+
+	/* The DRM core leaves the check of the flags to drivers. */
+	if (args->flags)
+		return -EINVAL;
+	/*
+	 * drm_mode_create_dumb() bounds width * bytes per pixel by U32_MAX,
+	 * which bounds the pitch; width * bits per pixel may not fit 32
+	 * bits.
+	 */
+	args->pitch = DIV_ROUND_UP((u64)args->width * args->bpp, 8);
+	obj = drm_gem_vcm_create(ctx, (u64)args->pitch * args->height);
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	args->size = obj->base.size;
+	ret = drm_gem_handle_create(file, &obj->base, &args->handle);
+	/* The handle holds the object now, or nothing does. */
+	drm_gem_object_put(&obj->base);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_dumb_create);
 
 MODULE_DESCRIPTION("DRM GEM objects on VCM physical memory");
 MODULE_LICENSE("GPL");

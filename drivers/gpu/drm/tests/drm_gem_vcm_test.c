@@ -734,6 +734,37 @@ static void drm_gem_vcm_test_prime_wc(struct kunit *test)
 }
 
 /*
+ * A driver that lets importers have its write-combined objects
+ * (dma_map_wc, vgem's): the mapping is made, the linear alias cleaned
+ * first.
+ */
+static void drm_gem_vcm_test_prime_wc_allowed(struct kunit *test)
+{
+	struct drm_gem_vcm_context *ctx = test->priv;
+	struct dma_buf_attachment *attach;
+	struct drm_gem_vcm_object *obj;
+	struct dma_buf *dmabuf;
+	struct sg_table *sgt;
+
+	ctx->dma_map_wc = true;
+	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+	obj->map_wc = true;
+	dmabuf = drm_gem_vcm_prime_export(&obj->base, O_RDWR);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dmabuf);
+	attach = dma_buf_attach(dmabuf,
+				drm_gem_vcm_test_dma_device(test, "drm-gem-vcm-wc-ok"));
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, attach);
+	sgt = dma_buf_map_attachment_unlocked(attach, DMA_BIDIRECTIONAL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sgt);
+	KUNIT_EXPECT_TRUE(test, obj->wc_clean);
+	KUNIT_EXPECT_EQ(test, obj->map_count, 1);
+	dma_buf_unmap_attachment_unlocked(attach, sgt, DMA_BIDIRECTIONAL);
+	dma_buf_detach(dmabuf, attach);
+	KUNIT_EXPECT_EQ(test, obj->map_count, 0);
+	dma_buf_put(dmabuf);
+}
+
+/*
  * Another device with a CPU context imports without mapping: an object
  * of its own, attached, holding the dma-buf, listed among its imports,
  * never exported again.  Its unplug gives the attachment back and takes
@@ -808,6 +839,7 @@ static struct kunit_case drm_gem_vcm_test_cases[] = {
 	KUNIT_CASE(drm_gem_vcm_test_describe),
 	KUNIT_CASE(drm_gem_vcm_test_prime_export),
 	KUNIT_CASE(drm_gem_vcm_test_prime_wc),
+	KUNIT_CASE(drm_gem_vcm_test_prime_wc_allowed),
 	KUNIT_CASE(drm_gem_vcm_test_prime_import),
 	{}
 };
