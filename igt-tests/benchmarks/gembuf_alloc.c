@@ -53,6 +53,10 @@
  * hundred bytes per buffer over MEM_OBJECTS: only differences above that
  * mean anything.
  *
+ * vgem is loaded with vcm=0 for this benchmark (qemu/guest/bench): on
+ * the shmem helper, as upstream has it, so that the anchor does not move
+ * with vgem's port to the GEM VCM helper gembuf is built on.
+ *
  * Every case runs REPS times, the system heap or vgem (the anchor) and
  * gembuf alternating, after one untimed round of each; the table gives
  * the median, minimum and maximum of the runs, and of the ratio of each
