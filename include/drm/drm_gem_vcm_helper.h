@@ -98,7 +98,7 @@ struct drm_gem_vcm_context {
 	 * (vgem, on the shmem helper): a device that snoops the CPU's
 	 * caches may still read a line the CPU fetched through the
 	 * cacheable linear alias by speculation.  Set by the driver after
-	 * drmm_gem_vcm_init(), before its first object
+	 * drmm_gem_vcm_init(), before its first object.
 	 */
 	bool dma_map_wc;
 
@@ -458,14 +458,14 @@ static inline int drm_gem_vcm_object_mmap(struct drm_gem_object *obj,
 		return drm_gem_vcm_dumb_create(prefix##_gem_vcm_ctx(dev),	\
 					       file, args);			\
 	}									\
-	static struct drm_gem_object * __maybe_unused				\
+	static __maybe_unused struct drm_gem_object *				\
 	prefix##_gem_vcm_prime_import(struct drm_device *dev,			\
 				      struct dma_buf *dmabuf)			\
 	{									\
 		return drm_gem_vcm_prime_import(prefix##_gem_vcm_ctx(dev),	\
 						dmabuf);			\
 	}									\
-	static struct drm_gem_object * __maybe_unused				\
+	static __maybe_unused struct drm_gem_object *				\
 	prefix##_gem_vcm_prime_import_sg_table(struct drm_device *dev,		\
 					       struct dma_buf_attachment *attach, \
 					       struct sg_table *sgt)		\
