@@ -30,8 +30,9 @@
  * and closes the fd and the second handle.  On both sides the import
  * finds the exporter's own object and takes a handle to it: the same
  * work, the ratio compared.  A second row imports on gembuf's display
- * instead, another DRM device, which must make an object of its own that
- * views the engine's memory (a GEM object belongs to one device): vgem has
+ * instead, another DRM device, which must make an object of its own for
+ * its attachment to the engine's dma-buf (a GEM object belongs to one
+ * device): vgem has
  * no second device to do the same, so that row is not compared with it;
  * the next gives what it costs more than the same-device round.
  *
@@ -334,7 +335,7 @@ igt_simple_main
 	row(name, pv, 1e6, "us");
 	row("ratio PRIME, gembuf / vgem", pr, 1, "x");
 	row("PRIME engine to display (an attached import), gembuf", px, 1e6, "us");
-	row("PRIME to display, more than on the engine (the view)", pxd, 1e6, "us");
+	row("PRIME to display, more than on the engine (an import of its own)", pxd, 1e6, "us");
 	row("kernel memory per 1 MiB buffer (estimate), gembuf", mg, 1, "KiB");
 	row("kernel memory per 1 MiB buffer (estimate), heap", mh, 1, "KiB");
 	row("slab per 1 MiB buffer (estimate), gembuf", sg, 1, "KiB");
