@@ -75,6 +75,21 @@ static const struct file_operations gembuf_fops = {
 	.show_fdinfo = drm_show_fdinfo,
 };
 
+static struct drm_gem_vcm_context *gembuf_gem_vcm_ctx(struct drm_device *dev)
+{
+	return &to_gembuf_device(dev)->gem_vcm;
+}
+
+/*
+ * The helper's imports: the same object for a dma-buf the device
+ * exported; else one for the device's own attachment, whoever exported
+ * it, gembuf's other device included: mapped by an engine, whose DMA VCM
+ * wraps the DMA addresses, and by the display with display_dma, which
+ * scans out the one range they must be; only attached by the CPU
+ * display.  gembuf's dumb buffers are its own (gembuf_dumb_create()).
+ */
+DEFINE_DRM_GEM_VCM_DRIVER_OPS(gembuf)
+
 const struct drm_driver gembuf_display_driver = {
 	.driver_features = DRIVER_GEM | DRIVER_MODESET | DRIVER_ATOMIC,
 	.fops = &gembuf_fops,
@@ -82,8 +97,8 @@ const struct drm_driver gembuf_display_driver = {
 	.num_ioctls = ARRAY_SIZE(gembuf_display_ioctls),
 	.gem_create_object = gembuf_gem_create_object,
 	.dumb_create = gembuf_dumb_create,
-	.gem_prime_import = gembuf_gem_prime_import,
-	.gem_prime_import_sg_table = gembuf_gem_prime_import_sg_table,
+	.gem_prime_import = gembuf_gem_vcm_prime_import,
+	.gem_prime_import_sg_table = gembuf_gem_vcm_prime_import_sg_table,
 	.debugfs_init = gembuf_debugfs_init,
 	/* It runs no client's jobs: the memory of its objects only. */
 	.show_fdinfo = drm_show_memory_stats,
@@ -103,8 +118,8 @@ const struct drm_driver gembuf_engine_driver = {
 	.num_ioctls = ARRAY_SIZE(gembuf_engine_ioctls),
 	.gem_create_object = gembuf_gem_create_object,
 	/* Render-only: no dumb buffers, which are for scan-out. */
-	.gem_prime_import = gembuf_gem_prime_import,
-	.gem_prime_import_sg_table = gembuf_gem_prime_import_sg_table,
+	.gem_prime_import = gembuf_gem_vcm_prime_import,
+	.gem_prime_import_sg_table = gembuf_gem_vcm_prime_import_sg_table,
 	.debugfs_init = gembuf_debugfs_init,
 	.show_fdinfo = gembuf_engine_show_fdinfo,
 	.name = GEMBUF_NAME "_dma",

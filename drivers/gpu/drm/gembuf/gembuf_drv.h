@@ -212,12 +212,6 @@ void gembuf_mapping_add(struct gembuf_object *obj, struct gembuf_mapping *map);
 void gembuf_mapping_del(struct gembuf_object *obj, struct gembuf_mapping *map);
 
 /* gembuf_prime.c */
-struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
-					       struct dma_buf *dma_buf);
-struct drm_gem_object *
-gembuf_gem_prime_import_sg_table(struct drm_device *dev,
-				 struct dma_buf_attachment *attach,
-				 struct sg_table *sgt);
 struct gembuf_object *gembuf_prime_exporter(struct drm_gem_object *gem);
 struct gembuf_object *gembuf_dmabuf_object(const struct dma_buf *dmabuf);
 void gembuf_prime_sync_import(struct gembuf_object *obj, bool for_cpu);

@@ -34,48 +34,6 @@ enum gembuf_mapping_kind gembuf_dma_api_kind(struct device *dev)
 }
 
 /**
- * gembuf_gem_prime_import_sg_table() - wrap a foreign dma-buf
- * @dev: the importing gembuf device
- * @attach: @dev's attachment
- * @sgt: its mapping
- *
- * The helper's import (drm_gem_vcm_prime_import_sg_table()): the engine's
- * DMA VCM wraps the DMA addresses of its attachment, a display_dma
- * display scans out the one range they must be.  Users map the dma-buf
- * itself: DRM gives an import no map offset.
- *
- * Return: the object or an ERR_PTR().
- */
-struct drm_gem_object *
-gembuf_gem_prime_import_sg_table(struct drm_device *dev,
-				 struct dma_buf_attachment *attach,
-				 struct sg_table *sgt)
-{
-	return drm_gem_vcm_prime_import_sg_table(&to_gembuf_device(dev)->gem_vcm,
-						 attach, sgt);
-}
-
-/**
- * gembuf_gem_prime_import() - import a dma-buf
- * @dev: the importing gembuf device
- * @dma_buf: the dma-buf
- *
- * The helper's import (drm_gem_vcm_prime_import()): the same object for
- * a dma-buf @dev exported; else a new object for @dev's own attachment,
- * whoever exported it, gembuf's other device included: mapped for a
- * device that DMAs (gembuf_gem_prime_import_sg_table()), only attached
- * for the CPU display.
- *
- * Return: the object or an ERR_PTR().
- */
-struct drm_gem_object *gembuf_gem_prime_import(struct drm_device *dev,
-					       struct dma_buf *dma_buf)
-{
-	return drm_gem_vcm_prime_import(&to_gembuf_device(dev)->gem_vcm,
-					dma_buf);
-}
-
-/**
  * gembuf_dmabuf_object() - the object of a dma-buf gembuf exported
  * @dmabuf: a dma-buf, or NULL
  *
