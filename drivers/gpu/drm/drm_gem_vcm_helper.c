@@ -1233,8 +1233,9 @@ static void drm_gem_vcm_sgt_free(struct sg_table *sgt)
  * the CPU sync is the exporter's, now and around CPU access, not the
  * mapping's (which DMA-API debug would report as overlapping).
  */
-static struct sg_table *drm_gem_vcm_map_dma_buf(struct dma_buf_attachment *attach,
-						enum dma_data_direction dir)
+static struct sg_table *
+drm_gem_vcm_map_dma_buf(struct dma_buf_attachment *attach,
+			enum dma_data_direction dir)
 {
 	struct drm_gem_vcm_object *obj = to_drm_gem_vcm_obj(attach->dmabuf->priv);
 	struct drm_gem_vcm_dma_map *map;
@@ -1349,23 +1350,27 @@ static void drm_gem_vcm_dmabuf_detach(struct dma_buf *dmabuf,
 }
 
 /*
- * Around CPU access, sync the importers' DMA API mappings, from the
- * exporter's own copy of each table, in the direction each was mapped
- * with whatever the CPU's access.
+ * Sync an importer's DMA API mapping from the exporter's own copy of its
+ * table, in the direction it was mapped with, whatever the access.
  */
+static void drm_gem_vcm_dma_map_sync(const struct drm_gem_vcm_dma_map *map,
+				     bool for_cpu)
+{
+	if (for_cpu)
+		dma_sync_sgtable_for_cpu(map->dev, map->sgt, map->dir);
+	else
+		dma_sync_sgtable_for_device(map->dev, map->sgt, map->dir);
+}
+
+/* Around CPU access, every importer's mapping. */
 static void drm_gem_vcm_sync_dma_maps(struct drm_gem_vcm_object *obj,
 				      bool for_cpu)
 {
 	struct drm_gem_vcm_dma_map *map;
 
 	mutex_lock(&obj->lock);
-	list_for_each_entry(map, &obj->dma_maps, node) {
-		if (for_cpu)
-			dma_sync_sgtable_for_cpu(map->dev, map->sgt, map->dir);
-		else
-			dma_sync_sgtable_for_device(map->dev, map->sgt,
-						    map->dir);
-	}
+	list_for_each_entry(map, &obj->dma_maps, node)
+		drm_gem_vcm_dma_map_sync(map, for_cpu);
 	mutex_unlock(&obj->lock);
 }
 
@@ -1503,12 +1508,8 @@ void drm_gem_vcm_prime_sync(struct dma_buf_attachment *attach, bool for_cpu)
 	if (attach->dmabuf->ops != &drm_gem_vcm_dmabuf_ops)
 		return;
 	map = attach->priv;
-	if (!map)
-		return;
-	if (for_cpu)
-		dma_sync_sgtable_for_cpu(map->dev, map->sgt, map->dir);
-	else
-		dma_sync_sgtable_for_device(map->dev, map->sgt, map->dir);
+	if (map)
+		drm_gem_vcm_dma_map_sync(map, for_cpu);
 }
 EXPORT_SYMBOL_GPL(drm_gem_vcm_prime_sync);
 
@@ -1605,10 +1606,11 @@ drm_gem_vcm_prime_import_no_map(struct drm_gem_vcm_context *ctx,
  * @dmabuf: the dma-buf
  *
  * Called from &drm_driver.gem_prime_import.  A dma-buf the device
- * exported comes back as its own object; any other is imported for the device's own
- * attachment, whoever exported it: mapped for a device that does DMA
- * (through &drm_driver.gem_prime_import_sg_table), only attached for a
- * %DRM_GEM_VCM_CPU device, which reads and writes through the exporter.
+ * exported comes back as its own object; any other is imported for the
+ * device's own attachment, whoever exported it: mapped for a device that
+ * does DMA (through &drm_driver.gem_prime_import_sg_table), only
+ * attached for a %DRM_GEM_VCM_CPU device, which reads and writes through
+ * the exporter.
  *
  * Return: the object or an ERR_PTR().
  */
