@@ -707,6 +707,28 @@ static void drm_gem_vcm_test_prime_export(struct kunit *test)
 }
 
 /*
+ * A write-combined object of the context's device, exported, and the
+ * attachment of a DMA device @name to it.
+ */
+static struct dma_buf_attachment *
+drm_gem_vcm_test_wc_attach(struct kunit *test, const char *name,
+			   struct drm_gem_vcm_object **objp)
+{
+	struct dma_buf_attachment *attach;
+	struct drm_gem_vcm_object *obj;
+	struct dma_buf *dmabuf;
+
+	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+	obj->map_wc = true;
+	dmabuf = drm_gem_vcm_prime_export(&obj->base, O_RDWR);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dmabuf);
+	attach = dma_buf_attach(dmabuf, drm_gem_vcm_test_dma_device(test, name));
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, attach);
+	*objp = obj;
+	return attach;
+}
+
+/*
  * A write-combined object is refused to importers' streaming DMA
  * mappings, which assume cacheable memory; it is still attached, and
  * detached.
@@ -718,13 +740,8 @@ static void drm_gem_vcm_test_prime_wc(struct kunit *test)
 	struct dma_buf *dmabuf;
 	struct sg_table *sgt;
 
-	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
-	obj->map_wc = true;
-	dmabuf = drm_gem_vcm_prime_export(&obj->base, O_RDWR);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dmabuf);
-	attach = dma_buf_attach(dmabuf,
-				drm_gem_vcm_test_dma_device(test, "drm-gem-vcm-wc"));
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, attach);
+	attach = drm_gem_vcm_test_wc_attach(test, "drm-gem-vcm-wc", &obj);
+	dmabuf = attach->dmabuf;
 	sgt = dma_buf_map_attachment_unlocked(attach, DMA_BIDIRECTIONAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(sgt), -EINVAL);
 	KUNIT_EXPECT_EQ(test, obj->map_count, 0);
@@ -747,13 +764,8 @@ static void drm_gem_vcm_test_prime_wc_allowed(struct kunit *test)
 	struct sg_table *sgt;
 
 	ctx->dma_map_wc = true;
-	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
-	obj->map_wc = true;
-	dmabuf = drm_gem_vcm_prime_export(&obj->base, O_RDWR);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dmabuf);
-	attach = dma_buf_attach(dmabuf,
-				drm_gem_vcm_test_dma_device(test, "drm-gem-vcm-wc-ok"));
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, attach);
+	attach = drm_gem_vcm_test_wc_attach(test, "drm-gem-vcm-wc-ok", &obj);
+	dmabuf = attach->dmabuf;
 	sgt = dma_buf_map_attachment_unlocked(attach, DMA_BIDIRECTIONAL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sgt);
 	KUNIT_EXPECT_TRUE(test, obj->wc_clean);
