@@ -149,6 +149,16 @@ struct drm_gem_vcm_dma_map {
  *
  * A driver that subclasses it (&drm_driver.gem_create_object) embeds it
  * as the first member of its own object, which drm_gem_vcm_free() frees.
+ *
+ * The object's reservation lock (&drm_gem_object.resv; for an import,
+ * its dma-buf's) protects the memory (@physmem, @wc_clean), the
+ * placement (@need, @users, @moves and the refusal), the mappings
+ * (@vmap_res, @vmap_use_count, @map_count, @dma_maps) and, for an
+ * import, @sgt, @attach and @revoked once the object is published.  An
+ * importing driver that keeps its device's DMA running while the
+ * attachment may be given back reads @sgt and @attach without it,
+ * ordered against drm_gem_vcm_unplug() by drm_dev_enter(), as the
+ * unplug comes after drm_dev_unplug().
  */
 struct drm_gem_vcm_object {
 	/** @base: the GEM object */
@@ -158,28 +168,11 @@ struct drm_gem_vcm_object {
 	struct drm_gem_vcm_context *ctx;
 
 	/**
-	 * @lock: protects the memory (@physmem, @wc_clean), the placement
-	 * (@need, @users, @moves and the refusal), the mappings
-	 * (@vmap_res, @vmap_use_count, @map_count, @dma_maps) and, for an
-	 * import, @sgt, @attach and @revoked once the object is published.
-	 * The mmap and fault handlers take it under the mmap lock.
-	 *
-	 * This mutex is a stepping stone, ranked below the reservation
-	 * lock: the reservation lock of an object the helper made ranks
-	 * above it (the dma-buf core holds it around the exporter's map and
-	 * unmap), so a driver must not take a reservation lock while it
-	 * holds an object's lock.  Converting to the reservation lock
-	 * (&dma_resv) as the object's lock, as drm_gem_shmem does, is the
-	 * next step.
-	 */
-	struct mutex lock;
-
-	/**
 	 * @physmem: the memory, NULL until it is first needed
 	 * (drm_gem_vcm_populate()).  For an import, what the importing
 	 * driver made of its attachment's DMA addresses
-	 * (vcm_phys_from_dma()), or NULL.  Read without @lock by
-	 * drm_gem_vcm_status(): set with WRITE_ONCE()
+	 * (vcm_phys_from_dma()), or NULL.  Read without the reservation
+	 * lock by drm_gem_vcm_status(): set with WRITE_ONCE()
 	 */
 	struct vcm_physmem *physmem;
 

@@ -91,14 +91,17 @@ MODULE_IMPORT_NS(DMA_BUF);
  * the memory stays where it is.
  *
  * Locking: an object's memory, placement and mappings are under its
- * &drm_gem_vcm_object.lock, a mutex that stands in for the reservation
- * lock.  From outermost to innermost: the mmap lock (the mmap and fault
- * handlers run under it), the object's lock, a VCM's lock, a physmem's lock.
- * The reservation lock of an object the helper made ranks above the
- * object's lock: drm_gem_vmap() holds it, as the dma-buf core does
- * around an exporter's callbacks.  An import's lock has a lock class of
- * its own, as a driver may take the dma-buf's reservation lock under it
- * (to vmap the import), and the helper never exports an import.
+ * reservation lock (&drm_gem_object.resv), as the DRM core and the
+ * dma-buf core already hold it around vmap and around an exporter's map
+ * and unmap; an import's is its dma-buf's, the exporter's.  The helper
+ * takes it itself for the rest: creation, attach and detach, the CPU
+ * access calls, mmap and faults, drm_gem_vcm_unplug(), and the free of
+ * an import; drm_gem_vcm_show_placement() only tries it.  None of those
+ * may be called with a reservation lock held, and an object's last
+ * reference must not go under one.  The helper never holds two objects'
+ * locks; a driver that locks several does so with drm_exec.  From
+ * outermost to innermost: the mmap lock (the mmap and fault handlers run
+ * under it), the reservation lock, a VCM's lock, a physmem's lock.
  *
  * A device imports a dma-buf with drm_gem_vcm_prime_import(): its own
  * comes back as the same object; any other is an object of the
@@ -117,16 +120,6 @@ MODULE_IMPORT_NS(DMA_BUF);
 
 /* Pages put in at a fault: the faulting one and up to 15 more. */
 #define DRM_GEM_VCM_FAULT_PAGES	16
-
-/*
- * An object the helper made is mapped for importers inside its
- * reservation lock, and its lock is taken there; a driver may take an
- * import's lock outside the import's dma-buf reservation lock, to vmap
- * it.  An import is never exported again (DRM hands out the original
- * dma-buf), so the two orders never meet on one object: imports get a
- * lock class of their own.
- */
-static struct lock_class_key drm_gem_vcm_import_lock_key;
 
 static const struct drm_gem_object_funcs drm_gem_vcm_funcs = {
 	.free = drm_gem_vcm_object_free,
@@ -256,6 +249,9 @@ static void drm_gem_vcm_revoke_imports(struct drm_gem_vcm_context *ctx);
  * objects and the context stay until the DRM device is released.  Does
  * nothing for a context that drmm_gem_vcm_init() did not set up (or
  * NULL).
+ *
+ * Context: takes each import's reservation lock in turn: no reservation
+ * lock may be held.
  */
 void drm_gem_vcm_unplug(struct drm_gem_vcm_context *ctx)
 {
@@ -328,7 +324,8 @@ static int drm_gem_vcm_move(struct drm_gem_vcm_object *obj,
 
 /**
  * drm_gem_vcm_place() - add a need to what an object's memory must meet
- * @obj: an object of the helper's own (not an import), locked
+ * @obj: an object of the helper's own (not an import), its
+ *	reservation lock held
  * @c: what is needed of the memory, a device's constraint or the
  *	driver's
  * @who: whose need it is (a device's name), for messages and debugfs
@@ -351,7 +348,7 @@ int drm_gem_vcm_place(struct drm_gem_vcm_object *obj,
 	u32 unmet = 0;
 	int ret;
 
-	lockdep_assert_held(&obj->lock);
+	dma_resv_assert_held(obj->base.resv);
 	if (drm_WARN_ON(obj->base.dev, obj->imported))
 		return -EINVAL;
 	ret = vcm_constraint_merge(&need, c);
@@ -396,7 +393,7 @@ drm_gem_vcm_find_user(struct drm_gem_vcm_object *obj, struct device *dev)
 
 /**
  * drm_gem_vcm_place_user() - count a device among an object's users
- * @obj: an object of the helper's own, locked
+ * @obj: an object of the helper's own, its reservation lock held
  * @dev: a device that uses it: the one it is made on (@c its needs), or
  *	one attaching to its dma-buf (@c NULL: its needs count from its
  *	first mapping, see drm_gem_vcm_place_map())
@@ -417,7 +414,7 @@ VISIBLE_IF_KUNIT int drm_gem_vcm_place_user(struct drm_gem_vcm_object *obj,
 	struct vcm_constraint none;
 	int ret;
 
-	lockdep_assert_held(&obj->lock);
+	dma_resv_assert_held(obj->base.resv);
 	user = drm_gem_vcm_find_user(obj, dev);
 	if (user) {
 		user->attachments++;
@@ -446,7 +443,7 @@ EXPORT_SYMBOL_IF_KUNIT(drm_gem_vcm_place_user);
 
 /**
  * drm_gem_vcm_place_unuse() - drop an attachment of a device to an object
- * @obj: an object of the helper's own, locked
+ * @obj: an object of the helper's own, its reservation lock held
  * @dev: the device of the attachment, counted by drm_gem_vcm_place_user()
  *
  * With its last attachment the device leaves the users, and its
@@ -458,7 +455,7 @@ VISIBLE_IF_KUNIT void drm_gem_vcm_place_unuse(struct drm_gem_vcm_object *obj,
 {
 	struct drm_gem_vcm_user *user;
 
-	lockdep_assert_held(&obj->lock);
+	dma_resv_assert_held(obj->base.resv);
 	user = drm_gem_vcm_find_user(obj, dev);
 	if (drm_WARN_ON(obj->base.dev, !user) || --user->attachments)
 		return;
@@ -471,7 +468,7 @@ EXPORT_SYMBOL_IF_KUNIT(drm_gem_vcm_place_unuse);
 /**
  * drm_gem_vcm_place_map() - add an attached device's needs at its first
  *	mapping
- * @obj: an object of the helper's own, locked
+ * @obj: an object of the helper's own, its reservation lock held
  * @dev: the device of the attachment being mapped, counted by
  *	drm_gem_vcm_place_user()
  *
@@ -494,7 +491,7 @@ VISIBLE_IF_KUNIT int drm_gem_vcm_place_map(struct drm_gem_vcm_object *obj,
 	struct vcm_constraint c;
 	int ret;
 
-	lockdep_assert_held(&obj->lock);
+	dma_resv_assert_held(obj->base.resv);
 	user = drm_gem_vcm_find_user(obj, dev);
 	if (drm_WARN_ON(obj->base.dev, !user) || user->placed)
 		return 0;
@@ -514,7 +511,7 @@ EXPORT_SYMBOL_IF_KUNIT(drm_gem_vcm_place_map);
 
 /**
  * drm_gem_vcm_populate() - allocate an object's memory if it has none
- * @obj: the object, locked
+ * @obj: the object, its reservation lock held
  *
  * The cheapest memory that meets every need known by now.
  *
@@ -525,7 +522,7 @@ int drm_gem_vcm_populate(struct drm_gem_vcm_object *obj)
 {
 	struct vcm_physmem *pm;
 
-	lockdep_assert_held(&obj->lock);
+	dma_resv_assert_held(obj->base.resv);
 	if (obj->physmem)
 		return 0;
 	if (obj->imported)
@@ -533,7 +530,7 @@ int drm_gem_vcm_populate(struct drm_gem_vcm_object *obj)
 	pm = drm_gem_vcm_alloc(obj, &obj->need);
 	if (IS_ERR(pm))
 		return PTR_ERR(pm);
-	/* Read without the lock by drm_gem_vcm_status(). */
+	/* Read without the reservation lock by drm_gem_vcm_status(). */
 	WRITE_ONCE(obj->physmem, pm);
 	return 0;
 }
@@ -557,7 +554,7 @@ static void drm_gem_vcm_describe_flags(struct seq_buf *s, u32 flags)
 
 /**
  * drm_gem_vcm_describe_placement() - describe an object's placement
- * @obj: the object, locked
+ * @obj: the object, its reservation lock held
  * @s: the report, to which one "key value..." line each is added
  *
  * What its users need ("need": the VCM_CONSTRAINT_* bits, then their
@@ -574,7 +571,7 @@ void drm_gem_vcm_describe_placement(struct drm_gem_vcm_object *obj,
 	unsigned int cursor, addr_bits = 0;
 	size_t len;
 
-	lockdep_assert_held(&obj->lock);
+	dma_resv_assert_held(obj->base.resv);
 	if (obj->imported) {
 		seq_buf_printf(s, "need 0x0 -\ndevices 0\ndma_limit %pa\n", &limit);
 		seq_buf_puts(s, "addr_bits 0\nmoves 0\nrefused 0 0x0 -\n");
@@ -608,21 +605,21 @@ static void drm_gem_vcm_show_flags(struct seq_file *m, u32 flags)
 
 /**
  * drm_gem_vcm_show_placement() - show an object's placement as a table row
- * @obj: an object of the helper's own, not locked
+ * @obj: an object of the helper's own, its reservation lock not held
  * @m: the seq_file
  *
  * The columns are "size allocated need devices limit moves refused":
  * the size, whether the memory is there (0 or 1), the names of what its
  * users need, their number, the DMA limit, the moves, and the errno of
  * the last refusal, followed for a refusal by the name of its device and
- * what the memory lacked.  An object whose lock is held (a move or an
- * allocation may take long) is shown as its size and "busy", rather than
- * waited for.
+ * what the memory lacked.  An object whose reservation lock is held (a
+ * move or an allocation may take long, a job may be being submitted) is
+ * shown as its size and "busy", rather than waited for.
  */
 void drm_gem_vcm_show_placement(struct drm_gem_vcm_object *obj,
 				struct seq_file *m)
 {
-	if (!mutex_trylock(&obj->lock)) {
+	if (!dma_resv_trylock(obj->base.resv)) {
 		seq_printf(m, "%zu busy\n", obj->base.size);
 		return;
 	}
@@ -635,7 +632,7 @@ void drm_gem_vcm_show_placement(struct drm_gem_vcm_object *obj,
 		drm_gem_vcm_show_flags(m, obj->refused_unmet);
 	}
 	seq_putc(m, '\n');
-	mutex_unlock(&obj->lock);
+	dma_resv_unlock(obj->base.resv);
 }
 EXPORT_SYMBOL_GPL(drm_gem_vcm_show_placement);
 
@@ -667,9 +664,6 @@ __drm_gem_vcm_create(struct drm_gem_vcm_context *ctx, size_t size, bool import)
 	}
 	if (!gem->funcs)
 		gem->funcs = &drm_gem_vcm_funcs;
-	mutex_init(&obj->lock);
-	if (import)
-		lockdep_set_class(&obj->lock, &drm_gem_vcm_import_lock_key);
 	INIT_LIST_HEAD(&obj->users);
 	INIT_LIST_HEAD(&obj->dma_maps);
 	INIT_LIST_HEAD(&obj->import_node);
@@ -697,10 +691,14 @@ __drm_gem_vcm_create(struct drm_gem_vcm_context *ctx, size_t size, bool import)
 	 * which 6.12 does not export to modules such as this one.
 	 */
 	obj->memcg = get_mem_cgroup_from_mm(current->mm);
-	/* The device it is made on uses it: a dumb buffer is scanned out. */
-	mutex_lock(&obj->lock);
+	/*
+	 * The device it is made on uses it: a dumb buffer is scanned out.
+	 * Nothing else reaches the object yet, but the placement's rule is
+	 * its lock.
+	 */
+	dma_resv_lock(gem->resv, NULL);
 	ret = drm_gem_vcm_place_user(obj, dev->dev, &ctx->need);
-	mutex_unlock(&obj->lock);
+	dma_resv_unlock(gem->resv);
 	if (ret) {
 		drm_gem_object_put(gem);
 		return ERR_PTR(ret);
@@ -766,6 +764,11 @@ EXPORT_SYMBOL_IF_KUNIT(drm_gem_vcm_create_import);
  * Frees the memory, lets go of the devices that used it and, for an
  * import still attached, of the attachment, and frees the object: the
  * whole allocation of a driver's subclass, which embeds it first.
+ *
+ * Context: for an import, takes its dma-buf's reservation lock to give
+ * the attachment back (drm_prime_gem_destroy()), as the driver's own
+ * &drm_gem_object_funcs.free may take the object's: the last reference
+ * to an object must not go while a reservation lock is held.
  */
 void drm_gem_vcm_free(struct drm_gem_vcm_object *obj)
 {
@@ -796,7 +799,6 @@ void drm_gem_vcm_free(struct drm_gem_vcm_object *obj)
 	if (obj->revoked)
 		dma_buf_put(obj->revoked);
 	drm_gem_object_release(gem);
-	mutex_destroy(&obj->lock);
 	kfree(obj);
 	drm_dev_put(dev);
 }
@@ -806,7 +808,7 @@ EXPORT_SYMBOL_GPL(drm_gem_vcm_free);
  * drm_gem_vcm_status() - report an object's status for fdinfo
  * @obj: the object
  *
- * drm_show_memory_stats() asks without the object's lock, and a race
+ * drm_show_memory_stats() asks without the reservation lock, and a race
  * with a first allocation only reads it a little early.  An object has
  * memory once its physmem is allocated, which stays until the object is
  * freed (a move replaces it).  An import stands for the exporter's
@@ -831,7 +833,7 @@ EXPORT_SYMBOL_GPL(drm_gem_vcm_status);
  * @p: DRM printer
  * @indent: tab indentation level
  *
- * Read without the object's lock: the counts may be a moment old.  No
+ * Read without the reservation lock: the counts may be a moment old.  No
  * address is printed.
  */
 void drm_gem_vcm_print_info(const struct drm_gem_vcm_object *obj,
@@ -873,8 +875,7 @@ EXPORT_SYMBOL_GPL(drm_gem_vcm_print_info);
  * memory is refused, as users read and write with plain loads and
  * stores.
  *
- * Context: the object's reservation lock held, as drm_gem_vmap() does;
- * takes the object's lock.
+ * Context: the object's reservation lock held, as drm_gem_vmap() does.
  * Return: 0, -EINVAL for an import whose attachment is gone,
  * -EOPNOTSUPP for an exporter's I/O memory, the errors of
  * drm_gem_vcm_populate() and VCM's.
@@ -897,35 +898,27 @@ int drm_gem_vcm_vmap(struct drm_gem_vcm_object *obj, struct iosys_map *map)
 	if (obj->imported)
 		return -EINVAL;
 
-	mutex_lock(&obj->lock);
 	if (obj->vmap_use_count) {
 		obj->vmap_use_count++;
 		goto out;
 	}
 	ret = drm_gem_vcm_populate(obj);
 	if (ret)
-		goto err;
+		return ret;
 	res = vcm_reserve(vcm_kernel(), gem->size, drm_gem_vcm_res_attr(obj));
-	if (IS_ERR(res)) {
-		ret = PTR_ERR(res);
-		goto err;
-	}
+	if (IS_ERR(res))
+		return PTR_ERR(res);
 	ret = vcm_back(res, obj->physmem);
 	if (ret) {
 		vcm_unreserve(res);
-		goto err;
+		return ret;
 	}
 	obj->vmap_res = res;
 	obj->vmap_use_count = 1;
 	atomic_inc(&obj->ctx->maps);
 out:
 	iosys_map_set_vaddr(map, vcm_get_vaddr(obj->vmap_res));
-	mutex_unlock(&obj->lock);
 	return 0;
-
-err:
-	mutex_unlock(&obj->lock);
-	return ret;
 }
 EXPORT_SYMBOL_GPL(drm_gem_vcm_vmap);
 
@@ -936,7 +929,7 @@ EXPORT_SYMBOL_GPL(drm_gem_vcm_vmap);
  *
  * The last user of an object's own mapping unmaps it.
  *
- * Context: the object's reservation lock held; takes the object's lock.
+ * Context: the object's reservation lock held.
  */
 void drm_gem_vcm_vunmap(struct drm_gem_vcm_object *obj, struct iosys_map *map)
 {
@@ -947,7 +940,6 @@ void drm_gem_vcm_vunmap(struct drm_gem_vcm_object *obj, struct iosys_map *map)
 		dma_buf_vunmap(gem->import_attach->dmabuf, map);
 		return;
 	}
-	mutex_lock(&obj->lock);
 	if (!drm_WARN_ON(gem->dev, !obj->vmap_use_count) &&
 	    !--obj->vmap_use_count) {
 		vcm_unback(obj->vmap_res);
@@ -955,7 +947,6 @@ void drm_gem_vcm_vunmap(struct drm_gem_vcm_object *obj, struct iosys_map *map)
 		obj->vmap_res = NULL;
 		atomic_dec(&obj->ctx->maps);
 	}
-	mutex_unlock(&obj->lock);
 }
 EXPORT_SYMBOL_GPL(drm_gem_vcm_vunmap);
 
@@ -994,7 +985,7 @@ static int drm_gem_vcm_prepare_wc(struct drm_gem_vcm_object *obj)
 	struct vcm_res *res;
 	int ret;
 
-	lockdep_assert_held(&obj->lock);
+	dma_resv_assert_held(obj->base.resv);
 	if (!obj->map_wc || obj->wc_clean)
 		return 0;
 	res = vcm_reserve(vcm_kernel(), obj->base.size,
@@ -1022,7 +1013,7 @@ static int drm_gem_vcm_prepare_wc(struct drm_gem_vcm_object *obj)
  * that the memory does not move under it.  An import is mapped by its
  * exporter (dma_buf_mmap()).
  *
- * Context: takes the object's lock, under the mmap lock.
+ * Context: takes the object's reservation lock, under the mmap lock.
  * Return: 0; -EINVAL for a copy-on-write mapping (the pages are
  * PFN-mapped), one that reaches past the object, or an import whose
  * attachment is gone; the errors of drm_gem_vcm_populate() (-ENOMEM
@@ -1078,14 +1069,14 @@ int drm_gem_vcm_mmap(struct drm_gem_vcm_object *obj, struct vm_area_struct *vma)
 	if (obj->map_wc)
 		vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
 
-	mutex_lock(&obj->lock);
+	dma_resv_lock(gem->resv, NULL);
 	ret = drm_gem_vcm_populate(obj);
 	if (!ret)
 		ret = drm_gem_vcm_prepare_wc(obj);
 	/* Nothing fails past here: the VMA's ->close undoes this. */
 	if (!ret)
 		atomic_inc(&obj->user_vmas);
-	mutex_unlock(&obj->lock);
+	dma_resv_unlock(gem->resv);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(drm_gem_vcm_mmap);
@@ -1095,7 +1086,8 @@ EXPORT_SYMBOL_GPL(drm_gem_vcm_mmap);
  * its memory allocated at mmap().  The rest of its chunk goes in
  * too, inside the VMA, up to DRM_GEM_VCM_FAULT_PAGES pages in all, so
  * that a linear walk faults once every 16 pages.  The memory does not
- * move while the VMA exists (user_vmas), so the object's lock is enough.
+ * move while the VMA exists (user_vmas), so the object's reservation
+ * lock is enough.
  */
 static vm_fault_t drm_gem_vcm_fault(struct vm_fault *vmf)
 {
@@ -1111,10 +1103,10 @@ static vm_fault_t drm_gem_vcm_fault(struct vm_fault *vmf)
 		return VM_FAULT_SIGBUS;
 
 	/* The memory was allocated at mmap() and stays while the VMA does. */
-	mutex_lock(&obj->lock);
+	dma_resv_lock(gem->resv, NULL);
 	err = vcm_phys_pfn(obj->physmem, pgoff, &pfn, &nr);
 	if (err) {
-		mutex_unlock(&obj->lock);
+		dma_resv_unlock(gem->resv);
 		return VM_FAULT_SIGBUS;
 	}
 
@@ -1128,7 +1120,7 @@ static vm_fault_t drm_gem_vcm_fault(struct vm_fault *vmf)
 			    VM_FAULT_ERROR)
 				break;
 	}
-	mutex_unlock(&obj->lock);
+	dma_resv_unlock(gem->resv);
 	return ret;
 }
 
@@ -1175,7 +1167,7 @@ EXPORT_SYMBOL_GPL(drm_gem_vcm_vm_ops);
 /*
  * The object's chunks as a table for @dev, cut into the segments its DMA
  * parameters and its DMA mapping (a bounce buffer's slots, say) take.
- * Called with the object locked: the memory does not move meanwhile.
+ * Called under the reservation lock: the memory does not move meanwhile.
  */
 static int drm_gem_vcm_sgt_for_dev(struct drm_gem_vcm_object *obj,
 				   struct device *dev, struct sg_table *sgt)
@@ -1251,6 +1243,7 @@ drm_gem_vcm_map_dma_buf(struct dma_buf_attachment *attach,
 	 * lets importers have it (&drm_gem_vcm_context.dma_map_wc): its
 	 * linear alias is cleaned first, as for a process's first mapping.
 	 */
+	dma_resv_assert_held(obj->base.resv);
 	if (obj->map_wc && !obj->ctx->dma_map_wc)
 		return ERR_PTR(-EINVAL);
 
@@ -1260,7 +1253,6 @@ drm_gem_vcm_map_dma_buf(struct dma_buf_attachment *attach,
 		ret = -ENOMEM;
 		goto err;
 	}
-	mutex_lock(&obj->lock);
 	ret = drm_gem_vcm_place_map(obj, attach->dev);
 	if (!ret)
 		ret = drm_gem_vcm_populate(obj);
@@ -1269,7 +1261,7 @@ drm_gem_vcm_map_dma_buf(struct dma_buf_attachment *attach,
 	if (!ret)
 		ret = drm_gem_vcm_sgt_for_dev(obj, attach->dev, sgt);
 	if (ret)
-		goto err_unlock;
+		goto err;
 	ret = dma_map_sgtable(attach->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret)
 		goto err_table;
@@ -1286,7 +1278,6 @@ drm_gem_vcm_map_dma_buf(struct dma_buf_attachment *attach,
 	list_add_tail(&map->node, &obj->dma_maps);
 	obj->map_count++;
 	atomic_inc(&obj->ctx->maps);
-	mutex_unlock(&obj->lock);
 	attach->priv = map;
 	return out;
 
@@ -1294,8 +1285,6 @@ err_unmap:
 	dma_unmap_sgtable(attach->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 err_table:
 	sg_free_table(sgt);
-err_unlock:
-	mutex_unlock(&obj->lock);
 err:
 	kfree(map);
 	kfree(sgt);
@@ -1310,14 +1299,13 @@ static void drm_gem_vcm_unmap_dma_buf(struct dma_buf_attachment *attach,
 	struct drm_gem_vcm_dma_map *map = attach->priv;
 
 	attach->priv = NULL;
-	mutex_lock(&obj->lock);
+	dma_resv_assert_held(obj->base.resv);
 	/* What the importer's device wrote, for the CPU (and out of bounce). */
 	dma_unmap_sgtable(attach->dev, map->sgt, dir, 0);
 	drm_gem_vcm_sgt_free(map->sgt);
 	list_del(&map->node);
 	obj->map_count--;
 	atomic_dec(&obj->ctx->maps);
-	mutex_unlock(&obj->lock);
 	kfree(map);
 	drm_gem_vcm_sgt_free(sgt);
 }
@@ -1333,9 +1321,9 @@ static int drm_gem_vcm_dmabuf_attach(struct dma_buf *dmabuf,
 	struct drm_gem_vcm_object *obj = to_drm_gem_vcm_obj(dmabuf->priv);
 	int ret;
 
-	mutex_lock(&obj->lock);
+	dma_resv_lock(obj->base.resv, NULL);
 	ret = drm_gem_vcm_place_user(obj, attach->dev, NULL);
-	mutex_unlock(&obj->lock);
+	dma_resv_unlock(obj->base.resv);
 	return ret;
 }
 
@@ -1344,9 +1332,9 @@ static void drm_gem_vcm_dmabuf_detach(struct dma_buf *dmabuf,
 {
 	struct drm_gem_vcm_object *obj = to_drm_gem_vcm_obj(dmabuf->priv);
 
-	mutex_lock(&obj->lock);
+	dma_resv_lock(obj->base.resv, NULL);
 	drm_gem_vcm_place_unuse(obj, attach->dev);
-	mutex_unlock(&obj->lock);
+	dma_resv_unlock(obj->base.resv);
 }
 
 /*
@@ -1362,29 +1350,41 @@ static void drm_gem_vcm_dma_map_sync(const struct drm_gem_vcm_dma_map *map,
 		dma_sync_sgtable_for_device(map->dev, map->sgt, map->dir);
 }
 
-/* Around CPU access, every importer's mapping. */
+/* Around CPU access, every importer's mapping, under the object's lock. */
 static void drm_gem_vcm_sync_dma_maps(struct drm_gem_vcm_object *obj,
 				      bool for_cpu)
 {
 	struct drm_gem_vcm_dma_map *map;
 
-	mutex_lock(&obj->lock);
+	dma_resv_assert_held(obj->base.resv);
 	list_for_each_entry(map, &obj->dma_maps, node)
 		drm_gem_vcm_dma_map_sync(map, for_cpu);
-	mutex_unlock(&obj->lock);
 }
 
+/* A signal may end the wait for the lock: the access is then refused. */
 static int drm_gem_vcm_begin_cpu_access(struct dma_buf *dmabuf,
 					enum dma_data_direction dir)
 {
-	drm_gem_vcm_sync_dma_maps(to_drm_gem_vcm_obj(dmabuf->priv), true);
+	struct drm_gem_vcm_object *obj = to_drm_gem_vcm_obj(dmabuf->priv);
+	int ret;
+
+	ret = dma_resv_lock_interruptible(obj->base.resv, NULL);
+	if (ret)
+		return ret;
+	drm_gem_vcm_sync_dma_maps(obj, true);
+	dma_resv_unlock(obj->base.resv);
 	return 0;
 }
 
+/* What the CPU wrote must reach the devices: no signal ends this wait. */
 static int drm_gem_vcm_end_cpu_access(struct dma_buf *dmabuf,
 				      enum dma_data_direction dir)
 {
-	drm_gem_vcm_sync_dma_maps(to_drm_gem_vcm_obj(dmabuf->priv), false);
+	struct drm_gem_vcm_object *obj = to_drm_gem_vcm_obj(dmabuf->priv);
+
+	dma_resv_lock(obj->base.resv, NULL);
+	drm_gem_vcm_sync_dma_maps(obj, false);
+	dma_resv_unlock(obj->base.resv);
 	return 0;
 }
 
@@ -1652,9 +1652,9 @@ EXPORT_SYMBOL_GPL(drm_gem_vcm_prime_import);
 
 /*
  * Give back the attachments of a device's imports: see
- * drm_gem_vcm_unplug().  An import's lock is taken, then the exporter's
- * reservation lock to unmap: an import is never exported, so no object
- * is locked in both orders.
+ * drm_gem_vcm_unplug().  An import's reservation lock is its dma-buf's:
+ * the attachment is unmapped under it and detached after it, as
+ * dma_buf_detach() takes it itself.
  */
 static void drm_gem_vcm_revoke_imports(struct drm_gem_vcm_context *ctx)
 {
@@ -1671,20 +1671,24 @@ static void drm_gem_vcm_revoke_imports(struct drm_gem_vcm_context *ctx)
 	mutex_unlock(&ctx->imports_lock);
 
 	list_for_each_entry_safe(obj, next, &revoke, import_node) {
-		struct dma_buf_attachment *attach = obj->attach;
+		struct dma_buf_attachment *attach;
 
-		mutex_lock(&obj->lock);
+		dma_resv_lock(obj->base.resv, NULL);
+		attach = obj->attach;
 		if (attach && !obj->revoked) {
 			obj->revoked = attach->dmabuf;
 			if (obj->sgt)
-				dma_buf_unmap_attachment_unlocked(attach, obj->sgt,
-								  DMA_BIDIRECTIONAL);
+				dma_buf_unmap_attachment(attach, obj->sgt,
+							 DMA_BIDIRECTIONAL);
 			WRITE_ONCE(obj->base.import_attach, NULL);
-			dma_buf_detach(obj->revoked, attach);
 			obj->attach = NULL;
 			WRITE_ONCE(obj->sgt, NULL);
+		} else {
+			attach = NULL;
 		}
-		mutex_unlock(&obj->lock);
+		dma_resv_unlock(obj->base.resv);
+		if (attach)
+			dma_buf_detach(obj->revoked, attach);
 		mutex_lock(&ctx->imports_lock);
 		list_del_init(&obj->import_node);
 		mutex_unlock(&ctx->imports_lock);

@@ -11,10 +11,11 @@
  * processes' CPU mappings, page by page from the ->fault handler, are
  * the helper's.
  *
- * Locking: the helper object's lock (&drm_gem_vcm_object.lock) protects
- * an object's memory and mappings, gembuf's list of them included.  The
- * mmap lock (or a VMA's lock) ranks above it: the fault handler takes
- * it.
+ * Locking: an object's reservation lock (&drm_gem_object.resv, an
+ * import's dma-buf's) protects its memory and mappings, gembuf's list of
+ * them included; gembuf holds one object's at a time, or a job's with
+ * drm_exec.  The mmap lock (or a VMA's lock) ranks above it: the fault
+ * handler takes it.
  */
 #ifndef _GEMBUF_DRV_H_
 #define _GEMBUF_DRV_H_
@@ -110,7 +111,7 @@ enum gembuf_mapping_kind {
  * @vaddr: the kernel address, for a kernel mapping: in the kernel VCM, or
  *	for a foreign buffer, its exporter's dma_buf_vmap()
  * @kind: the kind of VCM it lives in
- * @users: holders of the mapping
+ * @users: holders of the mapping, under the object's reservation lock
  */
 struct gembuf_mapping {
 	struct list_head node;
@@ -131,7 +132,8 @@ struct gembuf_mapping {
  *	none for one imported on the display, which reads it through the
  *	exporter's dma_buf_vmap()), its cache policy (%GEMBUF_CACHE_WC is
  *	&drm_gem_vcm_object.map_wc), its placement, the kernel's vmap and
- *	the processes' CPU mappings.  Its lock protects @mappings too
+ *	the processes' CPU mappings.  Its reservation lock protects
+ *	@mappings and their users too
  * @flags: GEMBUF_GEM_* creation flags
  * @mappings: the mappings of the memory by gembuf's devices: one per
  *	gembuf device, and the display's vmap of an import; each is
@@ -140,7 +142,9 @@ struct gembuf_mapping {
  * @engine_map: the engine's mapping, held by this object (an import on the
  *	engine, or an object of the engine) from its first DMA until it is
  *	freed or the engine needs the address space for another (see
- *	gembuf_job_map()), so jobs do not map and unmap every time
+ *	gembuf_job_map()), so jobs do not map and unmap every time.  Set
+ *	and taken with cmpxchg(); the reservation lock is held only to
+ *	tell that no job holds it
  * @engine_node: link in &gembuf_engine.cached while it may hold
  *	@engine_map
  * @list_node: link in &gembuf.object_list, for an object of gembuf's own
@@ -208,8 +212,6 @@ struct gembuf_mapping *gembuf_mapping_get(struct gembuf_object *obj,
 					  struct gembuf_device *gdev);
 void gembuf_mapping_put(struct gembuf_object *obj,
 			struct gembuf_mapping *map);
-void gembuf_mapping_add(struct gembuf_object *obj, struct gembuf_mapping *map);
-void gembuf_mapping_del(struct gembuf_object *obj, struct gembuf_mapping *map);
 
 /* gembuf_prime.c */
 struct gembuf_object *gembuf_prime_exporter(struct drm_gem_object *gem);

@@ -34,6 +34,7 @@ static void gembuf_gem_free(struct drm_gem_object *gem)
 {
 	struct gembuf_object *obj = to_gembuf_object(gem);
 
+	/* Takes the object's lock: see gembuf_job_submit(). */
 	if (obj->engine_map)
 		gembuf_mapping_put(obj, obj->engine_map);
 	gembuf_job_forget(obj);
@@ -145,11 +146,11 @@ struct gembuf_object *gembuf_object_create(struct drm_device *dev, size_t size,
 	if (flags & GEMBUF_GEM_CONTIGUOUS) {
 		vcm_constraint_init(&cont);
 		cont.flags = VCM_CONSTRAINT_CONTIGUOUS;
-		mutex_lock(&vobj->lock);
+		dma_resv_lock(vobj->base.resv, NULL);
 		ret = drm_gem_vcm_place(vobj, &cont, "GEMBUF_GEM_CONTIGUOUS");
 		if (!ret)
 			ret = drm_gem_vcm_populate(vobj);
-		mutex_unlock(&vobj->lock);
+		dma_resv_unlock(vobj->base.resv);
 	}
 	if (ret) {
 		drm_gem_object_put(&vobj->base);
@@ -365,7 +366,8 @@ static struct drm_gem_object *gembuf_lookup_client(struct drm_device *dev,
  * listed.
  *
  * Return: 0, -ESRCH for no such client of @dev, -ENOENT for no such
- * object, -EOVERFLOW when the report does not fit.
+ * object, -EOVERFLOW when the report does not fit, -EINTR for a signal
+ * while waiting for the object's reservation lock.
  */
 int gembuf_gem_describe(struct drm_device *dev, u64 client_id, u32 handle,
 			struct seq_buf *s)
@@ -379,20 +381,23 @@ int gembuf_gem_describe(struct drm_device *dev, u64 client_id, u32 handle,
 	size_t len, count;
 	phys_addr_t phys;
 	u32 attr;
-	int vmas;
+	int vmas, ret;
 
 	gem = gembuf_lookup_client(dev, client_id, handle);
 	if (IS_ERR(gem))
 		return PTR_ERR(gem);
 	/*
 	 * An import of gembuf's other device's dma-buf is told as the
-	 * exporter's object, whose memory and mappings it stands for.
+	 * exporter's object, whose memory and mappings it stands for.  Its
+	 * reservation lock is the dma-buf's, the exporter's object's.
 	 */
 	imp = to_gembuf_object(gem);
-	mutex_lock(&imp->vcm.lock);
+	ret = dma_resv_lock_interruptible(gem->resv, NULL);
+	if (ret) {
+		drm_gem_object_put(gem);
+		return ret;
+	}
 	obj = gembuf_prime_exporter(gem) ?: imp;
-	if (obj != imp)
-		mutex_lock(&obj->vcm.lock);
 
 	seq_buf_printf(s, "size %zu\ncache %u\nflags", gem->size,
 		       obj->vcm.map_wc ? GEMBUF_CACHE_WC : GEMBUF_CACHE_WB);
@@ -446,9 +451,7 @@ int gembuf_gem_describe(struct drm_device *dev, u64 client_id, u32 handle,
 			       gembuf_mapping_kinds[GEMBUF_MAPPING_USER],
 			       gembuf_mapping_kinds[GEMBUF_MAPPING_USER],
 			       obj->vcm.base.size, attr, vmas);
-	if (obj != imp)
-		mutex_unlock(&obj->vcm.lock);
-	mutex_unlock(&imp->vcm.lock);
+	dma_resv_unlock(gem->resv);
 	drm_gem_object_put(gem);
 	return seq_buf_has_overflowed(s) ? -EOVERFLOW : 0;
 }

@@ -458,6 +458,15 @@ static int gembuf_job_submit(struct gembuf_job *job, struct gembuf_file *gf)
 	/* A copy inside one object (or one dma-buf's): one lock. */
 	if (src && src->resv == dst->resv)
 		src = NULL;
+	/*
+	 * The job may be done and released before drm_exec_fini(): its last
+	 * reference to an object must not be drm_exec's, which goes while
+	 * the other object is still locked, and an object's free takes its
+	 * reservation lock (gembuf_gem_free()).
+	 */
+	drm_gem_object_get(dst);
+	if (src)
+		drm_gem_object_get(src);
 
 	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 2);
 	drm_exec_until_all_locked(&exec) {
@@ -498,6 +507,9 @@ static int gembuf_job_submit(struct gembuf_job *job, struct gembuf_file *gf)
 	mutex_unlock(&gf->lock);
 out:
 	drm_exec_fini(&exec);
+	if (src)
+		drm_gem_object_put(src);
+	drm_gem_object_put(dst);
 	return ret;
 }
 
@@ -540,12 +552,12 @@ static struct gembuf_mapping *gembuf_job_idle_map(struct gembuf_object *obj,
 {
 	struct gembuf_mapping *map;
 
-	mutex_lock(&obj->vcm.lock);
+	dma_resv_lock(obj->vcm.base.resv, NULL);
 	map = READ_ONCE(obj->engine_map);
 	*cached = map;
 	if (map && (map->users != 1 || cmpxchg(&obj->engine_map, map, NULL) != map))
 		map = NULL;
-	mutex_unlock(&obj->vcm.lock);
+	dma_resv_unlock(obj->vcm.base.resv);
 	return map;
 }
 

@@ -9,35 +9,30 @@
 
 #include <drm/drm_drv.h>
 #include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
 #include <linux/iosys-map.h>
 #include <linux/slab.h>
 
 #include "gembuf_drv.h"
 
-/**
- * gembuf_mapping_add() - list a mapping on its object
- * @obj: the object, locked
- * @map: the mapping
- *
- * The helper counts it too: the memory stays where it is while it
- * exists.
+/*
+ * List a mapping on its object, under its reservation lock.  The helper
+ * counts it too: the memory stays where it is while it exists.
  */
-void gembuf_mapping_add(struct gembuf_object *obj, struct gembuf_mapping *map)
+static void gembuf_mapping_add(struct gembuf_object *obj,
+			       struct gembuf_mapping *map)
 {
-	lockdep_assert_held(&obj->vcm.lock);
+	dma_resv_assert_held(obj->vcm.base.resv);
 	list_add_tail(&map->node, &obj->mappings);
 	obj->vcm.map_count++;
 	atomic_inc(&gembuf.mappings);
 }
 
-/**
- * gembuf_mapping_del() - unlist and free a mapping
- * @obj: the object, locked
- * @map: the mapping, with no users
- */
-void gembuf_mapping_del(struct gembuf_object *obj, struct gembuf_mapping *map)
+/* Unlist and free a mapping with no users, under its object's lock. */
+static void gembuf_mapping_del(struct gembuf_object *obj,
+			       struct gembuf_mapping *map)
 {
-	lockdep_assert_held(&obj->vcm.lock);
+	dma_resv_assert_held(obj->vcm.base.resv);
 	list_del(&map->node);
 	kfree(map);
 	obj->vcm.map_count--;
@@ -94,12 +89,13 @@ static struct gembuf_mapping *gembuf_mapping_new_import(struct gembuf_object *ob
 	map = kzalloc(sizeof(*map), GFP_KERNEL);
 	if (!map)
 		return ERR_PTR(-ENOMEM);
-	ret = dma_buf_vmap_unlocked(dmabuf, &vmap);
+	/* Under the import's reservation lock, the dma-buf's. */
+	ret = dma_buf_vmap(dmabuf, &vmap);
 	if (ret)
 		goto err;
 	/* The composer reads and writes with plain loads and stores. */
 	if (vmap.is_iomem) {
-		dma_buf_vunmap_unlocked(dmabuf, &vmap);
+		dma_buf_vunmap(dmabuf, &vmap);
 		ret = -EOPNOTSUPP;
 		goto err;
 	}
@@ -123,8 +119,7 @@ static void gembuf_mapping_release(struct gembuf_object *obj,
 	} else {
 		struct iosys_map vmap = IOSYS_MAP_INIT_VADDR(map->vaddr);
 
-		dma_buf_vunmap_unlocked(obj->vcm.base.import_attach->dmabuf,
-					&vmap);
+		dma_buf_vunmap(obj->vcm.base.import_attach->dmabuf, &vmap);
 	}
 	gembuf_mapping_del(obj, map);
 }
@@ -153,14 +148,18 @@ static enum gembuf_mapping_kind gembuf_mapping_kind(struct gembuf_device *gdev)
  * @obj: the object, of @gdev
  * @gdev: the device
  *
- * Return: the mapping, with a user taken, or an ERR_PTR().
+ * Return: the mapping, with a user taken, or an ERR_PTR(): -EINTR when
+ * a signal came while waiting for the object's reservation lock.
  */
 struct gembuf_mapping *gembuf_mapping_get(struct gembuf_object *obj,
 					  struct gembuf_device *gdev)
 {
 	struct gembuf_mapping *map;
+	int ret;
 
-	mutex_lock(&obj->vcm.lock);
+	ret = dma_resv_lock_interruptible(obj->vcm.base.resv, NULL);
+	if (ret)
+		return ERR_PTR(ret);
 	list_for_each_entry(map, &obj->mappings, node) {
 		if (map->gdev == gdev) {
 			map->users++;
@@ -182,7 +181,7 @@ struct gembuf_mapping *gembuf_mapping_get(struct gembuf_object *obj,
 		map->dev = gdev->drm.dev;
 	}
 out:
-	mutex_unlock(&obj->vcm.lock);
+	dma_resv_unlock(obj->vcm.base.resv);
 	return map;
 }
 
@@ -195,13 +194,14 @@ void gembuf_mapping_put(struct gembuf_object *obj, struct gembuf_mapping *map)
 {
 	struct gembuf_device *gdev = NULL;
 
-	mutex_lock(&obj->vcm.lock);
+	dma_resv_lock(obj->vcm.base.resv, NULL);
 	if (!--map->users) {
 		gdev = map->gdev;
 		gembuf_mapping_release(obj, map);
 	}
-	mutex_unlock(&obj->vcm.lock);
+	dma_resv_unlock(obj->vcm.base.resv);
 	/* The last reference releases the device: not under the lock. */
 	if (gdev)
 		drm_dev_put(&gdev->drm);
 }
+

@@ -61,8 +61,11 @@ struct gembuf_object *gembuf_dmabuf_object(const struct dma_buf *dmabuf)
  * tell memory of gembuf's own, as drm_gem_prime_import_dev() tells its
  * own dma-bufs, by their operations.
  *
- * Context: for an import on an engine, with its lock held: the engine may
- * go away and give its attachment back (drm_gem_vcm_unplug()).
+ * Context: for an import on an engine, with its reservation lock held:
+ * the engine may go away and give its attachment back
+ * (drm_gem_vcm_unplug()).  The display's imports are never given back
+ * before their release, and the display's atomic check reads them
+ * without it.
  * Return: the exporter's object, which the import's dma-buf reference
  * keeps, if @gem imports a dma-buf gembuf exported; NULL otherwise.
  */

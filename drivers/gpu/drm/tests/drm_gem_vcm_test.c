@@ -12,7 +12,6 @@
 #include <linux/dma-resv.h>
 #include <linux/iosys-map.h>
 #include <linux/list.h>
-#include <linux/mutex.h>
 #include <linux/seq_buf.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -131,9 +130,9 @@ static int drm_gem_vcm_test_populate(struct drm_gem_vcm_object *obj)
 {
 	int ret;
 
-	mutex_lock(&obj->lock);
+	dma_resv_lock(obj->base.resv, NULL);
 	ret = drm_gem_vcm_populate(obj);
-	mutex_unlock(&obj->lock);
+	dma_resv_unlock(obj->base.resv);
 	return ret;
 }
 
@@ -143,9 +142,9 @@ static int drm_gem_vcm_test_place(struct drm_gem_vcm_object *obj,
 {
 	int ret;
 
-	mutex_lock(&obj->lock);
+	dma_resv_lock(obj->base.resv, NULL);
 	ret = drm_gem_vcm_place(obj, c, who);
-	mutex_unlock(&obj->lock);
+	dma_resv_unlock(obj->base.resv);
 	return ret;
 }
 
@@ -452,9 +451,9 @@ static void drm_gem_vcm_test_users(struct kunit *test)
 
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < TEST_USERS; i++) {
-			mutex_lock(&obj->lock);
+			dma_resv_lock(obj->base.resv, NULL);
 			ret = drm_gem_vcm_place_user(obj, devs[i], NULL);
-			mutex_unlock(&obj->lock);
+			dma_resv_unlock(obj->base.resv);
 			KUNIT_ASSERT_EQ(test, ret, 0);
 		}
 		/* The device it was made on, and each of them once. */
@@ -471,10 +470,10 @@ static void drm_gem_vcm_test_users(struct kunit *test)
 	}
 
 	for (pass = 0; pass < 2; pass++) {
-		mutex_lock(&obj->lock);
+		dma_resv_lock(obj->base.resv, NULL);
 		for (i = 0; i < TEST_USERS; i++)
 			drm_gem_vcm_place_unuse(obj, devs[i]);
-		mutex_unlock(&obj->lock);
+		dma_resv_unlock(obj->base.resv);
 		/* Listed until the last of its two attachments goes. */
 		KUNIT_EXPECT_EQ(test, list_count_nodes(&obj->users),
 				pass ? 1 : TEST_USERS + 1);
@@ -502,9 +501,9 @@ static int drm_gem_vcm_test_attach(struct drm_gem_vcm_object *obj,
 {
 	int ret;
 
-	mutex_lock(&obj->lock);
+	dma_resv_lock(obj->base.resv, NULL);
 	ret = drm_gem_vcm_place_user(obj, dev, NULL);
-	mutex_unlock(&obj->lock);
+	dma_resv_unlock(obj->base.resv);
 	return ret;
 }
 
@@ -513,9 +512,9 @@ static int drm_gem_vcm_test_map(struct drm_gem_vcm_object *obj,
 {
 	int ret;
 
-	mutex_lock(&obj->lock);
+	dma_resv_lock(obj->base.resv, NULL);
 	ret = drm_gem_vcm_place_map(obj, dev);
-	mutex_unlock(&obj->lock);
+	dma_resv_unlock(obj->base.resv);
 	return ret;
 }
 
@@ -559,10 +558,10 @@ static void drm_gem_vcm_test_attach_map(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, obj->need.devices, 3);
 	KUNIT_EXPECT_NULL(test, obj->physmem);
 
-	mutex_lock(&obj->lock);
+	dma_resv_lock(obj->base.resv, NULL);
 	drm_gem_vcm_place_unuse(obj, dma);
 	drm_gem_vcm_place_unuse(obj, cpu);
-	mutex_unlock(&obj->lock);
+	dma_resv_unlock(obj->base.resv);
 	KUNIT_EXPECT_EQ(test, list_count_nodes(&obj->users), 1);
 	KUNIT_EXPECT_EQ(test, obj->need.flags, VCM_CONSTRAINT_CONTIGUOUS);
 	KUNIT_EXPECT_EQ(test, obj->need.devices, 3);
@@ -604,9 +603,9 @@ static void drm_gem_vcm_test_map_busy(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, user->placed);
 	KUNIT_EXPECT_EQ(test, drm_gem_vcm_test_map(obj, dma), -EBUSY);
 
-	mutex_lock(&obj->lock);
+	dma_resv_lock(obj->base.resv, NULL);
 	drm_gem_vcm_place_unuse(obj, dma);
-	mutex_unlock(&obj->lock);
+	dma_resv_unlock(obj->base.resv);
 	KUNIT_EXPECT_EQ(test, list_count_nodes(&obj->users), 1);
 	drm_gem_vunmap_unlocked(&obj->base, &map);
 }
@@ -629,9 +628,9 @@ static void drm_gem_vcm_test_describe(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, drm_gem_vcm_test_place(obj, &c, "none"), -ERANGE);
 
 	seq_buf_init(&s, buf, PAGE_SIZE);
-	mutex_lock(&obj->lock);
+	dma_resv_lock(obj->base.resv, NULL);
 	drm_gem_vcm_describe_placement(obj, &s);
-	mutex_unlock(&obj->lock);
+	dma_resv_unlock(obj->base.resv);
 	KUNIT_EXPECT_FALSE(test, seq_buf_has_overflowed(&s));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "need 0x0 -\n"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\ndevices 1\n"));
@@ -826,6 +825,58 @@ static void drm_gem_vcm_test_prime_import(struct kunit *test)
 	dma_buf_put(dmabuf);
 }
 
+/*
+ * An object and its imports share one lock, the object's reservation
+ * lock, which is the dma-buf's.  The import's vmap is the exporter's
+ * shared kernel mapping, made and dropped under that one lock, which
+ * the DRM core holds around both; the dma-buf's CPU access calls take it
+ * to sync an importer's DMA mapping.  Under lockdep, a path that took
+ * the lock twice or under another would be reported.
+ */
+static void drm_gem_vcm_test_import_lock(struct kunit *test)
+{
+	struct drm_gem_vcm_context *other = drm_gem_vcm_test_importer(test);
+	struct dma_buf_attachment *attach;
+	struct drm_gem_vcm_object *obj;
+	struct iosys_map own, map;
+	struct drm_gem_object *gem;
+	struct dma_buf *dmabuf;
+	struct sg_table *sgt;
+	struct device *dma;
+
+	dma = drm_gem_vcm_test_dma_device(test, "drm-gem-vcm-cpu-access");
+	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+	dmabuf = drm_gem_vcm_prime_export(&obj->base, O_RDWR);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dmabuf);
+	gem = drm_gem_vcm_prime_import(other, dmabuf);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, gem);
+	KUNIT_EXPECT_PTR_EQ(test, gem->resv, obj->base.resv);
+
+	KUNIT_ASSERT_EQ(test, drm_gem_vmap_unlocked(&obj->base, &own), 0);
+	KUNIT_ASSERT_EQ(test, drm_gem_vmap_unlocked(gem, &map), 0);
+	KUNIT_EXPECT_PTR_EQ(test, map.vaddr, own.vaddr);
+	KUNIT_EXPECT_EQ(test, obj->vmap_use_count, 2);
+	drm_gem_vunmap_unlocked(gem, &map);
+	KUNIT_EXPECT_EQ(test, obj->vmap_use_count, 1);
+
+	attach = dma_buf_attach(dmabuf, dma);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, attach);
+	sgt = dma_buf_map_attachment_unlocked(attach, DMA_BIDIRECTIONAL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sgt);
+	KUNIT_EXPECT_EQ(test, dma_buf_begin_cpu_access(dmabuf, DMA_TO_DEVICE), 0);
+	memset(own.vaddr, 0x5a, TEST_SIZE);
+	KUNIT_EXPECT_EQ(test, dma_buf_end_cpu_access(dmabuf, DMA_TO_DEVICE), 0);
+	dma_buf_unmap_attachment_unlocked(attach, sgt, DMA_BIDIRECTIONAL);
+	dma_buf_detach(dmabuf, attach);
+
+	drm_gem_vcm_unplug(other);
+	KUNIT_EXPECT_NULL(test, gem->import_attach);
+	drm_gem_vunmap_unlocked(&obj->base, &own);
+	KUNIT_EXPECT_EQ(test, obj->vmap_use_count, 0);
+	drm_gem_object_put(gem);
+	dma_buf_put(dmabuf);
+}
+
 static int drm_gem_vcm_test_init(struct kunit *test)
 {
 	struct device *dev = drm_kunit_helper_alloc_device(test);
@@ -853,6 +904,7 @@ static struct kunit_case drm_gem_vcm_test_cases[] = {
 	KUNIT_CASE(drm_gem_vcm_test_prime_wc),
 	KUNIT_CASE(drm_gem_vcm_test_prime_wc_allowed),
 	KUNIT_CASE(drm_gem_vcm_test_prime_import),
+	KUNIT_CASE(drm_gem_vcm_test_import_lock),
 	{}
 };
 
