@@ -167,7 +167,6 @@ int vcm_dma_map(struct vcm_res *res)
 	struct vcm_physmem *pm = res->physmem;
 	struct device *dev = res->vcm->dma_dev;
 	struct sg_table *sgt;
-	size_t max_seg;
 	int ret;
 
 	if (pm->dev_vcm) {
@@ -183,9 +182,7 @@ int vcm_dma_map(struct vcm_res *res)
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
 	if (!sgt)
 		return -ENOMEM;
-	max_seg = min_t(size_t, dma_get_max_seg_size(dev),
-			dma_max_mapping_size(dev));
-	ret = vcm_phys_to_sgt(pm, max_seg, dma_get_seg_boundary(dev), sgt);
+	ret = vcm_phys_to_sgt_for_dev(pm, dev, sgt);
 	if (ret)
 		goto err_free;
 	/* The owner syncs for the device before each use. */

@@ -561,19 +561,18 @@ struct vcm_physmem *vcm_phys_alloc_for(size_t len, u32 attr,
 EXPORT_SYMBOL_GPL(vcm_phys_alloc_for);
 
 /**
- * vcm_phys_to_sgt() - a physmem's chunks as a table a device's DMA takes
+ * vcm_phys_to_sgt() - a physmem's chunks cut into segments
  * @physmem: a live physmem with pages (not a foreign DMA wrapper)
- * @max_seg: the longest segment, at least PAGE_SIZE: the smaller of the
- *	device's dma_get_max_seg_size() and dma_max_mapping_size()
- * @boundary: the boundary mask no segment may cross
- *	(dma_get_seg_boundary()): 2^k - 1, at least PAGE_SIZE - 1
+ * @max_seg: the longest segment, at least PAGE_SIZE
+ * @boundary: the boundary mask no segment may cross: 2^k - 1, at least
+ *	PAGE_SIZE - 1
  * @sgt: an unused table, filled in; the caller frees it with
  *	sg_free_table()
  *
- * For an exporter that maps the memory for a device with the DMA API:
- * each chunk is cut into page-aligned segments of at most @max_seg bytes
+ * Each chunk is cut into page-aligned segments of at most @max_seg bytes
  * (and of what a scatterlist entry holds), none crossing a multiple of
- * @boundary + 1, in order.
+ * @boundary + 1, in order.  vcm_phys_to_sgt_for_dev() with a device's
+ * limits; KUnit with its own.
  *
  * Context: Process context; may sleep.
  * Return: 0, -EINVAL for a physmem without pages or limits below a page,
@@ -617,7 +616,37 @@ int vcm_phys_to_sgt(const struct vcm_physmem *physmem, size_t max_seg,
 	}
 	return 0;
 }
-EXPORT_SYMBOL_GPL(vcm_phys_to_sgt);
+EXPORT_SYMBOL_IF_KUNIT(vcm_phys_to_sgt);
+
+/**
+ * vcm_phys_to_sgt_for_dev() - a physmem's chunks as a table a device's DMA
+ *	API mapping takes
+ * @physmem: a live physmem with pages (not a foreign DMA wrapper)
+ * @dev: the device the table is to be mapped for, with dma_map_sgtable()
+ * @sgt: an unused table, filled in; the caller frees it with
+ *	sg_free_table()
+ *
+ * For VCM's own DMA VCMs and for an exporter that maps the memory for an
+ * importer's device: each chunk is cut into page-aligned segments no
+ * longer than the device's DMA parameters allow (dma_get_max_seg_size())
+ * and its DMA mapping can take at once (dma_max_mapping_size(), a bounce
+ * buffer's slots say), none crossing its segment boundary
+ * (dma_get_seg_boundary()).
+ *
+ * Context: Process context; may sleep.
+ * Return: 0, -EINVAL for a physmem without pages or a device whose
+ * limits are below a page, -ENOMEM.
+ */
+int vcm_phys_to_sgt_for_dev(const struct vcm_physmem *physmem,
+			    struct device *dev, struct sg_table *sgt)
+{
+	size_t max_seg = min_t(size_t, dma_get_max_seg_size(dev),
+			       dma_max_mapping_size(dev));
+
+	return vcm_phys_to_sgt(physmem, max_seg, dma_get_seg_boundary(dev),
+			       sgt);
+}
+EXPORT_SYMBOL_GPL(vcm_phys_to_sgt_for_dev);
 
 /* Whether a physmem has pages of its own and backs no reservation. */
 static bool vcm_phys_idle(struct vcm_physmem *pm)

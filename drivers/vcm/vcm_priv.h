@@ -423,6 +423,8 @@ int vcm_sgt_alloc(struct vcm_physmem *pm, unsigned int nents);
 void vcm_sgt_free(struct vcm_physmem *pm);
 int vcm_sgt_index(struct vcm_physmem *pm);
 int vcm_sgt_from_range(struct vcm_physmem *pm, struct page *page, size_t len);
+int vcm_phys_to_sgt(const struct vcm_physmem *physmem, size_t max_seg,
+		    unsigned long boundary, struct sg_table *sgt);
 
 /* Take a reference for a new backing; the caller holds one already. */
 static inline void vcm_phys_get(struct vcm_physmem *physmem)

@@ -255,8 +255,8 @@ struct vcm_physmem *vcm_phys_from_dma(struct vcm_avcm *avcm,
 struct vcm_physmem *vcm_phys_alloc_for(size_t len, u32 attr,
 				       const struct vcm_constraint *c);
 int vcm_phys_copy(struct vcm_physmem *dst, struct vcm_physmem *src);
-int vcm_phys_to_sgt(const struct vcm_physmem *physmem, size_t max_seg,
-		    unsigned long boundary, struct sg_table *sgt);
+int vcm_phys_to_sgt_for_dev(const struct vcm_physmem *physmem,
+			    struct device *dev, struct sg_table *sgt);
 int vcm_phys_free(struct vcm_physmem *physmem);
 size_t vcm_get_physmem_len(const struct vcm_physmem *physmem);
 bool __vcm_next_phys_chunk(struct vcm_phys_iter *it, unsigned int *cursor,

@@ -1165,21 +1165,6 @@ EXPORT_SYMBOL_GPL(drm_gem_vcm_vm_ops);
  */
 
 /*
- * The object's chunks as a table for @dev, cut into the segments its DMA
- * parameters and its DMA mapping (a bounce buffer's slots, say) take.
- * Called under the reservation lock: the memory does not move meanwhile.
- */
-static int drm_gem_vcm_sgt_for_dev(struct drm_gem_vcm_object *obj,
-				   struct device *dev, struct sg_table *sgt)
-{
-	size_t max = min_t(size_t, dma_get_max_seg_size(dev),
-			   dma_max_mapping_size(dev));
-
-	return vcm_phys_to_sgt(obj->physmem, max, dma_get_seg_boundary(dev),
-			       sgt);
-}
-
-/*
  * The importer's copy of a mapped table: its entries, pages and DMA
  * addresses alike.  The dma-buf core may scramble the copy it hands out
  * (CONFIG_DMABUF_DEBUG mangles its page links until the unmap), so the
@@ -1259,7 +1244,7 @@ drm_gem_vcm_map_dma_buf(struct dma_buf_attachment *attach,
 	if (!ret)
 		ret = drm_gem_vcm_prepare_wc(obj);
 	if (!ret)
-		ret = drm_gem_vcm_sgt_for_dev(obj, attach->dev, sgt);
+		ret = vcm_phys_to_sgt_for_dev(obj->physmem, attach->dev, sgt);
 	if (ret)
 		goto err;
 	ret = dma_map_sgtable(attach->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);

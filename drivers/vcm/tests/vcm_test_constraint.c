@@ -303,7 +303,9 @@ static void vcm_test_phys_to_sgt(struct kunit *test)
 {
 	size_t len = SZ_2M + SZ_8K;
 	struct vcm_physmem *pm = new_phys(test, len, VCM_PHYS_CONT, 0);
+	struct device_dma_parameters *parms;
 	struct sg_table sgt;
+	struct device *dev;
 	unsigned int cursor = 0;
 	phys_addr_t start;
 	size_t l;
@@ -325,6 +327,25 @@ static void vcm_test_phys_to_sgt(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, vcm_phys_to_sgt(pm, SZ_64K + 100, ULONG_MAX, &sgt), 0);
 	KUNIT_EXPECT_EQ(test, check_sgt(test, &sgt, start, len, SZ_64K, ULONG_MAX),
 			DIV_ROUND_UP(len, SZ_64K));
+	sg_free_table(&sgt);
+
+	/*
+	 * A device's own limits (256 KiB segments, none across a 1 MiB
+	 * line), and what its DMA mapping takes at once (no more than a
+	 * bounce buffer's slots, 256 KiB, for a device that bounces).
+	 */
+	dev = kunit_device_register(test, "vcm-sgt-for-dev");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	dev->coherent_dma_mask = DMA_BIT_MASK(64);
+	dev->dma_mask = &dev->coherent_dma_mask;
+	parms = kunit_kzalloc(test, sizeof(*parms), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, parms);
+	parms->max_segment_size = SZ_256K;
+	parms->segment_boundary_mask = SZ_1M - 1;
+	dev->dma_parms = parms;
+	KUNIT_ASSERT_EQ(test, vcm_phys_to_sgt_for_dev(pm, dev, &sgt), 0);
+	KUNIT_EXPECT_EQ(test, check_sgt(test, &sgt, start, len, SZ_256K, SZ_1M - 1),
+			DIV_ROUND_UP(len, SZ_256K));
 	sg_free_table(&sgt);
 
 	KUNIT_EXPECT_EQ(test, vcm_phys_to_sgt(pm, SZ_2K, ULONG_MAX, &sgt), -EINVAL);
