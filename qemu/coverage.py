@@ -10,8 +10,8 @@ the coverage kernel's build folder KOUT.  gcov reads each boot's counts;
 they are added up here, line by line and branch by branch, so the table
 covers both boots of make coverage (IOMMU translation and passthrough).
 
-Only the drivers' own files count: drivers/vcm and drivers/gpu/drm/gembuf
-without their KUnit suites.  Writes OUTDIR/coverage.txt (the table, then
+Only the project's own files count: drivers/vcm, the GEM VCM helper and
+drivers/gpu/drm/gembuf, without their KUnit suites.  Writes OUTDIR/coverage.txt (the table, then
 the lines never run, by function) and prints the table.
 """
 import collections
@@ -24,12 +24,16 @@ import tempfile
 
 GCOV = os.environ.get("GCOV", "aarch64-linux-gnu-gcov")
 DIRS = ("drivers/vcm/", "drivers/gpu/drm/gembuf/")
+FILES = ("drivers/gpu/drm/drm_gem_vcm_helper.c",)
 TARGET_LINES, TARGET_BRANCHES = 97.0, 90.0
 
 
 def ours(path):
     """The repo-relative path of one of the drivers' files, or None."""
     path = os.path.normpath(path)
+    for f in FILES:
+        if path == f or path.endswith("/" + f):
+            return f
     for d in DIRS:
         i = path.find("/" + d)
         rel = path[i + 1:] if i >= 0 else (path if path.startswith(d) else None)
@@ -41,7 +45,7 @@ def ours(path):
 def gcov_json(kout, gcda):
     """Run gcov on one .gcda next to its .gcno; yield its file records."""
     name = os.path.basename(gcda)[:-len(".gcda")]
-    for d in DIRS:
+    for d in DIRS + tuple(os.path.dirname(f) for f in FILES):
         gcno = os.path.join(kout, d, name + ".gcno")
         if os.path.exists(gcno):
             break
@@ -129,14 +133,15 @@ def main():
     groups = collections.defaultdict(lambda: [0] * 6)
     for f in sorted(per):
         v = per[f]
-        g = "vcm" if f.startswith("drivers/vcm/") else "gembuf"
+        g = ("vcm" if f.startswith("drivers/vcm/") else
+             "helper" if f in FILES else "gembuf")
         for k in (g, "total"):
             groups[k] = [a + b for a, b in zip(groups[k], v)]
         rows.append(f"{f:44} {v[0]:5}/{v[1]:5} {pct(v[0], v[1]):5.1f}%"
                     f" {v[2]:4}/{v[3]:4} {pct(v[2], v[3]):5.1f}%"
                     f" {v[4]:5}/{v[5]:5} {pct(v[4], v[5]):5.1f}%")
     rows.append("-" * len(head))
-    for k in ("vcm", "gembuf", "total"):
+    for k in ("vcm", "helper", "gembuf", "total"):
         v = groups[k]
         rows.append(f"{k:44} {v[0]:5}/{v[1]:5} {pct(v[0], v[1]):5.1f}%"
                     f" {v[2]:4}/{v[3]:4} {pct(v[2], v[3]):5.1f}%"

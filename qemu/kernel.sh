@@ -5,8 +5,8 @@
 # kernel and its modules; install the modules into $MODULES.  The debug
 # fragment is left out of the release kernel (GEMBUF_KERNEL=release); the
 # coverage kernel (GEMBUF_KERNEL=coverage) adds GCOV to the debug one and
-# profiles the drivers' own sources, not their KUnit suites or the rest
-# of the kernel.
+# profiles the project's own sources (VCM, the GEM VCM helper, gembuf),
+# not their KUnit suites or the rest of the kernel.
 . "$(dirname "$0")/lib.sh"
 
 FRAGS=("$TOP"/qemu/configs/base.config)
@@ -14,7 +14,8 @@ FRAGS=("$TOP"/qemu/configs/base.config)
 FRAGS+=("$TOP"/qemu/configs/gembuf.config)
 if [ "$KSUFFIX" = -coverage ]; then
 	FRAGS+=("$TOP"/qemu/configs/coverage.config)
-	for f in "$TOP"/drivers/vcm/*.c "$TOP"/drivers/gpu/drm/gembuf/*.c; do
+	for f in "$TOP"/drivers/vcm/*.c "$TOP"/drivers/gpu/drm/gembuf/*.c \
+		"$TOP"/drivers/gpu/drm/drm_gem_vcm_helper.c; do
 		f=${f##*/}
 		KMAKE+=("GCOV_PROFILE_${f%.c}.o=y")
 	done
