@@ -154,11 +154,11 @@ struct drm_gem_vcm_dma_map {
  * its dma-buf's) protects the memory (@physmem, @wc_clean), the
  * placement (@need, @users, @moves and the refusal), the mappings
  * (@vmap_res, @vmap_use_count, @map_count, @dma_maps) and, for an
- * import, @sgt, @attach and @revoked once the object is published.  An
- * importing driver that keeps its device's DMA running while the
- * attachment may be given back reads @sgt and @attach without it,
- * ordered against drm_gem_vcm_unplug() by drm_dev_enter(), as the
- * unplug comes after drm_dev_unplug().
+ * import, @sgt, @attach and @revoked once the object is published.  A
+ * driver may read those three of its own imports without it where
+ * drm_gem_vcm_unplug() cannot run meanwhile: under drm_dev_enter(), as
+ * the unplug comes after drm_dev_unplug(), or on a device it never
+ * unplugs before its release.
  */
 struct drm_gem_vcm_object {
 	/** @base: the GEM object */

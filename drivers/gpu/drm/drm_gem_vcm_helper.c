@@ -94,9 +94,9 @@ MODULE_IMPORT_NS(DMA_BUF);
  * reservation lock (&drm_gem_object.resv), as the DRM core and the
  * dma-buf core already hold it around vmap and around an exporter's map
  * and unmap; an import's is its dma-buf's, the exporter's.  The helper
- * takes it itself for the rest: creation, attach and detach, the CPU
- * access calls, mmap and faults, drm_gem_vcm_unplug(), and the free of
- * an import; drm_gem_vcm_show_placement() only tries it.  None of those
+ * takes it itself for the rest: creation and free, attach and detach,
+ * the CPU access calls, mmap and faults, and drm_gem_vcm_unplug();
+ * drm_gem_vcm_show_placement() only tries it.  None of those
  * may be called with a reservation lock held, and an object's last
  * reference must not go under one.  The helper never holds two objects'
  * locks; a driver that locks several does so with drm_exec.  From
@@ -765,10 +765,10 @@ EXPORT_SYMBOL_IF_KUNIT(drm_gem_vcm_create_import);
  * import still attached, of the attachment, and frees the object: the
  * whole allocation of a driver's subclass, which embeds it first.
  *
- * Context: for an import, takes its dma-buf's reservation lock to give
- * the attachment back (drm_prime_gem_destroy()), as the driver's own
- * &drm_gem_object_funcs.free may take the object's: the last reference
- * to an object must not go while a reservation lock is held.
+ * Context: takes the object's reservation lock (an import's, its
+ * dma-buf's, also to give the attachment back in drm_prime_gem_destroy()),
+ * as drm_gem_shmem_free() does: the last reference to an object must
+ * not go while a reservation lock is held.
  */
 void drm_gem_vcm_free(struct drm_gem_vcm_object *obj)
 {
@@ -776,12 +776,16 @@ void drm_gem_vcm_free(struct drm_gem_vcm_object *obj)
 	struct drm_device *dev = gem->dev;
 	struct drm_gem_vcm_user *user, *next;
 
+	/* Whoever drops the last reference must not hold such a lock. */
+	might_lock(&gem->resv->lock.base);
 	/* First: the device's unplug must not find it any more. */
 	if (obj->imported) {
 		mutex_lock(&obj->ctx->imports_lock);
 		list_del_init(&obj->import_node);
 		mutex_unlock(&obj->ctx->imports_lock);
 	}
+	/* As drm_gem_shmem_free(): the state is the lock's, to the end. */
+	dma_resv_lock(gem->resv, NULL);
 	/* Every mapping, VMA or vmap holds a reference to the object. */
 	drm_WARN_ON(dev, drm_gem_vcm_busy(obj));
 	if (obj->physmem)
@@ -790,6 +794,7 @@ void drm_gem_vcm_free(struct drm_gem_vcm_object *obj)
 		put_device(user->dev);
 		kfree(user);
 	}
+	dma_resv_unlock(gem->resv);
 	put_device(obj->need.dev);
 	mem_cgroup_put(obj->memcg);
 	atomic_dec(&obj->ctx->objects);
@@ -936,8 +941,10 @@ void drm_gem_vcm_vunmap(struct drm_gem_vcm_object *obj, struct iosys_map *map)
 	struct drm_gem_object *gem = &obj->base;
 
 	dma_resv_assert_held(gem->resv);
-	if (gem->import_attach) {
-		dma_buf_vunmap(gem->import_attach->dmabuf, map);
+	/* The exporter's, even once the attachment went back (unplug). */
+	if (obj->imported) {
+		dma_buf_vunmap(gem->import_attach ? gem->import_attach->dmabuf :
+						    obj->revoked, map);
 		return;
 	}
 	if (!drm_WARN_ON(gem->dev, !obj->vmap_use_count) &&
@@ -1000,6 +1007,39 @@ static int drm_gem_vcm_prepare_wc(struct drm_gem_vcm_object *obj)
 	return ret;
 }
 
+/*
+ * An import is mapped by its exporter.  Its device may give the
+ * attachment back meanwhile (drm_gem_vcm_unplug()): the dma-buf is taken
+ * under the lock, and one whose attachment went has no pages here.
+ */
+static int drm_gem_vcm_mmap_import(struct drm_gem_vcm_object *obj,
+				   struct vm_area_struct *vma)
+{
+	struct drm_gem_object *gem = &obj->base;
+	struct dma_buf *dmabuf = NULL;
+	int ret;
+
+	dma_resv_lock(gem->resv, NULL);
+	if (gem->import_attach) {
+		dmabuf = gem->import_attach->dmabuf;
+		get_dma_buf(dmabuf);
+	}
+	dma_resv_unlock(gem->resv);
+	if (!dmabuf)
+		return -EINVAL;
+	/*
+	 * As the shmem helper: the dma-buf's own VMA operations and file
+	 * replace the object's, and its reference on success.
+	 */
+	vma->vm_private_data = NULL;
+	vma->vm_ops = NULL;
+	ret = dma_buf_mmap(dmabuf, vma, 0);
+	dma_buf_put(dmabuf);
+	if (!ret)
+		drm_gem_object_put(gem);
+	return ret;
+}
+
 /**
  * drm_gem_vcm_mmap() - map an object into a process
  * @obj: the object
@@ -1026,24 +1066,11 @@ int drm_gem_vcm_mmap(struct drm_gem_vcm_object *obj, struct vm_area_struct *vma)
 	pgoff_t npages = gem->size >> PAGE_SHIFT, first;
 	int ret;
 
-	if (gem->import_attach) {
-		/*
-		 * As the shmem helper: the dma-buf's own VMA operations and
-		 * file replace the object's, and its reference on success.
-		 */
-		vma->vm_private_data = NULL;
-		vma->vm_ops = NULL;
-		ret = dma_buf_mmap(gem->import_attach->dmabuf, vma, 0);
-		if (!ret)
-			drm_gem_object_put(gem);
-		return ret;
-	}
+	if (obj->imported)
+		return drm_gem_vcm_mmap_import(obj, vma);
 
 	/* Pages go in with vmf_insert_pfn(), which cannot do copy-on-write. */
 	if (is_cow_mapping(vma->vm_flags))
-		return -EINVAL;
-	/* An import whose device gave its attachment back has no pages. */
-	if (obj->imported)
 		return -EINVAL;
 
 	/*
@@ -1219,6 +1246,7 @@ drm_gem_vcm_map_dma_buf(struct dma_buf_attachment *attach,
 	struct sg_table *sgt, *out;
 	int ret;
 
+	dma_resv_assert_held(obj->base.resv);
 	/*
 	 * The DMA API's streaming mappings assume the CPU maps the memory
 	 * cacheable: a device that snoops the CPU's caches could read lines
@@ -1228,7 +1256,6 @@ drm_gem_vcm_map_dma_buf(struct dma_buf_attachment *attach,
 	 * lets importers have it (&drm_gem_vcm_context.dma_map_wc): its
 	 * linear alias is cleaned first, as for a process's first mapping.
 	 */
-	dma_resv_assert_held(obj->base.resv);
 	if (obj->map_wc && !obj->ctx->dma_map_wc)
 		return ERR_PTR(-EINVAL);
 
@@ -1346,22 +1373,21 @@ static void drm_gem_vcm_sync_dma_maps(struct drm_gem_vcm_object *obj,
 		drm_gem_vcm_dma_map_sync(map, for_cpu);
 }
 
-/* A signal may end the wait for the lock: the access is then refused. */
+/*
+ * No signal ends the wait for the lock: a display that composes from the
+ * dma-buf begins its CPU access in a commit's tail, which cannot fail.
+ */
 static int drm_gem_vcm_begin_cpu_access(struct dma_buf *dmabuf,
 					enum dma_data_direction dir)
 {
 	struct drm_gem_vcm_object *obj = to_drm_gem_vcm_obj(dmabuf->priv);
-	int ret;
 
-	ret = dma_resv_lock_interruptible(obj->base.resv, NULL);
-	if (ret)
-		return ret;
+	dma_resv_lock(obj->base.resv, NULL);
 	drm_gem_vcm_sync_dma_maps(obj, true);
 	dma_resv_unlock(obj->base.resv);
 	return 0;
 }
 
-/* What the CPU wrote must reach the devices: no signal ends this wait. */
 static int drm_gem_vcm_end_cpu_access(struct dma_buf *dmabuf,
 				      enum dma_data_direction dir)
 {

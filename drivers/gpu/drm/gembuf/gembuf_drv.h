@@ -209,7 +209,7 @@ int gembuf_dumb_create(struct drm_file *file, struct drm_device *dev,
 
 /* gembuf_mapping.c */
 struct gembuf_mapping *gembuf_mapping_get(struct gembuf_object *obj,
-					  struct gembuf_device *gdev);
+					  struct gembuf_device *gdev, bool intr);
 void gembuf_mapping_put(struct gembuf_object *obj,
 			struct gembuf_mapping *map);
 

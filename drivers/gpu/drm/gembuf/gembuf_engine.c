@@ -220,7 +220,7 @@ static int gembuf_engine_pattern_init(struct gembuf_engine *engine)
 					       GEMBUF_CACHE_WB);
 	if (IS_ERR(engine->pattern))
 		return PTR_ERR(engine->pattern);
-	engine->pattern_map = gembuf_mapping_get(engine->pattern, gdev);
+	engine->pattern_map = gembuf_mapping_get(engine->pattern, gdev, false);
 	if (IS_ERR(engine->pattern_map)) {
 		ret = PTR_ERR(engine->pattern_map);
 		goto err_pattern;

@@ -34,7 +34,7 @@ static void gembuf_gem_free(struct drm_gem_object *gem)
 {
 	struct gembuf_object *obj = to_gembuf_object(gem);
 
-	/* Takes the object's lock: see gembuf_job_submit(). */
+	/* The helper's free takes the object's lock: see gembuf_job_submit(). */
 	if (obj->engine_map)
 		gembuf_mapping_put(obj, obj->engine_map);
 	gembuf_job_forget(obj);
@@ -366,8 +366,8 @@ static struct drm_gem_object *gembuf_lookup_client(struct drm_device *dev,
  * listed.
  *
  * Return: 0, -ESRCH for no such client of @dev, -ENOENT for no such
- * object, -EOVERFLOW when the report does not fit, -EINTR for a signal
- * while waiting for the object's reservation lock.
+ * object, -EOVERFLOW when the report does not fit, -ERESTARTSYS for a
+ * signal while waiting for the object's reservation lock.
  */
 int gembuf_gem_describe(struct drm_device *dev, u64 client_id, u32 handle,
 			struct seq_buf *s)
@@ -381,7 +381,7 @@ int gembuf_gem_describe(struct drm_device *dev, u64 client_id, u32 handle,
 	size_t len, count;
 	phys_addr_t phys;
 	u32 attr;
-	int vmas, ret;
+	int vmas;
 
 	gem = gembuf_lookup_client(dev, client_id, handle);
 	if (IS_ERR(gem))
@@ -392,10 +392,9 @@ int gembuf_gem_describe(struct drm_device *dev, u64 client_id, u32 handle,
 	 * reservation lock is the dma-buf's, the exporter's object's.
 	 */
 	imp = to_gembuf_object(gem);
-	ret = dma_resv_lock_interruptible(gem->resv, NULL);
-	if (ret) {
+	if (dma_resv_lock_interruptible(gem->resv, NULL)) {
 		drm_gem_object_put(gem);
-		return ret;
+		return -ERESTARTSYS;
 	}
 	obj = gembuf_prime_exporter(gem) ?: imp;
 

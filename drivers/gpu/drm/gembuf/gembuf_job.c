@@ -545,14 +545,19 @@ void gembuf_job_forget(struct gembuf_object *obj)
 
 /*
  * Take @obj's engine mapping from it if no job holds it; NULL if a job
- * does, or it has none (@cached says which).
+ * does (or someone holds the object's lock), or it has none (@cached
+ * says which).
  */
 static struct gembuf_mapping *gembuf_job_idle_map(struct gembuf_object *obj,
 						  bool *cached)
 {
 	struct gembuf_mapping *map;
 
-	dma_resv_lock(obj->vcm.base.resv, NULL);
+	/* Another client's object: one being locked counts as busy. */
+	if (!dma_resv_trylock(obj->vcm.base.resv)) {
+		*cached = true;
+		return NULL;
+	}
 	map = READ_ONCE(obj->engine_map);
 	*cached = map;
 	if (map && (map->users != 1 || cmpxchg(&obj->engine_map, map, NULL) != map))
@@ -625,7 +630,7 @@ static struct gembuf_mapping *gembuf_job_map_evicting(struct gembuf_engine *engi
 
 	for (;;) {
 		seen = atomic_read(&engine->released);
-		map = gembuf_mapping_get(obj, engine->gdev);
+		map = gembuf_mapping_get(obj, engine->gdev, true);
 		if (!IS_ERR(map) || PTR_ERR(map) != -ENOSPC)
 			return map;
 		if (gembuf_job_evict_one(engine))
@@ -657,7 +662,7 @@ static struct gembuf_mapping *gembuf_job_map(struct gembuf_job *job,
 	 * the one the job holds, which is found, not made.
 	 */
 	if (!READ_ONCE(obj->engine_map)) {
-		keep = gembuf_mapping_get(obj, engine->gdev);
+		keep = gembuf_mapping_get(obj, engine->gdev, true);
 		if (!IS_ERR(keep) && cmpxchg(&obj->engine_map, NULL, keep))
 			gembuf_mapping_put(obj, keep);
 	}

@@ -147,19 +147,21 @@ static enum gembuf_mapping_kind gembuf_mapping_kind(struct gembuf_device *gdev)
  * gembuf_mapping_get() - the mapping of an object for a gembuf device
  * @obj: the object, of @gdev
  * @gdev: the device
+ * @intr: a signal may end the wait for the object's reservation lock:
+ *	for an ioctl that can be restarted, not for a commit or a probe
  *
- * Return: the mapping, with a user taken, or an ERR_PTR(): -EINTR when
- * a signal came while waiting for the object's reservation lock.
+ * Return: the mapping, with a user taken, or an ERR_PTR():
+ * -ERESTARTSYS for a signal while waiting for the lock.
  */
 struct gembuf_mapping *gembuf_mapping_get(struct gembuf_object *obj,
-					  struct gembuf_device *gdev)
+					  struct gembuf_device *gdev, bool intr)
 {
 	struct gembuf_mapping *map;
-	int ret;
 
-	ret = dma_resv_lock_interruptible(obj->vcm.base.resv, NULL);
-	if (ret)
-		return ERR_PTR(ret);
+	if (!intr)
+		dma_resv_lock(obj->vcm.base.resv, NULL);
+	else if (dma_resv_lock_interruptible(obj->vcm.base.resv, NULL))
+		return ERR_PTR(-ERESTARTSYS);
 	list_for_each_entry(map, &obj->mappings, node) {
 		if (map->gdev == gdev) {
 			map->users++;

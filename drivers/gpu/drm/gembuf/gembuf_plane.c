@@ -71,7 +71,7 @@ int gembuf_fb_map(struct gembuf_device *gdev, struct drm_framebuffer *fb,
 	for (i = 0; i < fb->format->num_planes; i++) {
 		struct gembuf_object *obj = to_gembuf_object(fb->obj[i]);
 
-		maps[i] = gembuf_mapping_get(obj, gdev);
+		maps[i] = gembuf_mapping_get(obj, gdev, false);
 		if (IS_ERR(maps[i])) {
 			int ret = PTR_ERR(maps[i]);
 

@@ -42,6 +42,7 @@
 
 KUNIT_DEFINE_ACTION_WRAPPER(drm_gem_object_put_wrapper, drm_gem_object_put,
 			    struct drm_gem_object *);
+KUNIT_DEFINE_ACTION_WRAPPER(dma_buf_put_wrapper, dma_buf_put, struct dma_buf *);
 
 /* Its dma-bufs hold the driver's module, as its files do. */
 DEFINE_DRM_GEM_FOPS(drm_gem_vcm_test_fops);
@@ -648,6 +649,23 @@ static struct drm_gem_vcm_context *drm_gem_vcm_test_importer(struct kunit *test)
 }
 
 /*
+ * An object of the context's device, in *@objp, exported: the dma-buf is
+ * put when the test ends, before the object.
+ */
+static struct dma_buf *drm_gem_vcm_test_export(struct kunit *test,
+					       struct drm_gem_vcm_object **objp)
+{
+	struct drm_gem_vcm_object *obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+	struct dma_buf *dmabuf = drm_gem_vcm_prime_export(&obj->base, O_RDWR);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dmabuf);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dma_buf_put_wrapper,
+							dmabuf), 0);
+	*objp = obj;
+	return dmabuf;
+}
+
+/*
  * The export: an attached device counts among the users and needs
  * nothing until it maps; its mapping places the memory for it, is listed
  * and counted until the detach, which also drops the user.  The object comes back
@@ -664,9 +682,7 @@ static void drm_gem_vcm_test_prime_export(struct kunit *test)
 	struct device *dma;
 
 	dma = drm_gem_vcm_test_dma_device(test, "drm-gem-vcm-importer-dma");
-	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
-	dmabuf = drm_gem_vcm_prime_export(&obj->base, O_RDWR);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dmabuf);
+	dmabuf = drm_gem_vcm_test_export(test, &obj);
 	/* Told as the driver's own object, and only to that driver. */
 	vobj = drm_gem_vcm_dmabuf_object(dmabuf, &drm_gem_vcm_test_driver);
 	KUNIT_EXPECT_PTR_EQ(test, vobj, obj);
@@ -702,7 +718,6 @@ static void drm_gem_vcm_test_prime_export(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&obj->dma_maps));
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->maps), 0);
 	KUNIT_EXPECT_EQ(test, list_count_nodes(&obj->users), 1);
-	dma_buf_put(dmabuf);
 }
 
 /*
@@ -717,10 +732,8 @@ drm_gem_vcm_test_wc_attach(struct kunit *test, const char *name,
 	struct drm_gem_vcm_object *obj;
 	struct dma_buf *dmabuf;
 
-	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+	dmabuf = drm_gem_vcm_test_export(test, &obj);
 	obj->map_wc = true;
-	dmabuf = drm_gem_vcm_prime_export(&obj->base, O_RDWR);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dmabuf);
 	attach = dma_buf_attach(dmabuf, drm_gem_vcm_test_dma_device(test, name));
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, attach);
 	*objp = obj;
@@ -746,7 +759,6 @@ static void drm_gem_vcm_test_prime_wc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, obj->map_count, 0);
 	dma_buf_detach(dmabuf, attach);
 	KUNIT_EXPECT_EQ(test, list_count_nodes(&obj->users), 1);
-	dma_buf_put(dmabuf);
 }
 
 /*
@@ -772,7 +784,6 @@ static void drm_gem_vcm_test_prime_wc_allowed(struct kunit *test)
 	dma_buf_unmap_attachment_unlocked(attach, sgt, DMA_BIDIRECTIONAL);
 	dma_buf_detach(dmabuf, attach);
 	KUNIT_EXPECT_EQ(test, obj->map_count, 0);
-	dma_buf_put(dmabuf);
 }
 
 /*
@@ -789,9 +800,7 @@ static void drm_gem_vcm_test_prime_import(struct kunit *test)
 	struct dma_buf *dmabuf;
 	long count;
 
-	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
-	dmabuf = drm_gem_vcm_prime_export(&obj->base, O_RDWR);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dmabuf);
+	dmabuf = drm_gem_vcm_test_export(test, &obj);
 	count = file_count(dmabuf->file);
 
 	gem = drm_gem_vcm_prime_import(other, dmabuf);
@@ -822,16 +831,16 @@ static void drm_gem_vcm_test_prime_import(struct kunit *test)
 
 	drm_gem_object_put(gem);
 	KUNIT_EXPECT_EQ(test, file_count(dmabuf->file), count);
-	dma_buf_put(dmabuf);
 }
 
 /*
  * An object and its imports share one lock, the object's reservation
  * lock, which is the dma-buf's.  The import's vmap is the exporter's
  * shared kernel mapping, made and dropped under that one lock, which
- * the DRM core holds around both; the dma-buf's CPU access calls take it
- * to sync an importer's DMA mapping.  Under lockdep, a path that took
- * the lock twice or under another would be reported.
+ * the DRM core holds around both, and which the importer's unplug leaves
+ * to drop; the dma-buf's CPU access calls and the unplug take the lock.
+ * Under lockdep, one of these paths that took it twice would be
+ * reported.
  */
 static void drm_gem_vcm_test_import_lock(struct kunit *test)
 {
@@ -845,19 +854,18 @@ static void drm_gem_vcm_test_import_lock(struct kunit *test)
 	struct device *dma;
 
 	dma = drm_gem_vcm_test_dma_device(test, "drm-gem-vcm-cpu-access");
-	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
-	dmabuf = drm_gem_vcm_prime_export(&obj->base, O_RDWR);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dmabuf);
+	dmabuf = drm_gem_vcm_test_export(test, &obj);
 	gem = drm_gem_vcm_prime_import(other, dmabuf);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, gem);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							drm_gem_object_put_wrapper,
+							gem), 0);
 	KUNIT_EXPECT_PTR_EQ(test, gem->resv, obj->base.resv);
 
 	KUNIT_ASSERT_EQ(test, drm_gem_vmap_unlocked(&obj->base, &own), 0);
 	KUNIT_ASSERT_EQ(test, drm_gem_vmap_unlocked(gem, &map), 0);
 	KUNIT_EXPECT_PTR_EQ(test, map.vaddr, own.vaddr);
 	KUNIT_EXPECT_EQ(test, obj->vmap_use_count, 2);
-	drm_gem_vunmap_unlocked(gem, &map);
-	KUNIT_EXPECT_EQ(test, obj->vmap_use_count, 1);
 
 	attach = dma_buf_attach(dmabuf, dma);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, attach);
@@ -869,12 +877,13 @@ static void drm_gem_vcm_test_import_lock(struct kunit *test)
 	dma_buf_unmap_attachment_unlocked(attach, sgt, DMA_BIDIRECTIONAL);
 	dma_buf_detach(dmabuf, attach);
 
+	/* Once the importer gave its attachment back, its vmap still goes. */
 	drm_gem_vcm_unplug(other);
 	KUNIT_EXPECT_NULL(test, gem->import_attach);
+	drm_gem_vunmap_unlocked(gem, &map);
+	KUNIT_EXPECT_EQ(test, obj->vmap_use_count, 1);
 	drm_gem_vunmap_unlocked(&obj->base, &own);
 	KUNIT_EXPECT_EQ(test, obj->vmap_use_count, 0);
-	drm_gem_object_put(gem);
-	dma_buf_put(dmabuf);
 }
 
 static int drm_gem_vcm_test_init(struct kunit *test)
