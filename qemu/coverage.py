@@ -11,8 +11,9 @@ they are added up here, line by line and branch by branch, so the table
 covers both boots of make coverage (IOMMU translation and passthrough).
 
 Only the project's own files count: drivers/vcm, the GEM VCM helper and
-drivers/gpu/drm/gembuf, without their KUnit suites.  Writes OUTDIR/coverage.txt (the table, then
-the lines never run, by function) and prints the table.
+drivers/gpu/drm/gembuf, without their KUnit suites.  Writes
+OUTDIR/coverage.txt (the table, then the lines never run, by function)
+and prints the table.
 """
 import collections
 import json
@@ -45,12 +46,14 @@ def ours(path):
 def gcov_json(kout, gcda):
     """Run gcov on one .gcda next to its .gcno; yield its file records."""
     name = os.path.basename(gcda)[:-len(".gcda")]
-    for d in DIRS + tuple(os.path.dirname(f) for f in FILES):
-        gcno = os.path.join(kout, d, name + ".gcno")
-        if os.path.exists(gcno):
-            break
-    else:
-        sys.exit(f"coverage: no notes for {name}.gcda under {kout}")
+    # The guest copies the counts by name only: one file of that name.
+    found = [g for g in (os.path.join(kout, d, name + ".gcno")
+                         for d in DIRS + tuple(os.path.dirname(f) + "/"
+                                               for f in FILES))
+             if os.path.exists(g)]
+    if len(found) != 1:
+        sys.exit(f"coverage: {len(found)} notes for {name}.gcda under {kout}")
+    gcno = found[0]
     with tempfile.TemporaryDirectory() as tmp:
         shutil.copy(gcda, os.path.join(tmp, name + ".gcda"))
         os.symlink(gcno, os.path.join(tmp, name + ".gcno"))

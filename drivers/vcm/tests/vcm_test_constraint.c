@@ -329,11 +329,7 @@ static void vcm_test_phys_to_sgt(struct kunit *test)
 			DIV_ROUND_UP(len, SZ_64K));
 	sg_free_table(&sgt);
 
-	/*
-	 * A device's own limits (256 KiB segments, none across a 1 MiB
-	 * line), and what its DMA mapping takes at once (no more than a
-	 * bounce buffer's slots, 256 KiB, for a device that bounces).
-	 */
+	/* A device's own limits: 256 KiB segments, none across a 1 MiB line. */
 	dev = kunit_device_register(test, "vcm-sgt-for-dev");
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
 	dev->coherent_dma_mask = DMA_BIT_MASK(64);
