@@ -1720,8 +1720,8 @@ static void drm_gem_vcm_revoke_imports(struct drm_gem_vcm_context *ctx)
  * For &drm_driver.dumb_create.  The buffer is an object of the device
  * with no memory yet; the pitch is the width's whole bytes.
  *
- * Return: 0, -EINVAL for flags (the uapi says none), the errors of
- * drm_gem_vcm_create() and of drm_gem_handle_create().
+ * Return: 0, the errors of drm_gem_vcm_create() and of
+ * drm_gem_handle_create().  drm_mode_create_dumb() refuses flags.
  */
 int drm_gem_vcm_dumb_create(struct drm_gem_vcm_context *ctx,
 			    struct drm_file *file,
@@ -1730,9 +1730,6 @@ int drm_gem_vcm_dumb_create(struct drm_gem_vcm_context *ctx,
 	struct drm_gem_vcm_object *obj;
 	int ret;
 
-	/* The DRM core leaves the check of the flags to drivers. */
-	if (args->flags)
-		return -EINVAL;
 	/*
 	 * drm_mode_create_dumb() bounds width * bytes per pixel by U32_MAX,
 	 * which bounds the pitch; width * bits per pixel may not fit 32
