@@ -171,6 +171,35 @@ static void gembuf_kms_routing(struct gembuf_kms *kms)
 	}
 }
 
+/*
+ * drm_mode_config_reset() cannot fail, but the reset hooks allocate the
+ * first states, and a CRTC, plane or connector whose allocation failed
+ * is left with none, which every later commit, the shutdown's too,
+ * dereferences.  Such a display fails its probe instead.
+ */
+static int gembuf_kms_reset(struct drm_device *dev)
+{
+	struct drm_connector_list_iter iter;
+	struct drm_connector *connector;
+	struct drm_plane *plane;
+	struct drm_crtc *crtc;
+	int ret = 0;
+
+	drm_mode_config_reset(dev);
+	drm_for_each_crtc(crtc, dev)
+		if (!crtc->state)
+			return -ENOMEM;
+	drm_for_each_plane(plane, dev)
+		if (!plane->state)
+			return -ENOMEM;
+	drm_connector_list_iter_begin(dev, &iter);
+	drm_for_each_connector_iter(connector, &iter)
+		if (!connector->state)
+			ret = -ENOMEM;
+	drm_connector_list_iter_end(&iter);
+	return ret;
+}
+
 /**
  * gembuf_kms_init() - give the display its KMS pipelines
  * @gdev: the display, not registered yet
@@ -226,8 +255,7 @@ int gembuf_kms_init(struct gembuf_device *gdev)
 	ret = drm_vblank_init(dev, GEMBUF_NUM_CRTCS);
 	if (ret)
 		return ret;
-	drm_mode_config_reset(dev);
-	return 0;
+	return gembuf_kms_reset(dev);
 }
 
 /**
