@@ -1718,10 +1718,13 @@ static void drm_gem_vcm_revoke_imports(struct drm_gem_vcm_context *ctx)
  * @args: the request; its pitch, size and handle are filled in
  *
  * For &drm_driver.dumb_create.  The buffer is an object of the device
- * with no memory yet; the pitch is the width's whole bytes.
+ * with no memory yet; the pitch is the width's whole bytes.  Flags are
+ * ignored, as by the other GEM helpers' dumb_create: the uapi says they
+ * must be zero, but userspace sets some, and DRM core leaves refusing
+ * them to a driver that starts out strict.
  *
  * Return: 0, the errors of drm_gem_vcm_create() and of
- * drm_gem_handle_create().  drm_mode_create_dumb() refuses flags.
+ * drm_gem_handle_create().
  */
 int drm_gem_vcm_dumb_create(struct drm_gem_vcm_context *ctx,
 			    struct drm_file *file,

@@ -212,6 +212,13 @@ int gembuf_dumb_create(struct drm_file *file, struct drm_device *dev,
 	u64 size;
 
 	/*
+	 * The uapi says flags must be zero, and DRM core leaves the check to
+	 * drivers, as some userspace sets them: gembuf is new and refuses
+	 * any, so that a flag can be given a meaning later.
+	 */
+	if (args->flags)
+		return -EINVAL;
+	/*
 	 * drm_mode_create_dumb() bounds width * bytes per pixel, not
 	 * width * bits per pixel: a wide buffer of 32 bpp overflows the
 	 * latter in 32 bits.
