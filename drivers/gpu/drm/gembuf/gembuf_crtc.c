@@ -122,8 +122,8 @@ static void gembuf_crtc_reset(struct drm_crtc *crtc)
 	if (crtc->state)
 		gembuf_crtc_destroy_state(crtc, crtc->state);
 	crtc->state = NULL;
-	if (state)
-		__drm_atomic_helper_crtc_reset(crtc, &state->base);
+	/* Without a state too: the vblank is reset either way. */
+	__drm_atomic_helper_crtc_reset(crtc, state ? &state->base : NULL);
 }
 
 static int gembuf_verify_crc_source(struct drm_crtc *crtc, const char *source,

@@ -175,7 +175,8 @@ static void gembuf_kms_routing(struct gembuf_kms *kms)
  * drm_mode_config_reset() cannot fail, but the reset hooks allocate the
  * first states, and a CRTC, plane or connector whose allocation failed
  * is left with none, which every later commit, the shutdown's too,
- * dereferences.  Such a display fails its probe instead.
+ * dereferences.  Such a display fails its probe instead, until the
+ * hooks can report the failure themselves.
  */
 static int gembuf_kms_reset(struct drm_device *dev)
 {
@@ -183,21 +184,22 @@ static int gembuf_kms_reset(struct drm_device *dev)
 	struct drm_connector *connector;
 	struct drm_plane *plane;
 	struct drm_crtc *crtc;
-	int ret = 0;
+	bool missing = false;
 
 	drm_mode_config_reset(dev);
 	drm_for_each_crtc(crtc, dev)
-		if (!crtc->state)
-			return -ENOMEM;
+		missing |= !crtc->state;
 	drm_for_each_plane(plane, dev)
-		if (!plane->state)
-			return -ENOMEM;
+		missing |= !plane->state;
 	drm_connector_list_iter_begin(dev, &iter);
 	drm_for_each_connector_iter(connector, &iter)
-		if (!connector->state)
-			ret = -ENOMEM;
+		missing |= !connector->state;
 	drm_connector_list_iter_end(&iter);
-	return ret;
+	if (missing) {
+		drm_err(dev, "no memory for the first KMS states\n");
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
