@@ -13,6 +13,7 @@
 #include <linux/iosys-map.h>
 #include <linux/list.h>
 #include <linux/seq_buf.h>
+#include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -640,6 +641,32 @@ static void drm_gem_vcm_test_describe(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\nrefused -34 0x2 none\n"));
 }
 
+/*
+ * debugfs's table row of an object: its size, whether it has memory and
+ * its needs; an object whose reservation lock someone holds (a move, an
+ * allocation, a job being submitted) is "busy" rather than waited for.
+ */
+static void drm_gem_vcm_test_show_busy(struct kunit *test)
+{
+	struct drm_gem_vcm_object *obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+	struct seq_file m = { .size = PAGE_SIZE };
+	char want[32];
+
+	m.buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.buf);
+	drm_gem_vcm_show_placement(obj, &m);
+	snprintf(want, sizeof(want), "%u 0 ", TEST_SIZE);
+	KUNIT_EXPECT_EQ(test, strncmp(m.buf, want, strlen(want)), 0);
+
+	m.count = 0;
+	memset(m.buf, 0, PAGE_SIZE);
+	dma_resv_lock(obj->base.resv, NULL);
+	drm_gem_vcm_show_placement(obj, &m);
+	dma_resv_unlock(obj->base.resv);
+	snprintf(want, sizeof(want), "%u busy\n", TEST_SIZE);
+	KUNIT_EXPECT_STREQ(test, m.buf, want);
+}
+
 /* A second DRM device, CPU context and all, that imports. */
 static struct drm_gem_vcm_context *drm_gem_vcm_test_importer(struct kunit *test)
 {
@@ -909,6 +936,7 @@ static struct kunit_case drm_gem_vcm_test_cases[] = {
 	KUNIT_CASE(drm_gem_vcm_test_attach_map),
 	KUNIT_CASE(drm_gem_vcm_test_map_busy),
 	KUNIT_CASE(drm_gem_vcm_test_describe),
+	KUNIT_CASE(drm_gem_vcm_test_show_busy),
 	KUNIT_CASE(drm_gem_vcm_test_prime_export),
 	KUNIT_CASE(drm_gem_vcm_test_prime_wc),
 	KUNIT_CASE(drm_gem_vcm_test_prime_wc_allowed),
