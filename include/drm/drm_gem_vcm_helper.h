@@ -324,6 +324,7 @@ drm_gem_vcm_dmabuf_object(const struct dma_buf *dmabuf,
 void drm_gem_vcm_prime_sync(struct dma_buf_attachment *attach, bool for_cpu);
 struct drm_gem_object *drm_gem_vcm_prime_import(struct drm_gem_vcm_context *ctx,
 						struct dma_buf *dmabuf);
+struct dma_buf *drm_gem_vcm_import_dmabuf(const struct drm_gem_vcm_object *obj);
 struct drm_gem_object *
 drm_gem_vcm_prime_import_sg_table(struct drm_gem_vcm_context *ctx,
 				  struct dma_buf_attachment *attach,

@@ -943,8 +943,7 @@ void drm_gem_vcm_vunmap(struct drm_gem_vcm_object *obj, struct iosys_map *map)
 	dma_resv_assert_held(gem->resv);
 	/* The exporter's, even once the attachment went back (unplug). */
 	if (obj->imported) {
-		dma_buf_vunmap(gem->import_attach ? gem->import_attach->dmabuf :
-						    obj->revoked, map);
+		dma_buf_vunmap(drm_gem_vcm_import_dmabuf(obj), map);
 		return;
 	}
 	if (!drm_WARN_ON(gem->dev, !obj->vmap_use_count) &&
@@ -1362,40 +1361,33 @@ static void drm_gem_vcm_dma_map_sync(const struct drm_gem_vcm_dma_map *map,
 		dma_sync_sgtable_for_device(map->dev, map->sgt, map->dir);
 }
 
-/* Around CPU access, every importer's mapping, under the object's lock. */
+/*
+ * Around CPU access, every importer's mapping, under the object's lock.
+ * No signal ends the wait for it: a display that composes from the
+ * dma-buf begins its CPU access in a commit's tail, which cannot fail.
+ */
 static void drm_gem_vcm_sync_dma_maps(struct drm_gem_vcm_object *obj,
 				      bool for_cpu)
 {
 	struct drm_gem_vcm_dma_map *map;
 
-	dma_resv_assert_held(obj->base.resv);
+	dma_resv_lock(obj->base.resv, NULL);
 	list_for_each_entry(map, &obj->dma_maps, node)
 		drm_gem_vcm_dma_map_sync(map, for_cpu);
+	dma_resv_unlock(obj->base.resv);
 }
 
-/*
- * No signal ends the wait for the lock: a display that composes from the
- * dma-buf begins its CPU access in a commit's tail, which cannot fail.
- */
 static int drm_gem_vcm_begin_cpu_access(struct dma_buf *dmabuf,
 					enum dma_data_direction dir)
 {
-	struct drm_gem_vcm_object *obj = to_drm_gem_vcm_obj(dmabuf->priv);
-
-	dma_resv_lock(obj->base.resv, NULL);
-	drm_gem_vcm_sync_dma_maps(obj, true);
-	dma_resv_unlock(obj->base.resv);
+	drm_gem_vcm_sync_dma_maps(to_drm_gem_vcm_obj(dmabuf->priv), true);
 	return 0;
 }
 
 static int drm_gem_vcm_end_cpu_access(struct dma_buf *dmabuf,
 				      enum dma_data_direction dir)
 {
-	struct drm_gem_vcm_object *obj = to_drm_gem_vcm_obj(dmabuf->priv);
-
-	dma_resv_lock(obj->base.resv, NULL);
-	drm_gem_vcm_sync_dma_maps(obj, false);
-	dma_resv_unlock(obj->base.resv);
+	drm_gem_vcm_sync_dma_maps(to_drm_gem_vcm_obj(dmabuf->priv), false);
 	return 0;
 }
 
@@ -1660,6 +1652,21 @@ struct drm_gem_object *drm_gem_vcm_prime_import(struct drm_gem_vcm_context *ctx,
 	return gem;
 }
 EXPORT_SYMBOL_GPL(drm_gem_vcm_prime_import);
+
+/**
+ * drm_gem_vcm_import_dmabuf() - the dma-buf an import stands for
+ * @obj: an import, its reservation lock held (or its device's unplug
+ *	known not to run meanwhile)
+ *
+ * Return: its attachment's dma-buf or, once its device gave the
+ * attachment back (drm_gem_vcm_unplug()), the one it holds until it is
+ * freed; NULL for an object that is not an import.
+ */
+struct dma_buf *drm_gem_vcm_import_dmabuf(const struct drm_gem_vcm_object *obj)
+{
+	return obj->attach ? obj->attach->dmabuf : obj->revoked;
+}
+EXPORT_SYMBOL_GPL(drm_gem_vcm_import_dmabuf);
 
 /*
  * Give back the attachments of a device's imports: see

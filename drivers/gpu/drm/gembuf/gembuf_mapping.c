@@ -206,4 +206,3 @@ void gembuf_mapping_put(struct gembuf_object *obj, struct gembuf_mapping *map)
 	if (gdev)
 		drm_dev_put(&gdev->drm);
 }
-

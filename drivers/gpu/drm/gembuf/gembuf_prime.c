@@ -75,9 +75,7 @@ struct gembuf_object *gembuf_prime_exporter(struct drm_gem_object *gem)
 
 	if (!vobj->imported)
 		return NULL;
-	if (vobj->revoked)
-		return gembuf_dmabuf_object(vobj->revoked);
-	return vobj->attach ? gembuf_dmabuf_object(vobj->attach->dmabuf) : NULL;
+	return gembuf_dmabuf_object(drm_gem_vcm_import_dmabuf(vobj));
 }
 
 /**
