@@ -205,11 +205,6 @@ static const struct gembuf_yuv_coeffs bt709 = {
 	.kr = 103206, .kgb = 12277, .kgr = 30679, .kb = 121609,
 };
 
-static u16 clamp16(s64 v)
-{
-	return clamp_t(s64, v, 0, 0xffff);
-}
-
 /* Luma scaled to 0..1 and chroma to -0.5..0.5, in 16.16. */
 static inline s64 yuv_luma(u8 y, bool limited)
 {
@@ -221,26 +216,36 @@ static inline s64 yuv_chroma(u8 c, bool limited)
 	return limited ? ((s64)c - 128) * 65536 * 255 / 224 : ((s64)c - 128) * 65536;
 }
 
-static const struct gembuf_yuv_coeffs *yuv_coeffs(const struct drm_plane_state *state)
+/*
+ * A channel's sum in 16.16 to 16 bits: * 257 / 65536, clamped to
+ * 0..0xffff.  Up to 16711935, v * 257 fits in 32 bits and the result in
+ * 16; above, it is 0xffff or more; a negative sum clamps to 0 whether it
+ * is rounded down or towards zero.
+ */
+static inline u16 yuv_channel(s32 v)
 {
-	return state->color_encoding == DRM_COLOR_YCBCR_BT709 ? &bt709 : &bt601;
+	if ((u32)v > 16711935)
+		return v < 0 ? 0 : 0xffff;
+	return (u32)v * 257 >> 16;
 }
 
+/*
+ * Each channel is a sum of the terms yuv_lut_init() has worked out for
+ * every 8-bit value (luma scaled from the range; each chroma's part,
+ * y' + cr * kr for red, y' - cb * kgb - cr * kgr for green and y' + cb * kb
+ * for blue, every product in 64 bits divided by 65536), taken to 16 bits.
+ */
 static inline void yuv_to_rgb(u8 y, u8 cb, u8 cr,
 			      const struct drm_plane_state *state,
 			      struct gembuf_pixel *out)
 {
-	const struct gembuf_yuv_coeffs *k = yuv_coeffs(state);
-	bool limited = state->color_range == DRM_COLOR_YCBCR_LIMITED_RANGE;
-	s64 yy = yuv_luma(y, limited);
-	s64 u = yuv_chroma(cb, limited);
-	s64 v = yuv_chroma(cr, limited);
+	const struct gembuf_yuv_lut *lut = gembuf_yuv_lut(state);
+	s32 yy = lut->y[y];
 
-	/* 8-bit channel values in 16.16 to 16-bit values: * 257 / 65536. */
 	out->a = 0xffff;
-	out->r = clamp16((yy + v * k->kr / 65536) * 257 / 65536);
-	out->g = clamp16((yy - u * k->kgb / 65536 - v * k->kgr / 65536) * 257 / 65536);
-	out->b = clamp16((yy + u * k->kb / 65536) * 257 / 65536);
+	out->r = yuv_channel(yy + lut->r[cr]);
+	out->g = yuv_channel(yy - lut->gu[cb] - lut->gv[cr]);
+	out->b = yuv_channel(yy + lut->b[cb]);
 }
 
 static inline void px_yuyv(const u8 *const rows[2], int x,
@@ -332,14 +337,15 @@ static void words_xbgr8888(void *const planes[DRM_FORMAT_MAX_PLANES],
 }
 
 /*
- * Each term of yuv_to_rgb() for every 8-bit value, worked out as it does
- * (64-bit divisions), so that a pixel's word costs a few lookups and
- * three sums: each channel is the sum (an exact integer, in 16.16) times
- * 257, shifted and clamped, the same bits as yuv_to_rgb()'s channel,
- * narrowed.  Every term is less than 2^25 in magnitude, so it and each
- * sum fit in 32 bits.  There are four encodings and ranges, so four
- * tables, [BT.709][limited range], made when the module loads: the
- * composer, which signals fences, only reads them.
+ * Each term of the YCbCr to RGB conversion for every 8-bit value, worked
+ * out in 64 bits with its divisions, so that a pixel costs a few lookups
+ * and three sums, in yuv_to_rgb() and in the words readers: each channel
+ * is the sum (an exact integer, in 16.16) times 257, shifted and clamped
+ * (yuv_channel(), or yuv_narrow() for its 8 high bits).  Every term is
+ * less than 2^25 in magnitude, so it and each sum fit in 32 bits.  There
+ * are four encodings and ranges, so four tables, [BT.709][limited range],
+ * made when the module loads: the composer, which signals fences, only
+ * reads them.
  */
 static struct gembuf_yuv_lut yuv_luts[2][2] __ro_after_init;
 
@@ -387,9 +393,8 @@ const struct gembuf_yuv_lut *gembuf_yuv_lut(const struct drm_plane_state *state)
 EXPORT_SYMBOL_IF_KUNIT(gembuf_yuv_lut);
 
 /*
- * A channel in 16.16 as yuv_to_rgb() takes it to 16 bits, * 257 >> 16
- * and clamped (a negative sum clamps to 0 whether it is rounded down or
- * towards zero), then narrowed: * 257 >> 24 clamped to 0..255.  From
+ * A channel in 16.16 as yuv_channel() takes it to 16 bits, then
+ * narrowed: * 257 >> 24 clamped to 0..255.  From
  * 0 to 16646654, v * 257 fits in 32 bits and >> 24 is below 255; above,
  * it is 255 or more.
  */

@@ -577,13 +577,49 @@ struct yuv_sweep {
 };
 
 /*
- * Line @sw->cbcr (@sw->n pairs) read both ways; stops the sweep at the
- * first word that is not the per-pixel path's.
+ * The conversion the readers' tables are made of, worked out here per
+ * pixel in 64 bits, without them: Y' and Cb/Cr scaled from
+ * the range into 16.16, R = Y' + Cr * kr, G = Y' - Cb * kgb - Cr * kgr,
+ * B = Y' + Cb * kb (each product divided by 65536, towards zero), then
+ * each channel * 257 / 65536, clamped to 16 bits.
+ */
+static u16 yuv_ref_clamp(s64 v)
+{
+	return clamp_t(s64, v * 257 / 65536, 0, 0xffff);
+}
+
+static void yuv_ref(const struct drm_plane_state *s, u8 y, u8 cb, u8 cr,
+		    struct gembuf_pixel *out)
+{
+	static const s64 k[2][4] = {
+		{ 91881, 22554, 46802, 116130 },	/* BT.601 */
+		{ 103206, 12277, 30679, 121609 },	/* BT.709 */
+	};
+	const s64 *kk = k[s->color_encoding == DRM_COLOR_YCBCR_BT709];
+	bool limited = s->color_range == DRM_COLOR_YCBCR_LIMITED_RANGE;
+	s64 yy = limited ? ((s64)y - 16) * 65536 * 255 / 219 : (s64)y * 65536;
+	s64 u = ((s64)cb - 128) * 65536, v = ((s64)cr - 128) * 65536;
+
+	if (limited) {
+		u = u * 255 / 224;
+		v = v * 255 / 224;
+	}
+	out->a = 0xffff;
+	out->r = yuv_ref_clamp(yy + v * kk[0] / 65536);
+	out->g = yuv_ref_clamp(yy - u * kk[1] / 65536 - v * kk[2] / 65536);
+	out->b = yuv_ref_clamp(yy + u * kk[3] / 65536);
+}
+
+/*
+ * Line @sw->cbcr (@sw->n pairs) read both ways, the reader's pixels held
+ * against yuv_ref() too; stops the sweep at the first pixel that is not
+ * the reference's, or word that is not the per-pixel path's.
  */
 static void yuv_sweep_line(struct yuv_sweep *sw)
 {
 	void *planes[DRM_FORMAT_MAX_PLANES] = { sw->mem };
 	const struct drm_plane_state *s = &sw->state;
+	struct gembuf_pixel ref;
 	int i, n = sw->n * 256;
 	u16 cbcr;
 	u32 want;
@@ -601,11 +637,21 @@ static void yuv_sweep_line(struct yuv_sweep *sw)
 	gembuf_format_words(DRM_FORMAT_YUYV)(planes, &sw->fb, 0, NULL, 0, n,
 					     gembuf_yuv_lut(s), sw->got);
 	for (i = 0; i < n; i++) {
+		cbcr = sw->cbcr[i / 256];
+		yuv_ref(s, i % 256, cbcr >> 8, cbcr, &ref);
+		if (memcmp(&ref, &sw->px[i], sizeof(ref))) {
+			KUNIT_FAIL(sw->test,
+				   "encoding %d range %d, Y %d Cb %d Cr %d: read %04x %04x %04x, want %04x %04x %04x",
+				   s->color_encoding, s->color_range, i % 256,
+				   cbcr >> 8, cbcr & 0xff, sw->px[i].r,
+				   sw->px[i].g, sw->px[i].b, ref.r, ref.g, ref.b);
+			sw->failed = true;
+			return;
+		}
 		want = (sw->px[i].r >> 8) << 16 | (sw->px[i].g >> 8) << 8 |
 		       sw->px[i].b >> 8;
 		if (le32_to_cpu(sw->got[i]) == want)
 			continue;
-		cbcr = sw->cbcr[i / 256];
 		KUNIT_FAIL(sw->test,
 			   "encoding %d range %d, Y %d Cb %d Cr %d: got %06x, want %06x",
 			   s->color_encoding, s->color_range, i % 256,
