@@ -502,6 +502,8 @@ static int source_per_line(const struct drm_plane_state *s, int y)
  * @src_y: the source line @gather holds for a magnified @words plane, or -1
  * @sx1: the first source column such a plane shows
  * @sx2: the column after its last
+ * @step: 1 or -1 if @xs go up or down by one from column to column (a
+ *	transposed plane shown at its size), else 0
  * @rgb32: XRGB8888 or ARGB8888 and no color key: each line is a run of
  *	words, for gembuf_blend_rgb32_line(), read from @xs[0] on or
  *	gathered in @gather
@@ -522,6 +524,7 @@ struct gembuf_layer {
 	int src_y;
 	int sx1;
 	int sx2;
+	int step;
 	bool rgb32;
 	bool opaque;
 	bool plain;
@@ -551,9 +554,13 @@ static void layer_init(struct gembuf_layer *l,
 	source_per_column(s, xs);
 	l->sx1 = xs[0];
 	l->sx2 = xs[0] + 1;
+	if (n > 1 && abs(xs[1] - xs[0]) == 1)
+		l->step = xs[1] - xs[0];
 	for (i = 0; i < n; i++) {
 		if (xs[i] != xs[0] + i)
 			l->plain = false;
+		if (xs[i] != xs[0] + i * l->step)
+			l->step = 0;
 		l->sx1 = min(l->sx1, xs[i]);
 		l->sx2 = max(l->sx2, xs[i] + 1);
 	}
@@ -579,6 +586,45 @@ static void layer_init(struct gembuf_layer *l,
 }
 
 /*
+ * Words @xs[0..@n) of @row into @out.  The arguments are locals of the
+ * loop, which the compiler must otherwise reload after every store, as
+ * the kernel's aliasing rules let a store to @out change them.
+ */
+static void gather_row(__le32 *out, const __le32 *row, const int *xs, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		out[i] = row[xs[i]];
+}
+
+/*
+ * The word at @col of lines @xs[0..@n) into @out, @pitch bytes a line:
+ * a column of a transposed plane.  With a @step (in lines, see
+ * layer_init()), the lines are @xs[0] and every @step-th from it, and
+ * the address only moves by that many bytes from word to word.
+ */
+static void gather_column(__le32 *out, const u8 *col, unsigned int pitch,
+			  const int *xs, int step, int n)
+{
+	const u8 *p = col + xs[0] * pitch;
+	ptrdiff_t stride = (ptrdiff_t)step * pitch;
+	int i;
+
+	if (!step) {
+		for (i = 0; i < n; i++)
+			out[i] = *(const __le32 *)(col + xs[i] * pitch);
+		return;
+	}
+	/* The address moves only between two reads, never past the plane. */
+	out[0] = *(const __le32 *)p;
+	for (i = 1; i < n; i++) {
+		p += stride;
+		out[i] = *(const __le32 *)p;
+	}
+}
+
+/*
  * The words of line @y of an rgb32 layer, in destination order: read in
  * place, or gathered into the layer's own buffer once a line (each line
  * overwrites it).
@@ -587,7 +633,7 @@ static const __le32 *layer_words(struct gembuf_layer *l, int y)
 {
 	const struct drm_plane_state *s = &l->ps->base.base;
 	unsigned int pitch = s->fb->pitches[0];
-	int i, col, n = drm_rect_width(&s->dst);
+	int col, n = drm_rect_width(&s->dst);
 	const __le32 *row;
 
 	if (!l->gather)
@@ -598,13 +644,11 @@ static const __le32 *layer_words(struct gembuf_layer *l, int y)
 	l->gathered_y = y;
 	if (transposed(s)) {
 		col = source_per_line(s, y);
-		for (i = 0; i < n; i++)
-			l->gather[i] = *((const __le32 *)(l->ps->vaddr[0] +
-							  l->xs[i] * pitch) + col);
+		gather_column(l->gather, l->ps->vaddr[0] + col * sizeof(__le32),
+			      pitch, l->xs, l->step, n);
 	} else {
 		row = l->ps->vaddr[0] + source_per_line(s, y) * pitch;
-		for (i = 0; i < n; i++)
-			l->gather[i] = row[l->xs[i]];
+		gather_row(l->gather, row, l->xs, n);
 	}
 	return l->gather;
 }
