@@ -34,10 +34,12 @@
 #include <kunit/visibility.h>
 #include <linux/crc32.h>
 #include <linux/dma-fence.h>
+#include <linux/math.h>
 #include <linux/math64.h>
 #include <linux/slab.h>
 
 #include "gembuf_kms.h"
+#include "gembuf_simd.h"
 
 static u32 mul16(u32 a, u32 b)
 {
@@ -320,18 +322,30 @@ static __always_inline void blend_rgb32_run(struct gembuf_pixel *dst,
  * @src: the plane's XRGB8888 or ARGB8888 pixels, one per pixel of @dst
  * @n: their number
  * @s: the plane state, for its format, alpha and pixel blend mode
+ * @simd: true to run the whole blocks of %GEMBUF_SIMD_PIXELS pixels in
+ *	SIMD where the CPU allows it (the composer), false for the scalar
+ *	loop alone (the tests, which hold one against the other)
  *
- * Gives what the plane's reader and gembuf_blend() give, pixel by pixel.
- * XRGB8888 pixels read as opaque, which every blend mode treats as
- * pixel blend mode None does.
+ * Gives what the plane's reader and gembuf_blend() give, pixel by pixel,
+ * both ways.  XRGB8888 pixels read as opaque, which every blend mode
+ * treats as pixel blend mode None does.
  */
 VISIBLE_IF_KUNIT void gembuf_blend_rgb32_line(struct gembuf_pixel *dst,
 					      const __le32 *src, int n,
-					      const struct drm_plane_state *s)
+					      const struct drm_plane_state *s,
+					      bool simd)
 {
 	u16 mode = s->fb->format->has_alpha ? s->pixel_blend_mode :
 					       DRM_MODE_BLEND_PIXEL_NONE;
+	int bulk = round_down(n, GEMBUF_SIMD_PIXELS);
 
+	if (simd && bulk && gembuf_simd_begin()) {
+		gembuf_neon_blend_line(dst, src, bulk, s->alpha, mode);
+		gembuf_simd_end();
+		dst += bulk;
+		src += bulk;
+		n -= bulk;
+	}
 	switch (mode) {
 	case DRM_MODE_BLEND_PIXEL_NONE:
 		blend_rgb32_run(dst, src, n, s->alpha, DRM_MODE_BLEND_PIXEL_NONE);
@@ -408,18 +422,39 @@ static __always_inline void blend_words_alpha(__le32 *dst,
 		blend_words_run(dst, src, n, plane_alpha, mode);
 }
 
-/*
+/**
+ * gembuf_blend_rgb32_words() - blend 32-bit RGB pixels onto final words
+ * @dst: the words below, replaced by the result (see blend_words_run())
+ * @src: the plane's XRGB8888 or ARGB8888 pixels, one per word of @dst
+ * @n: their number
+ * @s: the plane state, for its format, alpha and pixel blend mode
+ * @simd: true to run the whole blocks of %GEMBUF_SIMD_PIXELS words in
+ *	SIMD where the CPU allows it (the composer), false for the scalar
+ *	loop alone (the tests, which hold one against the other)
+ *
  * gembuf_blend_rgb32_line() for a run whose pixels below are words and
- * whose results are final (see blend_words_run()), a loop for each blend
- * mode.  Pixel blend mode None comes here only with a translucent plane
- * alpha: an opaque plane is copied.
+ * whose results are final, a loop for each blend mode.  Pixel blend mode
+ * None comes here only with a translucent plane alpha: an opaque plane
+ * is copied.  Both ways give the same words; the X byte of each is the
+ * source's where the pixel is opaque, the destination's where it adds
+ * nothing, else 0.
  */
-static void blend_rgb32_words(__le32 *dst, const __le32 *src, int n,
-			      const struct drm_plane_state *s)
+VISIBLE_IF_KUNIT void gembuf_blend_rgb32_words(__le32 *dst, const __le32 *src,
+					       int n,
+					       const struct drm_plane_state *s,
+					       bool simd)
 {
 	u16 mode = s->fb->format->has_alpha ? s->pixel_blend_mode :
 					       DRM_MODE_BLEND_PIXEL_NONE;
+	int bulk = round_down(n, GEMBUF_SIMD_PIXELS);
 
+	if (simd && bulk && gembuf_simd_begin()) {
+		gembuf_neon_blend_words(dst, src, bulk, s->alpha, mode);
+		gembuf_simd_end();
+		dst += bulk;
+		src += bulk;
+		n -= bulk;
+	}
 	switch (mode) {
 	case DRM_MODE_BLEND_PIXEL_NONE:
 		blend_words_run(dst, src, n, s->alpha, DRM_MODE_BLEND_PIXEL_NONE);
@@ -432,6 +467,7 @@ static void blend_rgb32_words(__le32 *dst, const __le32 *src, int n,
 		break;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(gembuf_blend_rgb32_words);
 
 /* Rotated by 90 or 270 degrees, a destination line crosses source lines. */
 static bool transposed(const struct drm_plane_state *s)
@@ -825,7 +861,7 @@ static void blend_wide(struct gembuf_frame *f, struct gembuf_layer *l, int y,
 	struct gembuf_pixel *line = f->line + c1, *px = f->px;
 
 	if (l->rgb32) {
-		gembuf_blend_rgb32_line(line, layer_words(l, y) + off, n, s);
+		gembuf_blend_rgb32_line(line, layer_words(l, y) + off, n, s, true);
 		return;
 	}
 	if (!transposed(s)) {
@@ -864,7 +900,7 @@ static void blend_words(struct gembuf_frame *f, struct gembuf_layer *l, int y,
 		if (l->opaque)
 			memcpy(dst, src, n * sizeof(*dst));
 		else
-			blend_rgb32_words(dst, src, n, s);
+			gembuf_blend_rgb32_words(dst, src, n, s, true);
 		return;
 	}
 	sy = source_per_line(s, y);

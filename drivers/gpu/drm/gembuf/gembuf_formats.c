@@ -20,6 +20,7 @@
 #include <linux/string.h>
 
 #include "gembuf_kms.h"
+#include "gembuf_simd.h"
 
 const u32 gembuf_plane_formats[] = {
 	DRM_FORMAT_XRGB8888,
@@ -308,11 +309,16 @@ static void words_rgb565(void *const planes[DRM_FORMAT_MAX_PLANES],
 			 const struct gembuf_yuv_lut *lut, __le32 *out)
 {
 	const __le16 *row = planes[0] + y * fb->pitches[0];
-	int i;
+	int i = 0, bulk = round_down(n, GEMBUF_SIMD_PIXELS);
 
 	if (!xs) {
 		row += x0;
-		for (i = 0; i < n; i++)
+		if (bulk && gembuf_simd_begin()) {
+			gembuf_neon_rgb565_words(out, row, bulk);
+			gembuf_simd_end();
+			i = bulk;
+		}
+		for (; i < n; i++)
 			out[i] = cpu_to_le32(rgb565_word(le16_to_cpu(row[i])));
 		return;
 	}

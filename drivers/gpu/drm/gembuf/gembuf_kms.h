@@ -62,6 +62,10 @@ struct gembuf_pixel {
 	u16 a, r, g, b;
 };
 
+/* The SIMD loops (gembuf_simd.h) take a pixel as these four u16. */
+static_assert(sizeof(struct gembuf_pixel) == 4 * sizeof(u16) &&
+	      offsetof(struct gembuf_pixel, b) == 3 * sizeof(u16));
+
 /**
  * typedef gembuf_read_fn - read a run of pixels of one framebuffer line
  * @planes: the kernel addresses of the framebuffer's planes
@@ -376,7 +380,9 @@ void gembuf_narrow_line(__le32 *words, const struct gembuf_pixel *line, int n);
 u32 gembuf_compose(struct gembuf_crtc_state *state,
 		   struct gembuf_plane_state *const *planes, bool crc_on, bool wb);
 void gembuf_blend_rgb32_line(struct gembuf_pixel *dst, const __le32 *src, int n,
-			     const struct drm_plane_state *s);
+			     const struct drm_plane_state *s, bool simd);
+void gembuf_blend_rgb32_words(__le32 *dst, const __le32 *src, int n,
+			      const struct drm_plane_state *s, bool simd);
 #endif
 
 #endif /* _GEMBUF_KMS_H_ */

@@ -18,6 +18,7 @@
 #include <linux/prandom.h>
 
 #include "../gembuf_kms.h"
+#include "../gembuf_simd.h"
 
 /*
  * The line paths against the per-pixel path.  Lines are pseudo-random
@@ -35,6 +36,21 @@ static const u16 edge_plane_alphas[] = { 0, 1, 0x8000, 0xfffe, 0xffff };
 static const u16 blend_modes[] = {
 	DRM_MODE_BLEND_PIXEL_NONE, DRM_MODE_BLEND_PREMULTI, DRM_MODE_BLEND_COVERAGE,
 };
+
+/*
+ * Whether the SIMD loops run here (gembuf_simd.h): said in each case that
+ * holds them against the scalar ones, since without them the "SIMD" pass
+ * is the scalar loop again.
+ */
+static void say_simd(struct kunit *test)
+{
+	bool simd = gembuf_simd_begin();
+
+	if (simd)
+		gembuf_simd_end();
+	kunit_info(test, "SIMD loops: %s\n",
+		   simd ? "NEON" : "none here, the scalar loops twice");
+}
 
 static struct rnd_state *line_rnd(struct kunit *test)
 {
@@ -113,7 +129,7 @@ static int first_difference(const struct gembuf_pixel *a,
 /*
  * gembuf_blend_rgb32_line() against the per-pixel path for @n pixels of
  * @src over @below, in format @format, blend mode @mode, plane alpha
- * @alpha.  Return whether they agree.
+ * @alpha: in scalar, then in SIMD.  Return whether they agree.
  */
 static bool check_rgb32_blend(struct kunit *test, u32 format, u16 mode,
 			      u16 alpha, const __le32 *src,
@@ -133,21 +149,25 @@ static bool check_rgb32_blend(struct kunit *test, u32 format, u16 mode,
 	size_t size = n * sizeof(*below);
 	struct gembuf_pixel *want = kunit_kmalloc(test, size, GFP_KERNEL);
 	struct gembuf_pixel *got = kunit_kmalloc(test, size, GFP_KERNEL);
-	int i;
+	int i = -1, simd;
 
 	KUNIT_ASSERT_NOT_NULL(test, want);
 	KUNIT_ASSERT_NOT_NULL(test, got);
 	memcpy(want, below, size);
-	memcpy(got, below, size);
 	per_pixel_line(test, want, src, n, &s);
-	gembuf_blend_rgb32_line(got, src, n, &s);
-	i = first_difference(got, want, n);
-	if (i >= 0)
-		KUNIT_FAIL(test,
-			   "%p4cc mode %u alpha %#x, pixel %d %08x over %04x %04x %04x: got %04x %04x %04x %04x, want %04x %04x %04x %04x",
-			   &format, mode, alpha, i, le32_to_cpu(src[i]), below[i].r,
-			   below[i].g, below[i].b, got[i].a, got[i].r, got[i].g,
-			   got[i].b, want[i].a, want[i].r, want[i].g, want[i].b);
+	for (simd = 0; simd < 2 && i < 0; simd++) {
+		memcpy(got, below, size);
+		gembuf_blend_rgb32_line(got, src, n, &s, simd);
+		i = first_difference(got, want, n);
+		if (i >= 0)
+			KUNIT_FAIL(test,
+				   "%s: %p4cc mode %u alpha %#x, pixel %d %08x over %04x %04x %04x: got %04x %04x %04x %04x, want %04x %04x %04x %04x",
+				   simd ? "SIMD" : "scalar", &format, mode, alpha,
+				   i, le32_to_cpu(src[i]), below[i].r,
+				   below[i].g, below[i].b, got[i].a, got[i].r,
+				   got[i].g, got[i].b, want[i].a, want[i].r,
+				   want[i].g, want[i].b);
+	}
 	kunit_kfree(test, got);
 	kunit_kfree(test, want);
 	return i < 0;
@@ -166,6 +186,7 @@ static void gembuf_test_blend_rgb32_line(struct kunit *test)
 						   GFP_KERNEL);
 	unsigned int f, m, a;
 
+	say_simd(test);
 	KUNIT_ASSERT_NOT_NULL(test, src);
 	KUNIT_ASSERT_NOT_NULL(test, below);
 	for (f = 0; f < ARRAY_SIZE(formats); f++)
@@ -192,6 +213,7 @@ static void gembuf_test_blend_rgb32_sweep(struct kunit *test)
 						   GFP_KERNEL);
 	unsigned int m, alpha, i;
 
+	say_simd(test);
 	KUNIT_ASSERT_NOT_NULL(test, src);
 	KUNIT_ASSERT_NOT_NULL(test, below);
 	for (m = 0; m < ARRAY_SIZE(blend_modes); m++) {
@@ -206,6 +228,107 @@ static void gembuf_test_blend_rgb32_sweep(struct kunit *test)
 				return;
 		}
 	}
+}
+
+/*
+ * gembuf_blend_rgb32_words() of @n words of @src over the words @below,
+ * in scalar and in SIMD, against the per-pixel path: @below widened, the
+ * plane blended onto it pixel by pixel, narrowed.  The scalar words must
+ * have the per-pixel path's colors; the SIMD words must be the scalar
+ * ones, X bytes too.  Return whether they agree.
+ */
+static bool check_rgb32_words(struct kunit *test, u32 format, u16 mode,
+			      u16 alpha, const __le32 *src,
+			      const __le32 *below, int n)
+{
+	struct drm_framebuffer fb = {
+		.format = drm_format_info(format),
+		.width = n,
+		.height = 1,
+		.pitches = { n * 4 },
+	};
+	struct drm_plane_state s = {
+		.fb = &fb,
+		.alpha = alpha,
+		.pixel_blend_mode = mode,
+	};
+	struct gembuf_pixel *line = kunit_kcalloc(test, n, sizeof(*line),
+						  GFP_KERNEL);
+	__le32 *want = kunit_kcalloc(test, n, sizeof(*want), GFP_KERNEL);
+	__le32 *scalar = kunit_kcalloc(test, n, sizeof(*scalar), GFP_KERNEL);
+	__le32 *simd = kunit_kcalloc(test, n, sizeof(*simd), GFP_KERNEL);
+	bool ok = true;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_NOT_NULL(test, scalar);
+	KUNIT_ASSERT_NOT_NULL(test, simd);
+	gembuf_widen_line(line, below, n);
+	per_pixel_line(test, line, src, n, &s);
+	gembuf_narrow_line(want, line, n);
+	memcpy(scalar, below, n * sizeof(*below));
+	memcpy(simd, below, n * sizeof(*below));
+	gembuf_blend_rgb32_words(scalar, src, n, &s, false);
+	gembuf_blend_rgb32_words(simd, src, n, &s, true);
+	for (i = 0; i < n && ok; i++) {
+		if ((le32_to_cpu(scalar[i]) & 0xffffff) != le32_to_cpu(want[i])) {
+			KUNIT_FAIL(test,
+				   "%p4cc mode %u alpha %#x, pixel %d %08x over %08x: scalar %08x, want %08x",
+				   &format, mode, alpha, i, le32_to_cpu(src[i]),
+				   le32_to_cpu(below[i]), le32_to_cpu(scalar[i]),
+				   le32_to_cpu(want[i]));
+			ok = false;
+		} else if (simd[i] != scalar[i]) {
+			KUNIT_FAIL(test,
+				   "%p4cc mode %u alpha %#x, pixel %d %08x over %08x: SIMD %08x, scalar %08x",
+				   &format, mode, alpha, i, le32_to_cpu(src[i]),
+				   le32_to_cpu(below[i]), le32_to_cpu(simd[i]),
+				   le32_to_cpu(scalar[i]));
+			ok = false;
+		}
+	}
+	kunit_kfree(test, simd);
+	kunit_kfree(test, scalar);
+	kunit_kfree(test, want);
+	kunit_kfree(test, line);
+	return ok;
+}
+
+/*
+ * The words path of 32-bit RGB planes (gembuf_blend_rgb32_words()), in
+ * scalar and in SIMD: both formats, every blend mode, plane alphas 0x7f
+ * apart from 0 to 0xffff (and 0xffff), over random words.  The first 256
+ * pixels of a line take every alpha byte, with random colors; the rest
+ * are random_words()' (edge alphas, colorless pixels), and the length is
+ * no multiple of %GEMBUF_SIMD_PIXELS, so the scalar loop ends each line.
+ */
+static void gembuf_test_blend_rgb32_words(struct kunit *test)
+{
+	static const u32 formats[] = { DRM_FORMAT_XRGB8888, DRM_FORMAT_ARGB8888 };
+	const int n = 256 + 2 * GEMBUF_SIMD_PIXELS - 1;
+	struct rnd_state *rnd = line_rnd(test);
+	__le32 *src = kunit_kcalloc(test, n, sizeof(*src), GFP_KERNEL);
+	__le32 *below = kunit_kcalloc(test, n, sizeof(*below), GFP_KERNEL);
+	unsigned int f, m, alpha, i;
+
+	say_simd(test);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, below);
+	for (f = 0; f < ARRAY_SIZE(formats); f++)
+		for (m = 0; m < ARRAY_SIZE(blend_modes); m++)
+			for (alpha = 0; alpha <= 0xffff + 0x7e; alpha += 0x7f) {
+				random_words(rnd, src, n);
+				for (i = 0; i < 256; i++)
+					src[i] = cpu_to_le32(i << 24 |
+							     (prandom_u32_state(rnd) & 0xffffff));
+				prandom_bytes_state(rnd, below, n * sizeof(*below));
+				if (!check_rgb32_words(test, formats[f],
+						       blend_modes[m],
+						       min(alpha, 0xffffU), src,
+						       below, n))
+					return;
+			}
 }
 
 /*
@@ -537,6 +660,67 @@ static void gembuf_test_words_readers(struct kunit *test)
 			for (round = 0; round < 256; round++)
 				check_words(test, rnd, formats[f], c, round, mem,
 					    px, got, xs);
+}
+
+/*
+ * Every RGB565 value as a words reader reads it, against the 16-bit
+ * reader narrowed: from consecutive columns (the SIMD loop where the CPU
+ * has one), from an odd first column, 4095 of them (the SIMD loop, then
+ * the scalar one for the last 15), and from scattered ones (the scalar
+ * loop).  In blocks of 4096 values, so that no allocation is large.
+ */
+static void gembuf_test_rgb565_words_all(struct kunit *test)
+{
+	const int w = 4096 + 1;
+	gembuf_words_fn words = gembuf_format_words(DRM_FORMAT_RGB565);
+	gembuf_read_fn read = gembuf_format_reader(DRM_FORMAT_RGB565);
+	__le16 *mem = kunit_kcalloc(test, w, sizeof(*mem), GFP_KERNEL);
+	struct gembuf_pixel *px = kunit_kcalloc(test, w, sizeof(*px), GFP_KERNEL);
+	__le32 *got = kunit_kcalloc(test, 3 * w, sizeof(*got), GFP_KERNEL);
+	int *xs = kunit_kcalloc(test, w, sizeof(*xs), GFP_KERNEL);
+	void *planes[DRM_FORMAT_MAX_PLANES] = { mem };
+	struct drm_framebuffer fb = {
+		.format = drm_format_info(DRM_FORMAT_RGB565),
+		.width = w,
+		.height = 1,
+		.pitches = { w * sizeof(*mem) },
+	};
+	struct drm_plane_state state = {};
+	unsigned int block;
+	int i;
+	u32 want;
+
+	say_simd(test);
+	KUNIT_ASSERT_NOT_NULL(test, words);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	KUNIT_ASSERT_NOT_NULL(test, px);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_ASSERT_NOT_NULL(test, xs);
+	for (i = 0; i < w; i++)
+		xs[i] = i;
+	for (block = 0; block < 0x10000 / (w - 1); block++) {
+		for (i = 0; i < w; i++)
+			mem[i] = cpu_to_le16(block * (w - 1) + i);
+		read(planes, &fb, 0, xs, w, &state, px);
+		words(planes, &fb, 0, NULL, 0, w - 1, NULL, got);
+		words(planes, &fb, 0, NULL, 1, w - 2, NULL, got + w);
+		words(planes, &fb, 0, xs, 0, w - 1, NULL, got + 2 * w);
+		for (i = 0; i < w - 1; i++) {
+			want = (px[i].r >> 8) << 16 | (px[i].g >> 8) << 8 |
+			       px[i].b >> 8;
+			KUNIT_ASSERT_EQ_MSG(test, le32_to_cpu(got[i]), want,
+					    "%#06x, consecutive", le16_to_cpu(mem[i]));
+			KUNIT_ASSERT_EQ_MSG(test, le32_to_cpu(got[2 * w + i]), want,
+					    "%#06x, scattered", le16_to_cpu(mem[i]));
+			if (i == w - 2)
+				continue;
+			want = (px[i + 1].r >> 8) << 16 | (px[i + 1].g >> 8) << 8 |
+			       px[i + 1].b >> 8;
+			KUNIT_ASSERT_EQ_MSG(test, le32_to_cpu(got[w + i]), want,
+					    "%#06x, from column 1",
+					    le16_to_cpu(mem[i + 1]));
+		}
+	}
 }
 
 /*
@@ -992,12 +1176,14 @@ KUNIT_ARRAY_PARAM(compose, compose_seeds, compose_seed_desc);
 static struct kunit_case gembuf_composer_test_cases[] = {
 	KUNIT_CASE(gembuf_test_blend_rgb32_line),
 	KUNIT_CASE(gembuf_test_blend_rgb32_sweep),
+	KUNIT_CASE(gembuf_test_blend_rgb32_words),
 	KUNIT_CASE(gembuf_test_rgb32_words),
 	KUNIT_CASE(gembuf_test_lay_runs),
 	KUNIT_CASE(gembuf_test_clear_x_line),
 	KUNIT_CASE(gembuf_test_layer_line),
 	KUNIT_CASE(gembuf_test_narrow_line),
 	KUNIT_CASE(gembuf_test_words_readers),
+	KUNIT_CASE(gembuf_test_rgb565_words_all),
 	KUNIT_CASE(gembuf_test_yuv_words_grid),
 	KUNIT_CASE_PARAM(gembuf_test_compose_random, compose_gen_params),
 	{}
