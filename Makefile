@@ -65,14 +65,17 @@ run: guest
 shell: guest
 	@bash qemu/boot.sh shell
 
-# Every KUnit suite and igt test in the guest; then the guest again with
-# identity IOMMU domains (iommu.passthrough=1), where the DMA API is
-# dma-direct, for the sharing paths (gembuf_passthrough); ends with
-# 'N passed, N failed, N skipped' over both.
+# Every KUnit suite and igt test in the guest, with the module's load
+# failed at each of its allocations in turn (gembuf_load_sweep=1); then
+# the guest again with identity IOMMU domains (iommu.passthrough=1),
+# where the DMA API is dma-direct, for the sharing paths
+# (gembuf_passthrough); ends with 'N passed, N failed, N skipped' over
+# both.
 PASSTHROUGH_CMDLINE = iommu.passthrough=1 gembuf_only=gembuf_passthrough
 define test-boots
 	@rm -rf $(OUT) && mkdir -p $(OUT)/passthrough
-	@GEMBUF_QUIET=1 bash qemu/boot.sh test || true
+	@GEMBUF_QUIET=1 GEMBUF_CMDLINE="$${GEMBUF_CMDLINE:-} gembuf_load_sweep=1" \
+		bash qemu/boot.sh test || true
 	@GEMBUF_QUIET=1 GEMBUF_OUT=$(OUT)/passthrough \
 		GEMBUF_CMDLINE="$${GEMBUF_CMDLINE:-} $(PASSTHROUGH_CMDLINE)" \
 		bash qemu/boot.sh test || true
@@ -86,7 +89,6 @@ test: guest
 # own), then a table of the lines, functions and branches they ran, per
 # file, and the lines never run by function (out/coverage/coverage.txt).
 coverage: export GEMBUF_KERNEL = coverage
-coverage: export GEMBUF_CMDLINE += gembuf_load_sweep=1
 coverage: guest
 	$(test-boots)
 	@python3 qemu/report.py $(OUT) igt-tests/expectations.txt || true
