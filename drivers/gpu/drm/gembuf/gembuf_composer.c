@@ -222,14 +222,23 @@ EXPORT_SYMBOL_IF_KUNIT(gembuf_lay_runs);
  * @words: the words, 8-byte aligned
  * @n: their number
  *
- * Two words at a time: the CRC is taken over the line once it is done.
- * Read as little-endian, a pair is its first word then its second, so
- * the mask clears byte 3 of each, whatever the CPU's byte order.
+ * Sixteen words at a time in SIMD where the CPU allows it, then two at a
+ * time: the CRC is taken over the line once it is done.  Read as
+ * little-endian, a pair is its first word then its second, so the mask
+ * clears byte 3 of each, whatever the CPU's byte order.
  */
 VISIBLE_IF_KUNIT void gembuf_clear_x_line(__le32 *words, int n)
 {
-	__le64 *pairs = (__le64 *)words;
-	int i;
+	int i, bulk = round_down(n, GEMBUF_SIMD_PIXELS);
+	__le64 *pairs;
+
+	if (bulk && gembuf_simd_begin()) {
+		gembuf_neon_clear_x(words, bulk);
+		gembuf_simd_end();
+		words += bulk;
+		n -= bulk;
+	}
+	pairs = (__le64 *)words;
 
 	for (i = 0; i < n / 2; i++)
 		pairs[i] &= cpu_to_le64(0x00ffffff00ffffffULL);
@@ -652,9 +661,19 @@ static void gather_column(__le32 *out, const u8 *col, unsigned int pitch,
 			out[i] = *(const __le32 *)(col + xs[i] * pitch);
 		return;
 	}
-	/* The address moves only between two reads, never past the plane. */
+	/*
+	 * Four words an iteration, at offsets from one address that moves
+	 * only between two reads, never past the plane.
+	 */
 	out[0] = *(const __le32 *)p;
-	for (i = 1; i < n; i++) {
+	for (i = 1; i + 4 <= n; i += 4) {
+		out[i] = *(const __le32 *)(p + stride);
+		out[i + 1] = *(const __le32 *)(p + 2 * stride);
+		out[i + 2] = *(const __le32 *)(p + 3 * stride);
+		p += 4 * stride;
+		out[i + 3] = *(const __le32 *)p;
+	}
+	for (; i < n; i++) {
 		p += stride;
 		out[i] = *(const __le32 *)p;
 	}

@@ -281,6 +281,27 @@ void gembuf_neon_blend_line(struct gembuf_pixel *pixels, const __le32 *src,
 }
 
 /**
+ * gembuf_neon_clear_x() - clear the X bytes of XRGB8888 words
+ * @words: the words, little-endian
+ * @n: their number, a multiple of %GEMBUF_SIMD_PIXELS
+ *
+ * Byte 3 of each word, as gembuf_clear_x_line() clears it.
+ *
+ * Context: kernel-mode NEON, after gembuf_simd_begin() returned true.
+ */
+void gembuf_neon_clear_x(__le32 *words, int n)
+{
+	uint8x16x4_t w;
+	int i;
+
+	for (i = 0; i < n; i += GEMBUF_SIMD_PIXELS) {
+		w = vld4q_u8((const u8 *)(words + i));
+		w.val[3] = vdupq_n_u8(0);
+		vst4q_u8((u8 *)(words + i), w);
+	}
+}
+
+/**
  * gembuf_neon_rgb565_words() - RGB565 pixels as XRGB8888 words
  * @dst: the @n words, X 0
  * @src: the pixels

@@ -24,6 +24,7 @@ void gembuf_neon_blend_words(__le32 *dst, const __le32 *src, int n,
 void gembuf_neon_blend_line(struct gembuf_pixel *dst, const __le32 *src,
 			    int n, u16 plane_alpha, u16 mode);
 void gembuf_neon_rgb565_words(__le32 *dst, const __le16 *src, int n);
+void gembuf_neon_clear_x(__le32 *words, int n);
 
 #if IS_ENABLED(CONFIG_DRM_GEMBUF_NEON)
 

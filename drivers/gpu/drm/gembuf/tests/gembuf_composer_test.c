@@ -458,7 +458,9 @@ static void gembuf_test_clear_x_line(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, got);
 	KUNIT_ASSERT_NOT_NULL(test, want);
-	for (n = LINE_LEN - 3; n <= LINE_LEN; n++) {
+	say_simd(test);
+	/* Short lines (the scalar loop alone), then SIMD blocks and a tail. */
+	for (n = 0; n <= LINE_LEN; n = n < 40 ? n + 1 : max(n + 1, LINE_LEN - 3)) {
 		random_words(rnd, got, LINE_LEN + 1);
 		for (i = 0; i <= LINE_LEN; i++)
 			want[i] = i < n ? got[i] & cpu_to_le32(0xffffff) : got[i];
