@@ -84,6 +84,44 @@ static __always_inline uint8x16x4_t neon_select4(uint8x16_t mask,
 }
 
 /*
+ * Each pixel's coverage, low and high eight lanes: the plane alpha for
+ * pixel blend mode None, else the pixel's alpha times it (@pa_opaque: the
+ * plane alpha is 0xffff, which changes nothing).
+ */
+static __always_inline void neon_coverage(uint8x16_t alpha, uint16x8_t pa,
+					  u16 mode, bool pa_opaque,
+					  uint16x8_t cov[2])
+{
+	if (mode == DRM_MODE_BLEND_PIXEL_NONE) {
+		cov[0] = pa;
+		cov[1] = pa;
+	} else if (pa_opaque) {
+		cov[0] = neon_widen_lo(alpha);
+		cov[1] = neon_widen_hi(alpha);
+	} else {
+		cov[0] = neon_mul16(neon_widen_lo(alpha), pa);
+		cov[1] = neon_mul16(neon_widen_hi(alpha), pa);
+	}
+}
+
+/*
+ * The pixels that add nothing, which the scalar loops skip: transparent
+ * and, premultiplied, colorless (none in pixel blend mode None).
+ */
+static __always_inline uint8x16_t neon_adds_nothing(uint8x16x4_t s, u16 mode)
+{
+	uint8x16_t none;
+
+	if (mode == DRM_MODE_BLEND_PIXEL_NONE)
+		return vdupq_n_u8(0);
+	none = vceqzq_u8(s.val[3]);
+	if (mode == DRM_MODE_BLEND_PREMULTI)
+		none = vandq_u8(none, vceqzq_u8(vorrq_u8(vorrq_u8(s.val[0], s.val[1]),
+							 s.val[2])));
+	return none;
+}
+
+/*
  * blend_words_run() of gembuf_composer.c, @mode and @pa_opaque (the plane
  * alpha is 0xffff) constants: sixteen words a time, the result of each
  * pixel chosen among the blend, the source word (an opaque pixel) and the
@@ -99,23 +137,14 @@ static __always_inline void neon_blend_words(__le32 *dst, const __le32 *src,
 	bool k_opaque = mode != DRM_MODE_BLEND_COVERAGE && pa_opaque;
 	uint16x8_t cov[2], k[2], inv[2];
 	uint8x16x4_t s, d, r;
-	uint8x16_t opaque, skip;
+	uint8x16_t opaque;
 	int i;
 
 	for (i = 0; i < n; i += GEMBUF_SIMD_PIXELS) {
 		/* Bytes 0 to 3 of a word: blue, green, red, alpha. */
 		s = vld4q_u8((const u8 *)(src + i));
 		d = vld4q_u8((const u8 *)(dst + i));
-		if (mode == DRM_MODE_BLEND_PIXEL_NONE) {
-			cov[0] = pa;
-			cov[1] = pa;
-		} else if (pa_opaque) {
-			cov[0] = neon_widen_lo(s.val[3]);
-			cov[1] = neon_widen_hi(s.val[3]);
-		} else {
-			cov[0] = neon_mul16(neon_widen_lo(s.val[3]), pa);
-			cov[1] = neon_mul16(neon_widen_hi(s.val[3]), pa);
-		}
+		neon_coverage(s.val[3], pa, mode, pa_opaque, cov);
 		k[0] = mode == DRM_MODE_BLEND_COVERAGE ? cov[0] : pa;
 		k[1] = mode == DRM_MODE_BLEND_COVERAGE ? cov[1] : pa;
 		inv[0] = vmvnq_u16(cov[0]);
@@ -127,54 +156,9 @@ static __always_inline void neon_blend_words(__le32 *dst, const __le32 *src,
 		opaque = vmovn_high_u16(vmovn_u16(vceqq_u16(cov[0], all)),
 					vceqq_u16(cov[1], all));
 		r = neon_select4(opaque, s, r);
-		if (mode != DRM_MODE_BLEND_PIXEL_NONE) {
-			skip = vceqzq_u8(s.val[3]);
-			if (mode == DRM_MODE_BLEND_PREMULTI)
-				skip = vandq_u8(skip,
-						vceqzq_u8(vorrq_u8(vorrq_u8(s.val[0], s.val[1]),
-								   s.val[2])));
-			r = neon_select4(skip, d, r);
-		}
+		if (mode != DRM_MODE_BLEND_PIXEL_NONE)
+			r = neon_select4(neon_adds_nothing(s, mode), d, r);
 		vst4q_u8((u8 *)(dst + i), r);
-	}
-}
-
-/**
- * gembuf_neon_blend_words() - blend 32-bit RGB words onto final words
- * @dst: the words below, replaced by the result
- * @src: the plane's XRGB8888 or ARGB8888 words, read as ARGB8888
- * @n: their number, a multiple of %GEMBUF_SIMD_PIXELS
- * @plane_alpha: the plane's alpha
- * @mode: its pixel blend mode, %DRM_MODE_BLEND_PIXEL_NONE for XRGB8888
- *
- * Context: kernel-mode NEON, after gembuf_simd_begin() returned true.
- */
-void gembuf_neon_blend_words(__le32 *dst, const __le32 *src, int n,
-			     u16 plane_alpha, u16 mode)
-{
-	bool opaque = plane_alpha == 0xffff;
-
-	switch (mode) {
-	case DRM_MODE_BLEND_PIXEL_NONE:
-		neon_blend_words(dst, src, n, plane_alpha,
-				 DRM_MODE_BLEND_PIXEL_NONE, opaque);
-		break;
-	case DRM_MODE_BLEND_COVERAGE:
-		if (opaque)
-			neon_blend_words(dst, src, n, 0xffff,
-					 DRM_MODE_BLEND_COVERAGE, true);
-		else
-			neon_blend_words(dst, src, n, plane_alpha,
-					 DRM_MODE_BLEND_COVERAGE, false);
-		break;
-	default:
-		if (opaque)
-			neon_blend_words(dst, src, n, 0xffff,
-					 DRM_MODE_BLEND_PREMULTI, true);
-		else
-			neon_blend_words(dst, src, n, plane_alpha,
-					 DRM_MODE_BLEND_PREMULTI, false);
-		break;
 	}
 }
 
@@ -200,24 +184,8 @@ static __always_inline void neon_blend_line(u16 *dst, const __le32 *src,
 		s = vld4q_u8((const u8 *)(src + i));
 		d[0] = vld4q_u16(dst + 4 * i);
 		d[1] = vld4q_u16(dst + 4 * (i + 8));
-		if (mode == DRM_MODE_BLEND_PIXEL_NONE) {
-			cov[0] = pa;
-			cov[1] = pa;
-		} else if (pa_opaque) {
-			cov[0] = neon_widen_lo(s.val[3]);
-			cov[1] = neon_widen_hi(s.val[3]);
-		} else {
-			cov[0] = neon_mul16(neon_widen_lo(s.val[3]), pa);
-			cov[1] = neon_mul16(neon_widen_hi(s.val[3]), pa);
-		}
-		skip8 = vdupq_n_u8(0);
-		if (mode != DRM_MODE_BLEND_PIXEL_NONE) {
-			skip8 = vceqzq_u8(s.val[3]);
-			if (mode == DRM_MODE_BLEND_PREMULTI)
-				skip8 = vandq_u8(skip8,
-						 vceqzq_u8(vorrq_u8(vorrq_u8(s.val[0], s.val[1]),
-								    s.val[2])));
-		}
+		neon_coverage(s.val[3], pa, mode, pa_opaque, cov);
+		skip8 = neon_adds_nothing(s, mode);
 		skip[0] = neon_widen_lo(skip8);
 		skip[1] = neon_widen_hi(skip8);
 		for (h = 0; h < 2; h++) {
@@ -239,6 +207,66 @@ static __always_inline void neon_blend_line(u16 *dst, const __le32 *src,
 	}
 }
 
+/* One of the loops above, onto 16-bit pixels if @line, else onto words. */
+static __always_inline void neon_blend_one(void *dst, const __le32 *src,
+					   int n, u16 plane_alpha, u16 mode,
+					   bool pa_opaque, bool line)
+{
+	if (line)
+		neon_blend_line(dst, src, n, plane_alpha, mode, pa_opaque);
+	else
+		neon_blend_words(dst, src, n, plane_alpha, mode, pa_opaque);
+}
+
+/*
+ * Each pixel blend mode, with an opaque plane alpha or not, a loop of its
+ * own: constants for the loops, which the compiler specializes.
+ */
+static __always_inline void neon_blend(void *dst, const __le32 *src, int n,
+				       u16 plane_alpha, u16 mode, bool line)
+{
+	bool opaque = plane_alpha == 0xffff;
+
+	switch (mode) {
+	case DRM_MODE_BLEND_PIXEL_NONE:
+		neon_blend_one(dst, src, n, plane_alpha,
+			       DRM_MODE_BLEND_PIXEL_NONE, opaque, line);
+		break;
+	case DRM_MODE_BLEND_COVERAGE:
+		if (opaque)
+			neon_blend_one(dst, src, n, 0xffff,
+				       DRM_MODE_BLEND_COVERAGE, true, line);
+		else
+			neon_blend_one(dst, src, n, plane_alpha,
+				       DRM_MODE_BLEND_COVERAGE, false, line);
+		break;
+	default:
+		if (opaque)
+			neon_blend_one(dst, src, n, 0xffff,
+				       DRM_MODE_BLEND_PREMULTI, true, line);
+		else
+			neon_blend_one(dst, src, n, plane_alpha,
+				       DRM_MODE_BLEND_PREMULTI, false, line);
+		break;
+	}
+}
+
+/**
+ * gembuf_neon_blend_words() - blend 32-bit RGB words onto final words
+ * @dst: the words below, replaced by the result
+ * @src: the plane's XRGB8888 or ARGB8888 words, read as ARGB8888
+ * @n: their number, a multiple of %GEMBUF_SIMD_PIXELS
+ * @plane_alpha: the plane's alpha
+ * @mode: its pixel blend mode, %DRM_MODE_BLEND_PIXEL_NONE for XRGB8888
+ *
+ * Context: kernel-mode NEON, after gembuf_simd_begin() returned true.
+ */
+void gembuf_neon_blend_words(__le32 *dst, const __le32 *src, int n,
+			     u16 plane_alpha, u16 mode)
+{
+	neon_blend(dst, src, n, plane_alpha, mode, false);
+}
+
 /**
  * gembuf_neon_blend_line() - blend 32-bit RGB pixels over 16-bit pixels
  * @pixels: the opaque pixels below, replaced by the result
@@ -247,37 +275,14 @@ static __always_inline void neon_blend_line(u16 *dst, const __le32 *src,
  * @plane_alpha: the plane's alpha
  * @mode: its pixel blend mode, %DRM_MODE_BLEND_PIXEL_NONE for XRGB8888
  *
+ * Four u16 a pixel, alpha to blue (gembuf_kms.h asserts it).
+ *
  * Context: kernel-mode NEON, after gembuf_simd_begin() returned true.
  */
 void gembuf_neon_blend_line(struct gembuf_pixel *pixels, const __le32 *src,
 			    int n, u16 plane_alpha, u16 mode)
 {
-	/* Four u16 a pixel, alpha to blue (gembuf_kms.h asserts it). */
-	u16 *dst = (u16 *)pixels;
-	bool opaque = plane_alpha == 0xffff;
-
-	switch (mode) {
-	case DRM_MODE_BLEND_PIXEL_NONE:
-		neon_blend_line(dst, src, n, plane_alpha,
-				DRM_MODE_BLEND_PIXEL_NONE, opaque);
-		break;
-	case DRM_MODE_BLEND_COVERAGE:
-		if (opaque)
-			neon_blend_line(dst, src, n, 0xffff,
-					DRM_MODE_BLEND_COVERAGE, true);
-		else
-			neon_blend_line(dst, src, n, plane_alpha,
-					DRM_MODE_BLEND_COVERAGE, false);
-		break;
-	default:
-		if (opaque)
-			neon_blend_line(dst, src, n, 0xffff,
-					DRM_MODE_BLEND_PREMULTI, true);
-		else
-			neon_blend_line(dst, src, n, plane_alpha,
-					DRM_MODE_BLEND_PREMULTI, false);
-		break;
-	}
+	neon_blend(pixels, src, n, plane_alpha, mode, true);
 }
 
 /**
