@@ -8,7 +8,6 @@
  */
 
 #include <drm/drm_drv.h>
-#include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
 #include <linux/iosys-map.h>
 #include <linux/slab.h>
@@ -78,10 +77,12 @@ static struct gembuf_mapping *gembuf_mapping_new(struct gembuf_object *obj,
 /*
  * The kernel's mapping of a foreign buffer is the exporter's vmap: its
  * pages, and the cache attributes it chose for them, are the exporter's.
+ * The helper's vmap of an import is that, under the import's reservation
+ * lock (the dma-buf's), and refuses I/O memory, which the composer's
+ * plain loads and stores cannot read.
  */
 static struct gembuf_mapping *gembuf_mapping_new_import(struct gembuf_object *obj)
 {
-	struct dma_buf *dmabuf = obj->vcm.base.import_attach->dmabuf;
 	struct gembuf_mapping *map;
 	struct iosys_map vmap;
 	int ret;
@@ -89,16 +90,9 @@ static struct gembuf_mapping *gembuf_mapping_new_import(struct gembuf_object *ob
 	map = kzalloc(sizeof(*map), GFP_KERNEL);
 	if (!map)
 		return ERR_PTR(-ENOMEM);
-	/* Under the import's reservation lock, the dma-buf's. */
-	ret = dma_buf_vmap(dmabuf, &vmap);
+	ret = drm_gem_vcm_vmap(&obj->vcm, &vmap);
 	if (ret)
 		goto err;
-	/* The composer reads and writes with plain loads and stores. */
-	if (vmap.is_iomem) {
-		dma_buf_vunmap(dmabuf, &vmap);
-		ret = -EOPNOTSUPP;
-		goto err;
-	}
 	map->vaddr = vmap.vaddr;
 	map->kind = GEMBUF_MAPPING_KERNEL;
 	map->users = 1;
@@ -119,7 +113,7 @@ static void gembuf_mapping_release(struct gembuf_object *obj,
 	} else {
 		struct iosys_map vmap = IOSYS_MAP_INIT_VADDR(map->vaddr);
 
-		dma_buf_vunmap(obj->vcm.base.import_attach->dmabuf, &vmap);
+		drm_gem_vcm_vunmap(&obj->vcm, &vmap);
 	}
 	gembuf_mapping_del(obj, map);
 }
