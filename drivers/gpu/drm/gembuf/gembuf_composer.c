@@ -253,14 +253,20 @@ EXPORT_SYMBOL_IF_KUNIT(gembuf_clear_x_line);
  * @words: the words
  * @n: their number
  *
- * Each channel as the XRGB8888 reader gives it.
+ * Each channel as the XRGB8888 reader gives it, whole blocks of
+ * %GEMBUF_SIMD_PIXELS in SIMD where the CPU allows it.
  */
 VISIBLE_IF_KUNIT void gembuf_widen_line(struct gembuf_pixel *line,
 					const __le32 *words, int n)
 {
-	int i;
+	int i = 0, bulk = round_down(n, GEMBUF_SIMD_PIXELS);
 
-	for (i = 0; i < n; i++) {
+	if (bulk && gembuf_simd_begin()) {
+		gembuf_neon_widen_line(line, words, bulk);
+		gembuf_simd_end();
+		i = bulk;
+	}
+	for (; i < n; i++) {
 		u32 v = le32_to_cpu(words[i]);
 
 		line[i] = (struct gembuf_pixel){
@@ -279,15 +285,21 @@ EXPORT_SYMBOL_IF_KUNIT(gembuf_widen_line);
  * @line: the pixels
  * @n: their number
  *
- * The 8 high bits of each channel, as an XRGB8888 writeback stores them;
+ * The 8 high bits of each channel, as an XRGB8888 writeback stores them
+ * (whole blocks of %GEMBUF_SIMD_PIXELS in SIMD where the CPU allows it);
  * the CRC is taken over these words.
  */
 VISIBLE_IF_KUNIT void gembuf_narrow_line(__le32 *words,
 					 const struct gembuf_pixel *line, int n)
 {
-	int i;
+	int i = 0, bulk = round_down(n, GEMBUF_SIMD_PIXELS);
 
-	for (i = 0; i < n; i++)
+	if (bulk && gembuf_simd_begin()) {
+		gembuf_neon_narrow_line(words, line, bulk);
+		gembuf_simd_end();
+		i = bulk;
+	}
+	for (; i < n; i++)
 		words[i] = cpu_to_le32((line[i].r >> 8) << 16 |
 				       (line[i].g >> 8) << 8 | line[i].b >> 8);
 }
@@ -544,6 +556,8 @@ static int source_per_line(const struct drm_plane_state *s, int y)
  * @lut: for a @words plane of a YCbCr format, the table of its encoding
  *	and range
  * @gathered_y: the destination line whose words @gather holds, or -1
+ * @line_y: the destination line @line_src is of, or -1
+ * @line_src: source_per_line() of @line_y
  * @src_y: the source line @gather holds for a magnified @words plane, or -1
  * @sx1: the first source column such a plane shows
  * @sx2: the column after its last
@@ -557,15 +571,21 @@ static int source_per_line(const struct drm_plane_state *s, int y)
  * @plain: @xs are consecutive columns (the plane is shown at its width,
  *	not reflected nor transposed)
  * @magnified: fewer source columns than destination ones: a @words plane
- *	reads each source column once a source line, into @gather
+ *	reads each source column once a source line, into @gather (and
+ *	once a line in 16 bits where it is blended onto)
+ * @pick: for a @magnified plane, where each %GEMBUF_SIMD_PIXELS of its
+ *	columns from the first are in @gather, or NULL
  */
 struct gembuf_layer {
 	const struct gembuf_plane_state *ps;
 	const int *xs;
 	__le32 *gather;
+	struct gembuf_pick *pick;
 	gembuf_words_fn words;
 	const struct gembuf_yuv_lut *lut;
 	int gathered_y;
+	int line_y;
+	int line_src;
 	int src_y;
 	int sx1;
 	int sx2;
@@ -584,16 +604,40 @@ static bool opaque_plane(const struct drm_plane_state *s)
 		s->pixel_blend_mode == DRM_MODE_BLEND_PIXEL_NONE);
 }
 
+/*
+ * The picking table of a magnified layer's columns, in @l->pick, or
+ * @l->pick NULL if a block of them spans more than %GEMBUF_SIMD_PIXELS
+ * source columns (which magnifying never does).
+ */
+static void pick_init(struct gembuf_layer *l, int n)
+{
+	struct gembuf_pick *p = l->pick;
+	int i, j, b, lo, hi;
+
+	for (i = 0; i + GEMBUF_SIMD_PIXELS <= n; i += GEMBUF_SIMD_PIXELS, p++) {
+		lo = min(l->xs[i], l->xs[i + GEMBUF_SIMD_PIXELS - 1]);
+		hi = max(l->xs[i], l->xs[i + GEMBUF_SIMD_PIXELS - 1]);
+		if (hi - lo >= GEMBUF_SIMD_PIXELS) {
+			l->pick = NULL;
+			return;
+		}
+		p->base = lo - l->sx1;
+		for (j = 0; j < GEMBUF_SIMD_PIXELS; j++)
+			for (b = 0; b < 4; b++)
+				p->bytes[4 * j + b] = 4 * (l->xs[i + j] - lo) + b;
+	}
+}
+
 static void layer_init(struct gembuf_layer *l,
 		       const struct gembuf_plane_state *ps, int *xs,
-		       __le32 *gather)
+		       __le32 *gather, struct gembuf_pick *pick)
 {
 	const struct drm_plane_state *s = &ps->base.base;
 	u32 format = s->fb->format->format;
 	int i, n = drm_rect_width(&s->dst);
 
 	*l = (struct gembuf_layer){
-		.ps = ps, .xs = xs, .gathered_y = -1, .src_y = -1,
+		.ps = ps, .xs = xs, .gathered_y = -1, .line_y = -1, .src_y = -1,
 		.plain = !transposed(s),
 	};
 	source_per_column(s, xs);
@@ -620,6 +664,10 @@ static void layer_init(struct gembuf_layer *l,
 		/* The source columns fit @gather: there are fewer than @n. */
 		l->magnified = !l->plain && l->sx2 - l->sx1 < n;
 		l->gather = gather;
+		if (l->magnified && pick) {
+			l->pick = pick;
+			pick_init(l, n);
+		}
 		if (s->fb->format->is_yuv)
 			l->lut = gembuf_yuv_lut(s);
 		return;
@@ -631,16 +679,24 @@ static void layer_init(struct gembuf_layer *l,
 }
 
 /*
- * Words @xs[0..@n) of @row into @out.  The arguments are locals of the
- * loop, which the compiler must otherwise reload after every store, as
- * the kernel's aliasing rules let a store to @out change them.
+ * Words @xs[0..@n) - @base of @row into @out, four a pass.  The arguments
+ * are locals of the loop, which the compiler must otherwise reload after
+ * every store, as the kernel's aliasing rules let a store to @out change
+ * them.
  */
-static void gather_row(__le32 *out, const __le32 *row, const int *xs, int n)
+static void gather_row(__le32 *out, const __le32 *row, const int *xs,
+		       int base, int n)
 {
 	int i;
 
-	for (i = 0; i < n; i++)
-		out[i] = row[xs[i]];
+	for (i = 0; i + 4 <= n; i += 4) {
+		out[i] = row[xs[i] - base];
+		out[i + 1] = row[xs[i + 1] - base];
+		out[i + 2] = row[xs[i + 2] - base];
+		out[i + 3] = row[xs[i + 3] - base];
+	}
+	for (; i < n; i++)
+		out[i] = row[xs[i] - base];
 }
 
 /*
@@ -679,6 +735,16 @@ static void gather_column(__le32 *out, const u8 *col, unsigned int pitch,
 	}
 }
 
+/* source_per_line() of layer @l, worked out once a line. */
+static int layer_source(struct gembuf_layer *l, int y)
+{
+	if (l->line_y != y) {
+		l->line_y = y;
+		l->line_src = source_per_line(&l->ps->base.base, y);
+	}
+	return l->line_src;
+}
+
 /*
  * The words of line @y of an rgb32 layer, in destination order: read in
  * place, or gathered into the layer's own buffer once a line (each line
@@ -693,17 +759,17 @@ static const __le32 *layer_words(struct gembuf_layer *l, int y)
 
 	if (!l->gather)
 		return (const __le32 *)(l->ps->vaddr[0] +
-					source_per_line(s, y) * pitch) + l->xs[0];
+					layer_source(l, y) * pitch) + l->xs[0];
 	if (l->gathered_y == y)
 		return l->gather;
 	l->gathered_y = y;
 	if (transposed(s)) {
-		col = source_per_line(s, y);
+		col = layer_source(l, y);
 		gather_column(l->gather, l->ps->vaddr[0] + col * sizeof(__le32),
 			      pitch, l->xs, l->step, n);
 	} else {
-		row = l->ps->vaddr[0] + source_per_line(s, y) * pitch;
-		gather_row(l->gather, row, l->xs, n);
+		row = l->ps->vaddr[0] + layer_source(l, y) * pitch;
+		gather_row(l->gather, row, l->xs, 0, n);
 	}
 	return l->gather;
 }
@@ -733,7 +799,7 @@ VISIBLE_IF_KUNIT int gembuf_layer_line(const struct gembuf_plane_state *ps,
 	xs = kcalloc(n, sizeof(*xs), GFP_KERNEL);
 	gather = kcalloc(n, sizeof(*gather), GFP_KERNEL);
 	if (xs && gather) {
-		layer_init(&l, ps, xs, gather);
+		layer_init(&l, ps, xs, gather, NULL);
 		ret = -EINVAL;
 		if (l.rgb32) {
 			memcpy(out, layer_words(&l, y), n * sizeof(*out));
@@ -803,28 +869,6 @@ static unsigned int opaque_runs(struct gembuf_frame *f, int y,
 }
 
 /*
- * The columns [*@x1, *@x2) the layers of line @y from @first on cover:
- * the 16-bit path widens, blends and narrows them all, so their X bytes
- * are 0.
- */
-static void blend_span(const struct gembuf_frame *f, int y, unsigned int first,
-		       int *x1, int *x2)
-{
-	unsigned int i;
-
-	*x1 = f->width;
-	*x2 = 0;
-	for (i = first; i < f->num_layers; i++) {
-		const struct drm_rect *dst = &f->layers[i].ps->base.base.dst;
-
-		if (!on_line(&f->layers[i], y))
-			continue;
-		*x1 = min(*x1, dst->x1);
-		*x2 = max(*x2, dst->x2);
-	}
-}
-
-/*
  * The columns [*@r1, *@r2) of line @y, from layer @first on, that need
  * 16-bit pixels (*@r1 >= *@r2 if none do): those of a layer with no
  * words path (rgb32 or a words reader), and those of a layer with one
@@ -869,33 +913,59 @@ static void wide_span(const struct gembuf_frame *f, int y, unsigned int first,
 /*
  * Columns [@c1, @c2) of layer @l on line @y blended onto @f->line: the
  * plane's line read with one call of its reader (one a pixel for a
- * transposed plane), then each pixel blended.
+ * transposed plane; for a magnified one, each source column once, then
+ * picked), then each pixel blended, or copied if the plane is opaque.
  */
 static void blend_wide(struct gembuf_frame *f, struct gembuf_layer *l, int y,
 		       int c1, int c2)
 {
 	const struct gembuf_plane_state *ps = l->ps;
 	const struct drm_plane_state *s = &ps->base.base;
-	int i, sx, off = c1 - s->dst.x1, n = c2 - c1;
+	int i, sx, lo, hi, off = c1 - s->dst.x1, n = c2 - c1;
 	struct gembuf_pixel *line = f->line + c1, *px = f->px;
+	bool opaque = opaque_plane(s) && !ps->colorkey_mask;
+	const struct gembuf_pixel *p;
+	const int *pick = NULL;
 
 	if (l->rgb32) {
 		gembuf_blend_rgb32_line(line, layer_words(l, y) + off, n, s, true);
 		return;
 	}
-	if (!transposed(s)) {
-		ps->read(ps->vaddr, s->fb, source_per_line(s, y), l->xs + off,
-			 n, s, px);
-	} else {
-		sx = source_per_line(s, y);
+	/* A magnified plane's columns go one way, at most one apart. */
+	lo = min(l->xs[off], l->xs[off + n - 1]);
+	hi = max(l->xs[off], l->xs[off + n - 1]) + 1;
+	if (l->magnified && hi - lo <= n)
+		pick = l->xs + off;
+	/* An opaque plane's pixels replace the line's: read there. */
+	else if (opaque)
+		px = line;
+	if (transposed(s)) {
+		sx = layer_source(l, y);
 		for (i = 0; i < n; i++)
-			ps->read(ps->vaddr, s->fb, l->xs[off + i], &sx, 1, s,
+			ps->read(ps->vaddr, s->fb, l->xs[off + i], &sx, 0, 1, s,
 				 &px[i]);
+	} else if (l->plain) {
+		ps->read(ps->vaddr, s->fb, layer_source(l, y), NULL,
+			 l->xs[off], n, s, px);
+	} else if (pick) {
+		ps->read(ps->vaddr, s->fb, layer_source(l, y), NULL, lo,
+			 hi - lo, s, px);
+	} else {
+		ps->read(ps->vaddr, s->fb, layer_source(l, y), l->xs + off,
+			 0, n, s, px);
+	}
+	if (opaque) {
+		for (i = 0; pick && i < n; i++)
+			line[i] = px[pick[i] - lo];
+		/* Opaque formats read so; others are opaque in mode None. */
+		for (i = 0; s->fb->format->has_alpha && i < n; i++)
+			line[i].a = 0xffff;
+		return;
 	}
 	for (i = 0; i < n; i++) {
-		if (keyed_out(ps, &px[i]))
-			continue;
-		blend_pixel(&line[i], &px[i], s->alpha, s->pixel_blend_mode);
+		p = pick ? &px[pick[i] - lo] : &px[i];
+		if (!keyed_out(ps, p))
+			blend_pixel(&line[i], p, s->alpha, s->pixel_blend_mode);
 	}
 }
 
@@ -910,7 +980,7 @@ static void blend_words(struct gembuf_frame *f, struct gembuf_layer *l, int y,
 {
 	const struct gembuf_plane_state *ps = l->ps;
 	const struct drm_plane_state *s = &ps->base.base;
-	int i, sy, off = c1 - s->dst.x1, n = c2 - c1;
+	int sy, head, bulk, off = c1 - s->dst.x1, n = c2 - c1;
 	__le32 *dst = f->words + c1;
 	const __le32 *src;
 
@@ -922,7 +992,7 @@ static void blend_words(struct gembuf_frame *f, struct gembuf_layer *l, int y,
 			gembuf_blend_rgb32_words(dst, src, n, s, true);
 		return;
 	}
-	sy = source_per_line(s, y);
+	sy = layer_source(l, y);
 	if (l->plain) {
 		l->words(ps->vaddr, s->fb, sy, NULL, l->xs[0] + off, n, l->lut,
 			 dst);
@@ -937,8 +1007,19 @@ static void blend_words(struct gembuf_frame *f, struct gembuf_layer *l, int y,
 			 l->lut, l->gather);
 		l->src_y = sy;
 	}
-	for (i = 0; i < n; i++)
-		dst[i] = l->gather[l->xs[off + i] - l->sx1];
+	/* Up to a block of the table, then its blocks in SIMD, then the rest. */
+	head = min(n, round_up(off, GEMBUF_SIMD_PIXELS) - off);
+	bulk = round_down(n - head, GEMBUF_SIMD_PIXELS);
+	if (!l->pick || !bulk || !gembuf_simd_begin()) {
+		gather_row(dst, l->gather, l->xs + off, l->sx1, n);
+		return;
+	}
+	gather_row(dst, l->gather, l->xs + off, l->sx1, head);
+	gembuf_neon_pick_words(dst + head, l->gather,
+			       l->pick + (off + head) / GEMBUF_SIMD_PIXELS, bulk);
+	gembuf_simd_end();
+	gather_row(dst + head + bulk, l->gather, l->xs + off + head + bulk,
+		   l->sx1, n - head - bulk);
 }
 
 /* Blend the layers of line @y from @first on over @f->line, whole. */
@@ -966,23 +1047,46 @@ static void clear_x_span(__le32 *words, int x1, int x2)
 }
 
 /*
+ * Whether a layer of line @y from @first on hides columns [@x1, @x2)
+ * whole: then what the 16-bit line held there before it does not matter,
+ * and the words below need not be widened.
+ */
+static bool hidden_span(const struct gembuf_frame *f, int y,
+			unsigned int first, int x1, int x2)
+{
+	const struct gembuf_layer *l;
+	unsigned int i;
+
+	for (i = first; i < f->num_layers; i++) {
+		l = &f->layers[i];
+		if (on_line(l, y) && l->ps->base.base.dst.x1 <= x1 &&
+		    l->ps->base.base.dst.x2 >= x2 &&
+		    opaque_plane(&l->ps->base.base) && !l->ps->colorkey_mask)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Line @y of @f->words, laid with its opaque runs, with the layers from
  * @first on blended onto it, for an output that takes words: the columns
  * of wide_span() through 16-bit pixels, the others straight as words.
- * The X bytes end as the 16-bit path leaves them: 0 over blend_span().
+ * The X bytes end as the 16-bit path leaves them: 0 wherever a layer from
+ * @first on lies.  Narrowed pixels and the words readers' words have X 0
+ * already; a 32-bit RGB layer's words are cleared once all are blended.
  */
 static void compose_words(struct gembuf_frame *f, int y, unsigned int first)
 {
-	int x1, x2, r1, r2, a, b;
+	int r1, r2, a, b;
 	unsigned int i;
 
-	blend_span(f, y, first, &x1, &x2);
 	wide_span(f, y, first, &r1, &r2);
 	if (r1 >= r2) {
-		r1 = x1;
-		r2 = x1;
+		r1 = 0;
+		r2 = 0;
 	}
-	gembuf_widen_line(f->line + r1, f->words + r1, r2 - r1);
+	if (!hidden_span(f, y, first, r1, r2))
+		gembuf_widen_line(f->line + r1, f->words + r1, r2 - r1);
 	for (i = first; i < f->num_layers; i++) {
 		struct gembuf_layer *l = &f->layers[i];
 
@@ -998,7 +1102,16 @@ static void compose_words(struct gembuf_frame *f, int y, unsigned int first)
 			blend_words(f, l, y, max(a, r2), b);
 	}
 	gembuf_narrow_line(f->words + r1, f->line + r1, r2 - r1);
-	clear_x_span(f->words, x1, x2);
+	for (i = first; i < f->num_layers; i++) {
+		struct gembuf_layer *l = &f->layers[i];
+
+		if (!on_line(l, y) || !l->rgb32)
+			continue;
+		a = l->ps->base.base.dst.x1;
+		b = l->ps->base.base.dst.x2;
+		clear_x_span(f->words, a, min(b, r1));
+		clear_x_span(f->words, max(a, r2), b);
+	}
 }
 
 /*
@@ -1038,6 +1151,7 @@ void gembuf_lines_put(struct gembuf_lines *lines)
 		kvfree(lines->words);
 		kvfree(lines->px);
 		kvfree(lines->line);
+		kvfree(lines->pick);
 		kfree(lines);
 	}
 }
@@ -1063,11 +1177,18 @@ struct gembuf_lines *gembuf_lines_alloc(int width)
 	lines->line = kvmalloc_array(width, sizeof(*lines->line), GFP_KERNEL);
 	lines->px = kvmalloc_array(width, sizeof(*lines->px), GFP_KERNEL);
 	lines->words = kvmalloc_array(width, sizeof(*lines->words), GFP_KERNEL);
-	/* Each plane's columns, then its gathered words, in one block. */
-	lines->xs = kvmalloc_array(width * GEMBUF_MAX_PLANES,
-				   sizeof(*lines->xs) + sizeof(*lines->gather),
-				   GFP_KERNEL);
-	if (!lines->line || !lines->px || !lines->words || !lines->xs) {
+	/*
+	 * Each plane's columns, then its gathered words, in one block, with
+	 * what gembuf_neon_pick_words() reads past the last plane's.
+	 */
+	lines->xs = kvmalloc(array_size(width * GEMBUF_MAX_PLANES,
+					sizeof(*lines->xs) + sizeof(*lines->gather)) +
+			     GEMBUF_SIMD_PIXELS * sizeof(*lines->gather),
+			     GFP_KERNEL);
+	lines->pick = kvmalloc_array(width / GEMBUF_SIMD_PIXELS * GEMBUF_MAX_PLANES,
+				     sizeof(*lines->pick), GFP_KERNEL);
+	if (!lines->line || !lines->px || !lines->words || !lines->xs ||
+	    !lines->pick) {
 		gembuf_lines_put(lines);
 		return NULL;
 	}
@@ -1138,7 +1259,6 @@ VISIBLE_IF_KUNIT u32 gembuf_compose(struct gembuf_crtc_state *state,
 	height = state->base.mode.vdisplay;
 	f.line = lines->line;
 	f.px = lines->px;
-	f.words = lines->words;
 	/*
 	 * Planes under the topmost full-frame opaque one are not read at
 	 * all, nor are planes whose CPU access did not begin (atomic_update
@@ -1152,7 +1272,8 @@ VISIBLE_IF_KUNIT u32 gembuf_compose(struct gembuf_crtc_state *state,
 		if (planes[i]->cpu_access)
 			layer_init(&f.layers[f.num_layers++], planes[i],
 				   lines->xs + i * f.width,
-				   lines->gather + i * f.width);
+				   lines->gather + i * f.width,
+				   lines->pick + i * (f.width / GEMBUF_SIMD_PIXELS));
 	gamma_lut = state->base.gamma_lut;
 	if (wb)
 		wb_words = state->wb_fb->format->format == DRM_FORMAT_XRGB8888;
@@ -1160,19 +1281,20 @@ VISIBLE_IF_KUNIT u32 gembuf_compose(struct gembuf_crtc_state *state,
 
 	/*
 	 * Without a CRC or a gamma LUT, a line of opaque runs is laid
-	 * straight into an XRGB8888 writeback buffer.
+	 * straight into an XRGB8888 writeback buffer; and a line with planes
+	 * blended onto them is composed there too if the buffer is mapped
+	 * cached, as blending reads what it writes.
 	 */
 	direct = wb_words && !crc_on && !f.wide_out;
 
 	for (y = 0; y < height; y++) {
-		__le32 *words = f.words;
-
 		i = opaque_runs(&f, y, runs, &n);
 		wide = i < f.num_layers || f.wide_out;
-		if (direct && !wide)
-			words = state->wb_vaddr + state->wb_fb->offsets[0] +
-				y * state->wb_fb->pitches[0];
-		gembuf_lay_runs(words, f.width, runs, n);
+		f.words = lines->words;
+		if (direct && (!wide || state->wb_cached))
+			f.words = state->wb_vaddr + state->wb_fb->offsets[0] +
+				  y * state->wb_fb->pitches[0];
+		gembuf_lay_runs(f.words, f.width, runs, n);
 		if (wide && !f.wide_out) {
 			/* The words keep the columns no blended plane covers. */
 			compose_words(&f, y, i);
@@ -1185,7 +1307,7 @@ VISIBLE_IF_KUNIT u32 gembuf_compose(struct gembuf_crtc_state *state,
 				gembuf_narrow_line(f.words, f.line, f.width);
 		}
 		/* Stored before the CRC clears X: the same bytes either way. */
-		if (wb_words && words == f.words)
+		if (wb_words && f.words == lines->words)
 			gembuf_write_words(state->wb_fb, state->wb_vaddr, y,
 					   f.words, f.width);
 		else if (wb && !wb_words)

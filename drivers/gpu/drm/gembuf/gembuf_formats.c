@@ -16,6 +16,7 @@
 #include <kunit/visibility.h>
 #include <linux/cache.h>
 #include <linux/init.h>
+#include <linux/math.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
 
@@ -69,32 +70,33 @@ static inline u16 expand(u32 v, unsigned int bits)
 }
 
 /*
- * Each format has an inline pixel decoder taking the framebuffer's rows
- * (the line of plane 0 and, for NV12, the chroma line of plane 1), and
- * GEMBUF_LINE_READER() wraps it in a reader of a whole run of pixels, so
- * the composer makes one indirect call per line, not one per pixel.
+ * Each RGB format has an inline pixel decoder taking the framebuffer's
+ * line, and GEMBUF_LINE_READER() wraps it in a reader of a whole run of
+ * pixels, so the composer makes one indirect call per line, not one per
+ * pixel.  The YCbCr readers are further down, with their words readers.
  */
 #define GEMBUF_LINE_READER(name)						\
 static void read_##name(void *const planes[DRM_FORMAT_MAX_PLANES],		\
 			const struct drm_framebuffer *fb, int y,		\
-			const int *xs, int n,					\
+			const int *xs, int x0, int n,				\
 			const struct drm_plane_state *state,			\
 			struct gembuf_pixel *out)				\
 {										\
-	const u8 *rows[2] = { planes[0] + y * fb->pitches[0] };		\
+	const u8 *row = planes[0] + y * fb->pitches[0];			\
 	int i;									\
 										\
-	if (fb->format->num_planes > 1)						\
-		rows[1] = planes[1] + y / fb->format->vsub * fb->pitches[1];	\
+	if (!xs) {								\
+		for (i = 0; i < n; i++)						\
+			px_##name(row, x0 + i, &out[i]);			\
+		return;								\
+	}									\
 	for (i = 0; i < n; i++)							\
-		px_##name(rows, xs[i], state, &out[i]);				\
+		px_##name(row, xs[i], &out[i]);					\
 }
 
-static inline void px_xrgb8888(const u8 *const rows[2], int x,
-			       const struct drm_plane_state *state,
-			       struct gembuf_pixel *out)
+static inline void px_xrgb8888(const u8 *row, int x, struct gembuf_pixel *out)
 {
-	u32 v = le32_to_cpu(((const __le32 *)rows[0])[x]);
+	u32 v = le32_to_cpu(((const __le32 *)row)[x]);
 
 	out->a = 0xffff;
 	out->r = expand((v >> 16) & 0xff, 8);
@@ -104,21 +106,17 @@ static inline void px_xrgb8888(const u8 *const rows[2], int x,
 
 GEMBUF_LINE_READER(xrgb8888)
 
-static inline void px_argb8888(const u8 *const rows[2], int x,
-			       const struct drm_plane_state *state,
-			       struct gembuf_pixel *out)
+static inline void px_argb8888(const u8 *row, int x, struct gembuf_pixel *out)
 {
-	px_xrgb8888(rows, x, state, out);
-	out->a = expand(le32_to_cpu(((const __le32 *)rows[0])[x]) >> 24, 8);
+	px_xrgb8888(row, x, out);
+	out->a = expand(le32_to_cpu(((const __le32 *)row)[x]) >> 24, 8);
 }
 
 GEMBUF_LINE_READER(argb8888)
 
-static inline void px_xbgr8888(const u8 *const rows[2], int x,
-			       const struct drm_plane_state *state,
-			       struct gembuf_pixel *out)
+static inline void px_xbgr8888(const u8 *row, int x, struct gembuf_pixel *out)
 {
-	u32 v = le32_to_cpu(((const __le32 *)rows[0])[x]);
+	u32 v = le32_to_cpu(((const __le32 *)row)[x]);
 
 	out->a = 0xffff;
 	out->b = expand((v >> 16) & 0xff, 8);
@@ -128,21 +126,17 @@ static inline void px_xbgr8888(const u8 *const rows[2], int x,
 
 GEMBUF_LINE_READER(xbgr8888)
 
-static inline void px_abgr8888(const u8 *const rows[2], int x,
-			       const struct drm_plane_state *state,
-			       struct gembuf_pixel *out)
+static inline void px_abgr8888(const u8 *row, int x, struct gembuf_pixel *out)
 {
-	px_xbgr8888(rows, x, state, out);
-	out->a = expand(le32_to_cpu(((const __le32 *)rows[0])[x]) >> 24, 8);
+	px_xbgr8888(row, x, out);
+	out->a = expand(le32_to_cpu(((const __le32 *)row)[x]) >> 24, 8);
 }
 
 GEMBUF_LINE_READER(abgr8888)
 
-static inline void px_rgb565(const u8 *const rows[2], int x,
-			     const struct drm_plane_state *state,
-			     struct gembuf_pixel *out)
+static inline void px_rgb565(const u8 *row, int x, struct gembuf_pixel *out)
 {
-	u16 v = le16_to_cpu(((const __le16 *)rows[0])[x]);
+	u16 v = le16_to_cpu(((const __le16 *)row)[x]);
 
 	out->a = 0xffff;
 	out->r = expand(v >> 11, 5);
@@ -152,11 +146,9 @@ static inline void px_rgb565(const u8 *const rows[2], int x,
 
 GEMBUF_LINE_READER(rgb565)
 
-static inline void px_xrgb2101010(const u8 *const rows[2], int x,
-				  const struct drm_plane_state *state,
-				  struct gembuf_pixel *out)
+static inline void px_xrgb2101010(const u8 *row, int x, struct gembuf_pixel *out)
 {
-	u32 v = le32_to_cpu(((const __le32 *)rows[0])[x]);
+	u32 v = le32_to_cpu(((const __le32 *)row)[x]);
 
 	out->a = 0xffff;
 	out->r = expand((v >> 20) & 0x3ff, 10);
@@ -166,11 +158,9 @@ static inline void px_xrgb2101010(const u8 *const rows[2], int x,
 
 GEMBUF_LINE_READER(xrgb2101010)
 
-static inline void px_xrgb16161616(const u8 *const rows[2], int x,
-				   const struct drm_plane_state *state,
-				   struct gembuf_pixel *out)
+static inline void px_xrgb16161616(const u8 *row, int x, struct gembuf_pixel *out)
 {
-	const __le16 *v = (const __le16 *)rows[0] + x * 4;
+	const __le16 *v = (const __le16 *)row + x * 4;
 
 	out->b = le16_to_cpu(v[0]);
 	out->g = le16_to_cpu(v[1]);
@@ -180,12 +170,10 @@ static inline void px_xrgb16161616(const u8 *const rows[2], int x,
 
 GEMBUF_LINE_READER(xrgb16161616)
 
-static inline void px_argb16161616(const u8 *const rows[2], int x,
-				   const struct drm_plane_state *state,
-				   struct gembuf_pixel *out)
+static inline void px_argb16161616(const u8 *row, int x, struct gembuf_pixel *out)
 {
-	px_xrgb16161616(rows, x, state, out);
-	out->a = le16_to_cpu(((const __le16 *)rows[0])[x * 4 + 3]);
+	px_xrgb16161616(row, x, out);
+	out->a = le16_to_cpu(((const __le16 *)row)[x * 4 + 3]);
 }
 
 GEMBUF_LINE_READER(argb16161616)
@@ -237,10 +225,9 @@ static inline u16 yuv_channel(s32 v)
  * for blue, every product in 64 bits divided by 65536), taken to 16 bits.
  */
 static inline void yuv_to_rgb(u8 y, u8 cb, u8 cr,
-			      const struct drm_plane_state *state,
+			      const struct gembuf_yuv_lut *lut,
 			      struct gembuf_pixel *out)
 {
-	const struct gembuf_yuv_lut *lut = gembuf_yuv_lut(state);
 	s32 yy = lut->y[y];
 
 	out->a = 0xffff;
@@ -248,39 +235,6 @@ static inline void yuv_to_rgb(u8 y, u8 cb, u8 cr,
 	out->g = yuv_channel(yy - lut->gu[cb] - lut->gv[cr]);
 	out->b = yuv_channel(yy + lut->b[cb]);
 }
-
-static inline void px_yuyv(const u8 *const rows[2], int x,
-			   const struct drm_plane_state *state,
-			   struct gembuf_pixel *out)
-{
-	const u8 *p = rows[0] + (x & ~1) * 2;
-
-	yuv_to_rgb(p[(x & 1) * 2], p[1], p[3], state, out);
-}
-
-GEMBUF_LINE_READER(yuyv)
-
-static inline void px_uyvy(const u8 *const rows[2], int x,
-			   const struct drm_plane_state *state,
-			   struct gembuf_pixel *out)
-{
-	const u8 *p = rows[0] + (x & ~1) * 2;
-
-	yuv_to_rgb(p[1 + (x & 1) * 2], p[0], p[2], state, out);
-}
-
-GEMBUF_LINE_READER(uyvy)
-
-static inline void px_nv12(const u8 *const rows[2], int x,
-			   const struct drm_plane_state *state,
-			   struct gembuf_pixel *out)
-{
-	const u8 *chroma = rows[1] + (x & ~1);
-
-	yuv_to_rgb(rows[0][x], chroma[0], chroma[1], state, out);
-}
-
-GEMBUF_LINE_READER(nv12)
 
 /*
  * Words readers: a run of a plane's pixels straight as little-endian
@@ -358,6 +312,9 @@ static struct gembuf_yuv_lut yuv_luts[2][2] __ro_after_init;
 static void __init yuv_lut_init(struct gembuf_yuv_lut *lut,
 				const struct gembuf_yuv_coeffs *k, bool limited)
 {
+	/* The range's scales in 16.16, 255 / 219 and 255 / 224 if limited. */
+	const u32 scale = 65536 * 255, y_div = limited ? 219 : 255,
+		  c_div = limited ? 224 : 255;
 	s64 c;
 	int i;
 
@@ -369,6 +326,14 @@ static void __init yuv_lut_init(struct gembuf_yuv_lut *lut,
 		lut->gv[i] = c * k->kgr / 65536;
 		lut->b[i] = c * k->kb / 65536;
 	}
+	lut->arith = (struct gembuf_yuv_arith){
+		.y_off = limited ? 16 : 0,
+		.y_mul = scale / y_div,
+		.y_frac = scale % y_div * DIV_ROUND_UP(1 << 24, y_div),
+		.c_mul = scale / c_div,
+		.c_frac = scale % c_div * DIV_ROUND_UP(1 << 24, c_div),
+		.kr = k->kr, .kgb = k->kgb, .kgr = k->kgr, .kb = k->kb,
+	};
 }
 
 /**
@@ -421,64 +386,135 @@ static inline __le32 yuv_word(const struct gembuf_yuv_lut *lut, u8 y,
 }
 
 /*
- * A run of 4:2:2 or 4:2:0 pixels: @luma and @chroma are the line's luma
- * bytes and its chroma pairs' Cb bytes (Cr follows Cb by @cr_off), with
- * @step bytes between two luma or two chroma samples.  A pair of pixels
- * shares its chroma, whose terms are looked up once for both where the
- * run is contiguous.
+ * Pixels @i to @n of a run of yuv_line(), in C: as words if @words, else
+ * as 16-bit pixels into @px.
  */
-static __always_inline void words_yuv(const u8 *luma, int lstep,
-				      const u8 *chroma, int cstep, int cr_off,
-				      const int *xs, int x0, int n,
-				      const struct gembuf_yuv_lut *lut,
-				      __le32 *out)
+static __always_inline void yuv_run(const u8 *luma, int lstep,
+				    const u8 *chroma, int cstep, int cr_off,
+				    const int *xs, int x0, int i, int n,
+				    const struct gembuf_yuv_lut *lut,
+				    __le32 *words, struct gembuf_pixel *px)
 {
 	const u8 *c;
 	s32 r, g, b;
-	int i, x;
+	int x;
 
-	for (i = 0; i < n; ) {
+	while (i < n) {
 		x = xs ? xs[i] : x0 + i;
 		c = chroma + (x >> 1) * cstep;
+		if (px) {
+			yuv_to_rgb(luma[x * lstep], c[0], c[cr_off], lut, &px[i++]);
+			continue;
+		}
 		r = lut->r[c[cr_off]];
 		g = lut->gu[c[0]] + lut->gv[c[cr_off]];
 		b = lut->b[c[0]];
-		out[i++] = yuv_word(lut, luma[x * lstep], r, g, b);
+		words[i++] = yuv_word(lut, luma[x * lstep], r, g, b);
 		if (!xs && !(x & 1) && i < n)
-			out[i++] = yuv_word(lut, luma[(x + 1) * lstep], r, g, b);
+			words[i++] = yuv_word(lut, luma[(x + 1) * lstep], r, g, b);
 	}
 }
 
-static void words_yuyv(void *const planes[DRM_FORMAT_MAX_PLANES],
-		       const struct drm_framebuffer *fb, int y,
-		       const int *xs, int x0, int n,
-		       const struct gembuf_yuv_lut *lut, __le32 *out)
+/*
+ * A run of @n pixels of @format, as words into @words or as 16-bit pixels
+ * into @px: @luma and @chroma are the line's luma bytes and its chroma
+ * pairs' Cb bytes (Cr follows Cb by @cr_off), with @lstep and @cstep
+ * bytes between two luma or two chroma samples; @xs are the columns, or
+ * NULL for the @n from @x0 on.  Where the run is contiguous, a pair of
+ * pixels shares its chroma, whose terms the words look up once for both;
+ * and there, from the first pair, whole blocks of %GEMBUF_SIMD_PIXELS are
+ * worked out in SIMD where the CPU allows it, the same values from the
+ * same terms.
+ */
+static __always_inline void yuv_line(u32 format, const u8 *luma, int lstep,
+				     const u8 *chroma, int cstep, int cr_off,
+				     const int *xs, int x0, int n,
+				     const struct gembuf_yuv_lut *lut,
+				     __le32 *words, struct gembuf_pixel *px)
+{
+	int first = x0 & 1, bulk = round_down(n - first, GEMBUF_SIMD_PIXELS);
+	const u8 *l = luma + (x0 + first) * lstep;
+	const u8 *c = chroma + (x0 + first) / 2 * cstep;
+
+	if (xs || bulk <= 0 || !gembuf_simd_begin()) {
+		yuv_run(luma, lstep, chroma, cstep, cr_off, xs, x0, 0, n, lut,
+			words, px);
+		return;
+	}
+	if (px)
+		gembuf_neon_yuv_pixels(px + first, l, c, bulk, format, &lut->arith);
+	else
+		gembuf_neon_yuv_words(words + first, l, c, bulk, format, &lut->arith);
+	gembuf_simd_end();
+	yuv_run(luma, lstep, chroma, cstep, cr_off, NULL, x0, 0, first, lut,
+		words, px);
+	yuv_run(luma, lstep, chroma, cstep, cr_off, NULL, x0, first + bulk, n,
+		lut, words, px);
+}
+
+/* A YUYV line: Y0 Cb Y1 Cr. */
+static __always_inline void yuv_yuyv(void *const planes[DRM_FORMAT_MAX_PLANES],
+				     const struct drm_framebuffer *fb, int y,
+				     const int *xs, int x0, int n,
+				     const struct gembuf_yuv_lut *lut,
+				     __le32 *words, struct gembuf_pixel *px)
 {
 	const u8 *row = planes[0] + y * fb->pitches[0];
 
-	words_yuv(row, 2, row + 1, 4, 2, xs, x0, n, lut, out);
+	yuv_line(DRM_FORMAT_YUYV, row, 2, row + 1, 4, 2, xs, x0, n, lut, words,
+		 px);
 }
 
-static void words_uyvy(void *const planes[DRM_FORMAT_MAX_PLANES],
-		       const struct drm_framebuffer *fb, int y,
-		       const int *xs, int x0, int n,
-		       const struct gembuf_yuv_lut *lut, __le32 *out)
+/* A UYVY line: Cb Y0 Cr Y1. */
+static __always_inline void yuv_uyvy(void *const planes[DRM_FORMAT_MAX_PLANES],
+				     const struct drm_framebuffer *fb, int y,
+				     const int *xs, int x0, int n,
+				     const struct gembuf_yuv_lut *lut,
+				     __le32 *words, struct gembuf_pixel *px)
 {
 	const u8 *row = planes[0] + y * fb->pitches[0];
 
-	words_yuv(row + 1, 2, row, 4, 2, xs, x0, n, lut, out);
+	yuv_line(DRM_FORMAT_UYVY, row + 1, 2, row, 4, 2, xs, x0, n, lut, words,
+		 px);
 }
 
-static void words_nv12(void *const planes[DRM_FORMAT_MAX_PLANES],
-		       const struct drm_framebuffer *fb, int y,
-		       const int *xs, int x0, int n,
-		       const struct gembuf_yuv_lut *lut, __le32 *out)
+/* An NV12 line: its luma line, and Cb Cr pairs of its chroma line. */
+static __always_inline void yuv_nv12(void *const planes[DRM_FORMAT_MAX_PLANES],
+				     const struct drm_framebuffer *fb, int y,
+				     const int *xs, int x0, int n,
+				     const struct gembuf_yuv_lut *lut,
+				     __le32 *words, struct gembuf_pixel *px)
 {
 	const u8 *row = planes[0] + y * fb->pitches[0];
 	const u8 *chroma = planes[1] + y / fb->format->vsub * fb->pitches[1];
 
-	words_yuv(row, 1, chroma, 2, 1, xs, x0, n, lut, out);
+	yuv_line(DRM_FORMAT_NV12, row, 1, chroma, 2, 1, xs, x0, n, lut, words,
+		 px);
 }
+
+/* Each YCbCr format's reader and words reader. */
+#define GEMBUF_YUV_READERS(name)						\
+static void read_##name(void *const planes[DRM_FORMAT_MAX_PLANES],		\
+			const struct drm_framebuffer *fb, int y,		\
+			const int *xs, int x0, int n,				\
+			const struct drm_plane_state *state,			\
+			struct gembuf_pixel *out)				\
+{										\
+	yuv_##name(planes, fb, y, xs, x0, n, gembuf_yuv_lut(state), NULL,	\
+		   out);							\
+}										\
+										\
+static void words_##name(void *const planes[DRM_FORMAT_MAX_PLANES],		\
+			 const struct drm_framebuffer *fb, int y,		\
+			 const int *xs, int x0, int n,				\
+			 const struct gembuf_yuv_lut *lut, __le32 *out)		\
+{										\
+	yuv_##name(planes, fb, y, xs, x0, n, lut, out, NULL);			\
+}
+
+GEMBUF_YUV_READERS(yuyv)
+GEMBUF_YUV_READERS(uyvy)
+GEMBUF_YUV_READERS(nv12)
 
 /**
  * gembuf_format_reader() - the pixel reader of a plane format

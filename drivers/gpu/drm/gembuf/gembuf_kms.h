@@ -31,6 +31,7 @@
 #include <linux/workqueue.h>
 
 #include "gembuf_drv.h"
+#include "gembuf_simd.h"
 
 /* Framebuffers, and so plane sources, go down to one pixel. */
 #define GEMBUF_XRES_MIN		1
@@ -71,14 +72,15 @@ static_assert(sizeof(struct gembuf_pixel) == 4 * sizeof(u16) &&
  * @planes: the kernel addresses of the framebuffer's planes
  * @fb: the framebuffer
  * @y: line in the framebuffer
- * @xs: column in the framebuffer of each pixel wanted
+ * @xs: column in the framebuffer of each pixel wanted, or NULL
+ * @x0: without @xs, the first of @n consecutive columns
  * @n: number of pixels
  * @state: the plane state, for the YCbCr encoding and range
  * @out: the @n pixels, alpha not premultiplied
  */
 typedef void (*gembuf_read_fn)(void *const planes[DRM_FORMAT_MAX_PLANES],
 			       const struct drm_framebuffer *fb, int y,
-			       const int *xs, int n,
+			       const int *xs, int x0, int n,
 			       const struct drm_plane_state *state,
 			       struct gembuf_pixel *out);
 
@@ -89,6 +91,7 @@ typedef void (*gembuf_read_fn)(void *const planes[DRM_FORMAT_MAX_PLANES],
  * @gu: Cb's part of green, subtracted
  * @gv: Cr's part of green, subtracted
  * @b: Cb's part of blue
+ * @arith: the same terms as the SIMD loops work them out
  *
  * One for each COLOR_ENCODING and COLOR_RANGE, made when the module
  * loads (gembuf_formats_init()), found with gembuf_yuv_lut().
@@ -99,6 +102,7 @@ struct gembuf_yuv_lut {
 	s32 gu[256];
 	s32 gv[256];
 	s32 b[256];
+	struct gembuf_yuv_arith arith;
 };
 
 /**
@@ -175,7 +179,10 @@ struct gembuf_plane {
  * @xs: the source columns of each of %GEMBUF_MAX_PLANES planes, @width
  *	each
  * @gather: the gathered words of each plane, @width each (after @xs, in
- *	its allocation)
+ *	its allocation, and %GEMBUF_SIMD_PIXELS more after the last, which
+ *	gembuf_neon_pick_words() may read)
+ * @pick: the picking table of each plane, @width / %GEMBUF_SIMD_PIXELS
+ *	entries each
  *
  * Allocated by the CRTC's atomic_check, in the committing task, so that
  * the composer, which signals the writeback out-fence, allocates nothing.
@@ -188,6 +195,7 @@ struct gembuf_lines {
 	__le32 *words;
 	int *xs;
 	__le32 *gather;
+	struct gembuf_pick *pick;
 };
 
 /**
@@ -216,6 +224,7 @@ struct gembuf_wb_job {
  * @num_planes: their number
  * @wb_pending: a writeback job waits for the next frame
  * @wb_vaddr: kernel address of the writeback framebuffer
+ * @wb_cached: that address maps it write-back cached, not write-combined
  * @wb_fb: the writeback framebuffer
  * @wb_job: that job's framebuffer mappings and CPU access
  */
@@ -226,6 +235,7 @@ struct gembuf_crtc_state {
 	unsigned int num_planes;
 	bool wb_pending;
 	void *wb_vaddr;
+	bool wb_cached;
 	struct drm_framebuffer *wb_fb;
 	struct gembuf_wb_job *wb_job;
 };

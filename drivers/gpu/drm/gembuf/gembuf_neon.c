@@ -8,6 +8,7 @@
  */
 
 #include <drm/drm_blend.h>
+#include <drm/drm_fourcc.h>
 
 #include "gembuf_simd.h"
 
@@ -163,6 +164,47 @@ static __always_inline void neon_blend_words(__le32 *dst, const __le32 *src,
 }
 
 /*
+ * One channel of eight 16-bit pixels below, @d, with the source's
+ * channel @c16 blended onto it as blend_pixel() blends it: the source's
+ * factor @k (unless @k_opaque), the destination's @inv, the source alone
+ * where @opaque, the pixel below alone where @skip.
+ */
+static __always_inline uint16x8_t neon_blend16(uint16x8_t c16, uint16x8_t d,
+					       uint16x8_t k, uint16x8_t inv,
+					       uint16x8_t opaque,
+					       uint16x8_t skip, bool k_opaque)
+{
+	uint16x8_t v = vqaddq_u16(k_opaque ? c16 : neon_mul16(c16, k),
+				  neon_mul16(d, inv));
+
+	return vbslq_u16(skip, d, vbslq_u16(opaque, c16, v));
+}
+
+/*
+ * Half @h (pixels 0-7 or 8-15) of sixteen: @s the source's channel
+ * bytes, @d the eight pixels below (alpha, red, green, blue), each
+ * replaced by the result.
+ */
+static __always_inline void neon_blend_half(uint16x8x4_t *d, uint8x16x4_t s,
+					    int h, uint16x8_t cov,
+					    uint16x8_t pa, uint16x8_t skip,
+					    u16 mode, bool k_opaque)
+{
+	const uint16x8_t all = vdupq_n_u16(0xffff);
+	uint16x8_t k = mode == DRM_MODE_BLEND_COVERAGE ? cov : pa;
+	uint16x8_t inv = vmvnq_u16(cov), opaque = vceqq_u16(cov, all);
+
+	/* Channel c of the source is byte 2 - c: red first. */
+	d->val[0] = vbslq_u16(skip, d->val[0], all);
+	d->val[1] = neon_blend16(h ? neon_widen_hi(s.val[2]) : neon_widen_lo(s.val[2]),
+				 d->val[1], k, inv, opaque, skip, k_opaque);
+	d->val[2] = neon_blend16(h ? neon_widen_hi(s.val[1]) : neon_widen_lo(s.val[1]),
+				 d->val[2], k, inv, opaque, skip, k_opaque);
+	d->val[3] = neon_blend16(h ? neon_widen_hi(s.val[0]) : neon_widen_lo(s.val[0]),
+				 d->val[3], k, inv, opaque, skip, k_opaque);
+}
+
+/*
  * blend_rgb32_run() of gembuf_composer.c, @mode and @pa_opaque constants:
  * sixteen pixels a time onto @dst, two vld4q_u16 of eight 16-bit pixels
  * (alpha, red, green, blue), the same choices as blend_words().
@@ -172,38 +214,25 @@ static __always_inline void neon_blend_line(u16 *dst, const __le32 *src,
 					    bool pa_opaque)
 {
 	const uint16x8_t pa = vdupq_n_u16(plane_alpha);
-	const uint16x8_t all = vdupq_n_u16(0xffff);
 	bool k_opaque = mode != DRM_MODE_BLEND_COVERAGE && pa_opaque;
-	uint16x8_t cov[2], k[2], inv[2], opaque[2], skip[2], c16, v;
-	uint16x8x4_t d[2], r;
+	uint16x8_t cov[2];
+	uint16x8x4_t lo, hi;
 	uint8x16x4_t s;
-	uint8x16_t skip8;
-	int i, h, c;
+	uint8x16_t skip;
+	int i;
 
 	for (i = 0; i < n; i += GEMBUF_SIMD_PIXELS) {
 		s = vld4q_u8((const u8 *)(src + i));
-		d[0] = vld4q_u16(dst + 4 * i);
-		d[1] = vld4q_u16(dst + 4 * (i + 8));
+		lo = vld4q_u16(dst + 4 * i);
+		hi = vld4q_u16(dst + 4 * (i + 8));
 		neon_coverage(s.val[3], pa, mode, pa_opaque, cov);
-		skip8 = neon_adds_nothing(s, mode);
-		skip[0] = neon_widen_lo(skip8);
-		skip[1] = neon_widen_hi(skip8);
-		for (h = 0; h < 2; h++) {
-			k[h] = mode == DRM_MODE_BLEND_COVERAGE ? cov[h] : pa;
-			inv[h] = vmvnq_u16(cov[h]);
-			opaque[h] = vceqq_u16(cov[h], all);
-			r.val[0] = vbslq_u16(skip[h], d[h].val[0], all);
-			/* Channel c of the source is byte 2 - c: red first. */
-			for (c = 0; c < 3; c++) {
-				c16 = h ? neon_widen_hi(s.val[2 - c]) :
-					  neon_widen_lo(s.val[2 - c]);
-				v = vqaddq_u16(k_opaque ? c16 : neon_mul16(c16, k[h]),
-					       neon_mul16(d[h].val[1 + c], inv[h]));
-				v = vbslq_u16(opaque[h], c16, v);
-				r.val[1 + c] = vbslq_u16(skip[h], d[h].val[1 + c], v);
-			}
-			vst4q_u16(dst + 4 * (i + 8 * h), r);
-		}
+		skip = neon_adds_nothing(s, mode);
+		neon_blend_half(&lo, s, 0, cov[0], pa, neon_widen_lo(skip), mode,
+				k_opaque);
+		neon_blend_half(&hi, s, 1, cov[1], pa, neon_widen_hi(skip), mode,
+				k_opaque);
+		vst4q_u16(dst + 4 * i, lo);
+		vst4q_u16(dst + 4 * (i + 8), hi);
 	}
 }
 
@@ -307,6 +336,96 @@ void gembuf_neon_clear_x(__le32 *words, int n)
 }
 
 /**
+ * gembuf_neon_widen_line() - XRGB8888 words as opaque 16-bit pixels
+ * @px: the @n pixels (four u16 a pixel, alpha to blue)
+ * @words: the words, little-endian
+ * @n: their number, a multiple of %GEMBUF_SIMD_PIXELS
+ *
+ * Each channel c as c * 0x101, as gembuf_widen_line() makes it.
+ *
+ * Context: kernel-mode NEON, after gembuf_simd_begin() returned true.
+ */
+void gembuf_neon_widen_line(struct gembuf_pixel *px, const __le32 *words, int n)
+{
+	u16 *p = (u16 *)px;
+	uint16x8x4_t o;
+	uint8x16x4_t w;
+	int i;
+
+	o.val[0] = vdupq_n_u16(0xffff);
+	for (i = 0; i < n; i += GEMBUF_SIMD_PIXELS) {
+		w = vld4q_u8((const u8 *)(words + i));
+		o.val[1] = neon_widen_lo(w.val[2]);
+		o.val[2] = neon_widen_lo(w.val[1]);
+		o.val[3] = neon_widen_lo(w.val[0]);
+		vst4q_u16(p + 4 * i, o);
+		o.val[1] = neon_widen_hi(w.val[2]);
+		o.val[2] = neon_widen_hi(w.val[1]);
+		o.val[3] = neon_widen_hi(w.val[0]);
+		vst4q_u16(p + 4 * (i + 8), o);
+	}
+}
+
+/**
+ * gembuf_neon_narrow_line() - 16-bit pixels as XRGB8888 words
+ * @words: the @n words, little-endian, X 0
+ * @px: the pixels (four u16 a pixel, alpha to blue)
+ * @n: their number, a multiple of %GEMBUF_SIMD_PIXELS
+ *
+ * The 8 high bits of each channel, as gembuf_narrow_line() takes them.
+ *
+ * Context: kernel-mode NEON, after gembuf_simd_begin() returned true.
+ */
+void gembuf_neon_narrow_line(__le32 *words, const struct gembuf_pixel *px, int n)
+{
+	const u16 *p = (const u16 *)px;
+	uint16x8x4_t lo, hi;
+	uint8x16x4_t w;
+	int i;
+
+	w.val[3] = vdupq_n_u8(0);
+	for (i = 0; i < n; i += GEMBUF_SIMD_PIXELS) {
+		lo = vld4q_u16(p + 4 * i);
+		hi = vld4q_u16(p + 4 * (i + 8));
+		w.val[0] = vshrn_high_n_u16(vshrn_n_u16(lo.val[3], 8), hi.val[3], 8);
+		w.val[1] = vshrn_high_n_u16(vshrn_n_u16(lo.val[2], 8), hi.val[2], 8);
+		w.val[2] = vshrn_high_n_u16(vshrn_n_u16(lo.val[1], 8), hi.val[1], 8);
+		vst4q_u8((u8 *)(words + i), w);
+	}
+}
+
+/**
+ * gembuf_neon_pick_words() - words picked by a table, sixteen at a time
+ * @dst: the @n words
+ * @src: the words they are picked from
+ * @pick: for each sixteen words of @dst, where in @src they are: each
+ *	block of sixteen comes from the sixteen words from @src + @base on
+ *	(which are all read), and each byte of it from the byte @bytes says
+ * @n: the number of words, a multiple of %GEMBUF_SIMD_PIXELS
+ *
+ * Four table lookups (tbl) of sixteen bytes each, from the four registers
+ * the run is loaded into.
+ *
+ * Context: kernel-mode NEON, after gembuf_simd_begin() returned true.
+ */
+void gembuf_neon_pick_words(__le32 *dst, const __le32 *src,
+			    const struct gembuf_pick *pick, int n)
+{
+	uint8x16x4_t run, bytes, out;
+	int i;
+
+	for (i = 0; i < n; i += GEMBUF_SIMD_PIXELS, pick++) {
+		run = vld1q_u8_x4((const u8 *)(src + pick->base));
+		bytes = vld1q_u8_x4(pick->bytes);
+		out.val[0] = vqtbl4q_u8(run, bytes.val[0]);
+		out.val[1] = vqtbl4q_u8(run, bytes.val[1]);
+		out.val[2] = vqtbl4q_u8(run, bytes.val[2]);
+		out.val[3] = vqtbl4q_u8(run, bytes.val[3]);
+		vst1q_u8_x4((u8 *)(dst + i), out);
+	}
+}
+
+/**
  * gembuf_neon_rgb565_words() - RGB565 pixels as XRGB8888 words
  * @dst: the @n words, X 0
  * @src: the pixels
@@ -336,6 +455,286 @@ void gembuf_neon_rgb565_words(__le32 *dst, const __le16 *src, int n)
 		w.val[0] = vsriq_n_u8(t, t, 5);
 		vst4q_u8((u8 *)(dst + i), w);
 	}
+}
+
+/*
+ * YCbCr to RGB by the terms of struct gembuf_yuv_arith, sixteen pixels a
+ * step, each channel's sum in 32-bit lanes as yuv_to_rgb() and yuv_word()
+ * of gembuf_formats.c make it from their tables.  Signed values are kept
+ * in unsigned lanes, reinterpreted where the operation cares.  The
+ * factors ride in two registers, @ks (@y_mul, @y_frac, @c_mul, @c_frac)
+ * and @kf (@kr, @kgb, @kgr, @kb), multiplied by lane.
+ */
+
+/* Half @h (lanes 0-3 or 4-7) of eight 16-bit lanes, widened. */
+static __always_inline uint32x4_t neon_half_u(uint16x8_t v, int h)
+{
+	return h ? vmovl_high_u16(v) : vmovl_u16(vget_low_u16(v));
+}
+
+static __always_inline int32x4_t neon_half_s(int16x8_t v, int h)
+{
+	return h ? vmovl_high_s16(v) : vmovl_s16(vget_low_s16(v));
+}
+
+/*
+ * A factor's term of four chroma values: |C - 128| scaled from the range
+ * (@sc) times the factor in lane @lane of @kf, >> 16 in 64-bit lanes,
+ * negated where @neg is set (C - 128 < 0), as the table's division
+ * towards zero gives it.
+ */
+static __always_inline uint32x4_t neon_yuv_term(uint32x4_t sc, uint32x4_t kf,
+						const int lane, uint32x4_t neg)
+{
+	uint32x4_t t = vshrn_high_n_u64(vshrn_n_u64(vmull_laneq_u32(vget_low_u32(sc),
+								    kf, lane), 16),
+					vmull_high_laneq_u32(sc, kf, lane), 16);
+
+	return vsubq_u32(veorq_u32(t, neg), neg);
+}
+
+static __always_inline uint32x4_t neon_yuv_scale(uint32x4_t e, uint32x4_t ks)
+{
+	return vsraq_n_u32(vmulq_laneq_u32(e, ks, 2), vmulq_laneq_u32(e, ks, 3), 24);
+}
+
+/*
+ * A sum as yuv_channel() takes it to 16 bits, or yuv_narrow() to 8, both
+ * v * 257 shifted: that is (v + (v >> 8)) shifted 8 fewer, as the bits
+ * v >> 8 drops are below the ones kept.  The saturating narrowing that
+ * follows clamps to 0 and 0xffff (0xff after a second one for 8 bits) as
+ * the scalar compare does.
+ */
+static __always_inline int32x4_t neon_yuv_round(uint32x4_t v)
+{
+	int32x4_t s = vreinterpretq_s32_u32(v);
+
+	return vsraq_n_s32(s, s, 8);
+}
+
+/*
+ * Half @h (pixel pairs 0-3 or 4-7) of the chroma terms: |Cb - 128| is @eu
+ * and @nu is set where Cb - 128 < 0; the same for Cr in @ev and @nv.
+ */
+static __always_inline void neon_yuv_terms(uint16x8_t eu, int16x8_t nu,
+					   uint16x8_t ev, int16x8_t nv, int h,
+					   uint32x4_t ks, uint32x4_t kf,
+					   uint32x4_t *r, uint32x4_t *g,
+					   uint32x4_t *b)
+{
+	uint32x4_t su = neon_yuv_scale(neon_half_u(eu, h), ks);
+	uint32x4_t sv = neon_yuv_scale(neon_half_u(ev, h), ks);
+	uint32x4_t mu = vreinterpretq_u32_s32(neon_half_s(nu, h));
+	uint32x4_t mv = vreinterpretq_u32_s32(neon_half_s(nv, h));
+
+	*r = neon_yuv_term(sv, kf, 0, mv);
+	*g = vaddq_u32(neon_yuv_term(su, kf, 1, mu), neon_yuv_term(sv, kf, 2, mv));
+	*b = neon_yuv_term(su, kf, 3, mu);
+}
+
+/* Half @h of luma's term of eight pixels, whose Y - @y_off is @a. */
+static __always_inline uint32x4_t neon_yuv_luma(int16x8_t a, int h,
+						uint32x4_t ks)
+{
+	uint16x8_t pos = vreinterpretq_u16_s16(vmaxq_s16(a, vdupq_n_s16(0)));
+	int32x4_t whole = vmulq_laneq_s32(neon_half_s(a, h),
+					  vreinterpretq_s32_u32(ks), 0);
+
+	return vsraq_n_u32(vreinterpretq_u32_s32(whole),
+			   vmulq_laneq_u32(neon_half_u(pos, h), ks, 1), 24);
+}
+
+/* Four pixels' red, green and blue sums from luma @y, rounded. */
+static __always_inline void neon_yuv_sums(uint32x4_t y, uint32x4_t r,
+					  uint32x4_t g, uint32x4_t b,
+					  int32x4_t s[3])
+{
+	s[0] = neon_yuv_round(vaddq_u32(y, r));
+	s[1] = neon_yuv_round(vsubq_u32(y, g));
+	s[2] = neon_yuv_round(vaddq_u32(y, b));
+}
+
+/* Four rounded sums to 16 bits (@wide) or 16 bits holding the 8 high. */
+static __always_inline uint16x4_t neon_yuv_lo(int32x4_t s, bool wide)
+{
+	return wide ? vqshrun_n_s32(s, 8) : vqshrun_n_s32(s, 16);
+}
+
+static __always_inline uint16x8_t neon_yuv_hi(uint16x4_t lo, int32x4_t s,
+					      bool wide)
+{
+	return wide ? vqshrun_high_n_s32(lo, s, 8) : vqshrun_high_n_s32(lo, s, 16);
+}
+
+/*
+ * Sixteen pixels' channels, red, green and blue of the even pixels in
+ * @ch[0] and of the odd ones in @ch[1], to 16 bits if @wide, else to
+ * 8 bits in 16-bit lanes (saturated, below 0x100).  @ye and @yo are the
+ * even and odd pixels' luma, @cb and @cr each pair's chroma, @y_off
+ * luma's offset in each lane.  Each half of the pairs is worked out to
+ * 16 bits before the other, so that the sums fit the registers.
+ */
+static __always_inline void neon_yuv16(uint8x8_t ye, uint8x8_t yo,
+				       uint8x8_t cb, uint8x8_t cr,
+				       uint8x8_t y_off, uint32x4_t ks,
+				       uint32x4_t kf, bool wide,
+				       uint16x8_t ch[2][3])
+{
+	const uint8x8_t mid = vdup_n_u8(128);
+	int16x8_t du = vreinterpretq_s16_u16(vsubl_u8(cb, mid));
+	int16x8_t dv = vreinterpretq_s16_u16(vsubl_u8(cr, mid));
+	uint16x8_t eu = vreinterpretq_u16_s16(vabsq_s16(du));
+	uint16x8_t ev = vreinterpretq_u16_s16(vabsq_s16(dv));
+	int16x8_t ae = vreinterpretq_s16_u16(vsubl_u8(ye, y_off));
+	int16x8_t ao = vreinterpretq_s16_u16(vsubl_u8(yo, y_off));
+	uint32x4_t r, g, b;
+	int32x4_t se[3], so[3];
+	uint16x4_t le[3], lo[3];
+
+	du = vshrq_n_s16(du, 15);
+	dv = vshrq_n_s16(dv, 15);
+	neon_yuv_terms(eu, du, ev, dv, 0, ks, kf, &r, &g, &b);
+	neon_yuv_sums(neon_yuv_luma(ae, 0, ks), r, g, b, se);
+	neon_yuv_sums(neon_yuv_luma(ao, 0, ks), r, g, b, so);
+	le[0] = neon_yuv_lo(se[0], wide);
+	le[1] = neon_yuv_lo(se[1], wide);
+	le[2] = neon_yuv_lo(se[2], wide);
+	lo[0] = neon_yuv_lo(so[0], wide);
+	lo[1] = neon_yuv_lo(so[1], wide);
+	lo[2] = neon_yuv_lo(so[2], wide);
+	neon_yuv_terms(eu, du, ev, dv, 1, ks, kf, &r, &g, &b);
+	neon_yuv_sums(neon_yuv_luma(ae, 1, ks), r, g, b, se);
+	neon_yuv_sums(neon_yuv_luma(ao, 1, ks), r, g, b, so);
+	ch[0][0] = neon_yuv_hi(le[0], se[0], wide);
+	ch[0][1] = neon_yuv_hi(le[1], se[1], wide);
+	ch[0][2] = neon_yuv_hi(le[2], se[2], wide);
+	ch[1][0] = neon_yuv_hi(lo[0], so[0], wide);
+	ch[1][1] = neon_yuv_hi(lo[1], so[1], wide);
+	ch[1][2] = neon_yuv_hi(lo[2], so[2], wide);
+}
+
+/* Eight 8-bit values of even pixels and of odd ones, in pixel order. */
+static __always_inline uint8x16_t neon_interleave8(uint16x8_t even,
+						   uint16x8_t odd)
+{
+	uint8x8_t e = vqmovn_u16(even), o = vqmovn_u16(odd);
+
+	return vzip1q_u8(vcombine_u8(e, e), vcombine_u8(o, o));
+}
+
+/*
+ * Sixteen pixels of @format from @luma and @chroma (see
+ * gembuf_neon_yuv_words()), pixel @i of the run, as words into @dst or
+ * as 16-bit pixels into @px (four u16 a pixel, alpha to blue).
+ */
+static __always_inline void neon_yuv_step(__le32 *dst, u16 *px,
+					  const u8 *luma, const u8 *chroma,
+					  int i, u32 format, uint8x8_t y_off,
+					  uint32x4_t ks, uint32x4_t kf)
+{
+	bool wide = px;
+	uint16x8_t ch[2][3];
+	uint16x8x4_t p;
+	uint8x16x4_t w;
+	uint8x8x4_t q;
+	uint8x8x2_t l, c;
+
+	switch (format) {
+	case DRM_FORMAT_YUYV:
+		q = vld4_u8(luma + 2 * i);
+		neon_yuv16(q.val[0], q.val[2], q.val[1], q.val[3], y_off, ks,
+			   kf, wide, ch);
+		break;
+	case DRM_FORMAT_UYVY:
+		q = vld4_u8(chroma + 2 * i);
+		neon_yuv16(q.val[1], q.val[3], q.val[0], q.val[2], y_off, ks,
+			   kf, wide, ch);
+		break;
+	default:
+		l = vld2_u8(luma + i);
+		c = vld2_u8(chroma + i);
+		neon_yuv16(l.val[0], l.val[1], c.val[0], c.val[1], y_off, ks,
+			   kf, wide, ch);
+		break;
+	}
+	if (!px) {
+		/* Bytes 0 to 3 of a word: blue, green, red, X (0). */
+		w.val[0] = neon_interleave8(ch[0][2], ch[1][2]);
+		w.val[1] = neon_interleave8(ch[0][1], ch[1][1]);
+		w.val[2] = neon_interleave8(ch[0][0], ch[1][0]);
+		w.val[3] = vdupq_n_u8(0);
+		vst4q_u8((u8 *)(dst + i), w);
+		return;
+	}
+	/* Alpha, red, green, blue: pixels 0 to 7, then 8 to 15. */
+	p.val[0] = vdupq_n_u16(0xffff);
+	p.val[1] = vzip1q_u16(ch[0][0], ch[1][0]);
+	p.val[2] = vzip1q_u16(ch[0][1], ch[1][1]);
+	p.val[3] = vzip1q_u16(ch[0][2], ch[1][2]);
+	vst4q_u16(px + 4 * i, p);
+	p.val[1] = vzip2q_u16(ch[0][0], ch[1][0]);
+	p.val[2] = vzip2q_u16(ch[0][1], ch[1][1]);
+	p.val[3] = vzip2q_u16(ch[0][2], ch[1][2]);
+	vst4q_u16(px + 4 * (i + 8), p);
+}
+
+/* The loop of both functions below, @px or @dst NULL. */
+static __always_inline void neon_yuv(__le32 *dst, u16 *px,
+				     const u8 *luma, const u8 *chroma, int n,
+				     u32 format,
+				     const struct gembuf_yuv_arith *arith)
+{
+	const uint32x4_t ks = { arith->y_mul, arith->y_frac, arith->c_mul,
+				arith->c_frac };
+	const uint32x4_t kf = { arith->kr, arith->kgb, arith->kgr, arith->kb };
+	const uint8x8_t y_off = vdup_n_u8(arith->y_off);
+	int i;
+
+	for (i = 0; i < n; i += GEMBUF_SIMD_PIXELS)
+		neon_yuv_step(dst, px, luma, chroma, i, format, y_off, ks, kf);
+}
+
+/**
+ * gembuf_neon_yuv_words() - YCbCr pixels as XRGB8888 words
+ * @dst: the @n words, X 0
+ * @luma: the first pixel's luma byte (YUYV, NV12)
+ * @chroma: its chroma pair's first byte (UYVY: Cb; NV12: Cb of the
+ *	chroma line)
+ * @n: the number of pixels, a multiple of %GEMBUF_SIMD_PIXELS, from an
+ *	even column
+ * @format: %DRM_FORMAT_YUYV, %DRM_FORMAT_UYVY or %DRM_FORMAT_NV12
+ * @arith: the plane's encoding and range, gembuf_yuv_lut()'s @arith
+ *
+ * Each word as the format's scalar words reader makes it.  YUYV and UYVY
+ * are loaded four bytes a pair with vld4_u8 (Y0 Cb Y1 Cr, Cb Y0 Cr Y1),
+ * NV12's luma and chroma lines with vld2_u8 each.
+ *
+ * Context: kernel-mode NEON, after gembuf_simd_begin() returned true.
+ */
+void gembuf_neon_yuv_words(__le32 *dst, const u8 *luma, const u8 *chroma,
+			   int n, u32 format, const struct gembuf_yuv_arith *arith)
+{
+	neon_yuv(dst, NULL, luma, chroma, n, format, arith);
+}
+
+/**
+ * gembuf_neon_yuv_pixels() - YCbCr pixels as 16-bit pixels
+ * @px: the @n pixels, opaque
+ * @luma: as for gembuf_neon_yuv_words()
+ * @chroma: as for gembuf_neon_yuv_words()
+ * @n: as for gembuf_neon_yuv_words()
+ * @format: as for gembuf_neon_yuv_words()
+ * @arith: as for gembuf_neon_yuv_words()
+ *
+ * Each pixel as the format's scalar reader gives it.
+ *
+ * Context: kernel-mode NEON, after gembuf_simd_begin() returned true.
+ */
+void gembuf_neon_yuv_pixels(struct gembuf_pixel *px, const u8 *luma,
+			    const u8 *chroma, int n, u32 format,
+			    const struct gembuf_yuv_arith *arith)
+{
+	neon_yuv(NULL, (u16 *)px, luma, chroma, n, format, arith);
 }
 
 #endif /* __CHECKER__ */

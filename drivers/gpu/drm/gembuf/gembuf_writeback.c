@@ -167,6 +167,9 @@ static void gembuf_wb_atomic_commit(struct drm_connector *connector,
 	spin_lock_irq(&out->lock);
 	crtc_state->wb_fb = job->fb;
 	crtc_state->wb_vaddr = wj->map[0].vaddr;
+	/* An import's mapping is its exporter's, whose caching is not known. */
+	crtc_state->wb_cached = !to_gembuf_object(job->fb->obj[0])->vcm.imported &&
+				!to_gembuf_object(job->fb->obj[0])->vcm.map_wc;
 	crtc_state->wb_job = wj;
 	crtc_state->wb_pending = true;
 	spin_unlock_irq(&out->lock);
