@@ -183,6 +183,59 @@ static void vcm_test_cache_maintenance(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 }
 
+/*
+ * Memory allocated through a device that snoops the CPU's caches (a KUnit
+ * device declared DMA-coherent, as a "dma-coherent" one is) cannot be
+ * written back for a non-cacheable mapping: the DMA API does no cache
+ * maintenance for that device.  vcm_back() refuses the write-combined
+ * backing with -EOPNOTSUPP, does no maintenance, counts no conflict and
+ * leaves the physmem's cache class free: a cached backing still succeeds.
+ */
+static void vcm_test_back_snooping_dev(struct kunit *test)
+{
+	struct device *dev = kunit_device_register(test, "vcm-snoop");
+	struct vcm *k = kernel_vcm(test);
+	long maint, conflicts;
+	struct vcm_res *wc, *cached;
+	struct vcm_constraint c;
+	struct vcm_physmem *pm;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	/* Where the architecture has no such flag, every device snoops. */
+#if defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_DEVICE) || \
+	defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_CPU) || \
+	defined(CONFIG_ARCH_HAS_SYNC_DMA_FOR_CPU_ALL)
+	dev->dma_coherent = true;
+#endif
+	dev->dma_mask = &dev->coherent_dma_mask;
+	KUNIT_ASSERT_EQ(test, dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64)), 0);
+	KUNIT_ASSERT_EQ(test, vcm_constraint_of_dev(dev, &c), 0);
+	pm = own_phys(test, vcm_phys_alloc_for(SZ_64K, 0, &c));
+	/* One range from the device's DMA API: cleaned through it. */
+	KUNIT_ASSERT_PTR_EQ(test, pm->dma_dev, dev);
+
+	wc = vcm_reserve(k, SZ_64K, RW_WC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wc);
+	cached = vcm_reserve(k, SZ_64K, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cached);
+
+	maint = vcm_stat_read(VCM_STAT_CACHE_MAINT);
+	conflicts = vcm_stat_read(VCM_STAT_CONFLICTS);
+	KUNIT_EXPECT_EQ(test, vcm_back(wc, pm), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_CACHE_MAINT), maint);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_CONFLICTS), conflicts);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_from_res(wc)), -ENOENT);
+	KUNIT_EXPECT_NULL(test, vcm_get_vaddr(wc));
+
+	KUNIT_EXPECT_EQ(test, vcm_back(cached, pm), 0);
+	KUNIT_EXPECT_NOT_NULL(test, vcm_get_vaddr(cached));
+	KUNIT_EXPECT_EQ(test, vcm_unback(cached), 0);
+
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(cached), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(wc), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+}
+
 static void vcm_test_one_to_one(struct kunit *test)
 {
 	struct device *dev = kunit_device_register(test, "vcm-o2o");
@@ -244,6 +297,78 @@ static void vcm_test_one_to_one(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_vcm(test, o), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, cont), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, scattered), 0);
+}
+
+/*
+ * A one-to-one VCM's device addresses are physical addresses, so a device
+ * must reach all of them: vcm_assoc() refuses with -ERANGE a device whose
+ * DMA mask ends below the VCM's last address (the DMA API's default of 32
+ * bits, then a mask set to 32 bits) and makes no association; a mask that
+ * ends exactly at it is enough.
+ */
+static void vcm_test_one_to_one_mask(struct kunit *test)
+{
+	struct device *dev = kunit_device_register(test, "vcm-o2o-mask");
+	struct vcm *o = own_vcm(test, vcm_create_one_to_one(0, SZ_8G));
+	struct vcm_avcm *avcm;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(o, dev, 0)), -ERANGE);
+	dev->dma_mask = &dev->coherent_dma_mask;
+	KUNIT_ASSERT_EQ(test, dma_set_mask_and_coherent(dev, DMA_BIT_MASK(32)), 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(o, dev, 0)), -ERANGE);
+
+	KUNIT_ASSERT_EQ(test, dma_set_mask_and_coherent(dev, DMA_BIT_MASK(33)), 0);
+	avcm = vcm_assoc(o, dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, avcm);
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(avcm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, o), 0);
+}
+
+/*
+ * For a VCM of the CPU kinds, vcm_dev_addr_to_phys_addr() follows the
+ * reservation's backing: an address in any chunk of a scattered physmem
+ * gives the physical address at that offset of that chunk, not of the
+ * first one.  Chunks of base pages, so that there are several.
+ */
+static void vcm_test_dev_addr_chunks(struct kunit *test)
+{
+	struct device *dev = kunit_device_register(test, "vcm-dev-addr");
+	struct vcm_physmem *pm = new_phys(test, 4 * PAGE_SIZE, 0, PAGE_SIZE);
+	struct vcm *k = kernel_vcm(test);
+	struct vcm_avcm *avcm;
+	phys_addr_t phys, got = 0;
+	unsigned int cursor;
+	struct vcm_res *res;
+	size_t len, off = 0;
+	dma_addr_t addr;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	avcm = vcm_assoc(k, dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, avcm);
+	KUNIT_EXPECT_EQ(test, vcm_activate(avcm), 0);
+	res = vcm_reserve(k, 4 * PAGE_SIZE, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_EXPECT_EQ(test, vcm_back(res, pm), 0);
+	addr = vcm_get_dev_addr(res);
+
+	vcm_for_each_phys_chunk(pm, cursor, phys, len) {
+		KUNIT_EXPECT_EQ(test, vcm_dev_addr_to_phys_addr(dev, addr + off + 0x18,
+								&got), 0);
+		KUNIT_EXPECT_EQ(test, got, phys + 0x18);
+		KUNIT_EXPECT_EQ(test, vcm_dev_addr_to_phys_addr(dev, addr + off + len - 1,
+								&got), 0);
+		KUNIT_EXPECT_EQ(test, got, phys + len - 1);
+		off += len;
+	}
+	KUNIT_EXPECT_EQ(test, cursor, 4);
+	KUNIT_EXPECT_EQ(test, off, 4 * PAGE_SIZE);
+
+	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_deactivate(avcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(avcm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 }
 
 static void vcm_test_assoc(struct kunit *test)
@@ -349,6 +474,66 @@ static void vcm_test_shared_physmem(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_vcm(test, d2), 0);
 }
 
+/*
+ * The reverse lookups of a physical address count and return the backings
+ * of the physmems that hold it and pass every other physmem by, however
+ * many reservations that one backs.  @other is made first, so that it is
+ * listed before @pm and the walks for @pm's address go past it.
+ */
+static void vcm_test_phys_res_other(struct kunit *test)
+{
+	struct vcm *d1 = new_dev_vcm(test);
+	struct vcm *d2 = own_vcm(test, vcm_create(SZ_4G, SZ_1G));
+	struct vcm_physmem *other = new_phys(test, SZ_64K, 0, 0);
+	struct vcm_physmem *pm = new_phys(test, SZ_64K, 0, 0);
+	struct vcm_res *o1, *o2, *r, *it;
+	phys_addr_t phys, ophys;
+	unsigned int cursor = 0;
+	size_t len, n = 0;
+
+	o1 = vcm_reserve(d1, SZ_64K, RW_CACHED);
+	o2 = vcm_reserve(d2, SZ_64K, RW_CACHED);
+	r = vcm_reserve(d1, SZ_64K, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, o1);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, o2);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r);
+	KUNIT_ASSERT_EQ(test, vcm_back(o1, other), 0);
+	KUNIT_ASSERT_EQ(test, vcm_back(o2, other), 0);
+	KUNIT_ASSERT_EQ(test, vcm_back(r, pm), 0);
+	KUNIT_ASSERT_EQ(test, vcm_test_next_chunk(pm, &cursor, &phys, &len), 0);
+	cursor = 0;
+	KUNIT_ASSERT_EQ(test, vcm_test_next_chunk(other, &cursor, &ophys, &len), 0);
+
+	/* @pm's address: @other's two backings are not counted. */
+	KUNIT_EXPECT_EQ(test, vcm_get_phys_num_res(phys + 8), 1);
+	len = 0;
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_next_phys_res(phys + 8, NULL, &len), r);
+	KUNIT_EXPECT_EQ(test, len, (size_t)SZ_64K);
+	KUNIT_EXPECT_NULL(test, vcm_get_next_phys_res(phys + 8, r, NULL));
+
+	/* @other's address: both of its backings, and not @pm's. */
+	KUNIT_EXPECT_EQ(test, vcm_get_phys_num_res(ophys), 2);
+	for (it = vcm_get_next_phys_res(ophys, NULL, NULL); it;
+	     it = vcm_get_next_phys_res(ophys, it, NULL)) {
+		KUNIT_EXPECT_TRUE(test, it == o1 || it == o2);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, 2);
+
+	KUNIT_EXPECT_EQ(test, vcm_unback(r), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_phys_num_res(phys), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_phys_num_res(ophys), 2);
+	KUNIT_EXPECT_EQ(test, vcm_unback(o1), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unback(o2), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(o1), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(o2), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(r), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, other), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, d1), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, d2), 0);
+}
+
 static void vcm_test_clone(struct kunit *test)
 {
 	struct vcm *vcm = new_dev_vcm(test), *clone, *k = kernel_vcm(test);
@@ -399,9 +584,13 @@ static struct kunit_case vcm_test_back_cases[] = {
 	KUNIT_CASE(vcm_test_back_kernel),
 	KUNIT_CASE(vcm_test_cache_conflict),
 	KUNIT_CASE(vcm_test_cache_maintenance),
+	KUNIT_CASE(vcm_test_back_snooping_dev),
 	KUNIT_CASE(vcm_test_one_to_one),
+	KUNIT_CASE(vcm_test_one_to_one_mask),
+	KUNIT_CASE(vcm_test_dev_addr_chunks),
 	KUNIT_CASE(vcm_test_assoc),
 	KUNIT_CASE(vcm_test_shared_physmem),
+	KUNIT_CASE(vcm_test_phys_res_other),
 	KUNIT_CASE(vcm_test_clone),
 	{}
 };

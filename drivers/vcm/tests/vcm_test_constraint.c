@@ -180,6 +180,39 @@ static void vcm_test_constraint_of(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_vcm(test, o), 0);
 }
 
+/*
+ * An IOMMU VCM without a domain yet maps base pages: its constraint asks
+ * for chunks of the CPU's page size and nothing more (no range, no limit,
+ * no device to allocate through).  Memory allocated for it comes from the
+ * page allocator, meets it and backs a reservation of the VCM.
+ */
+static void vcm_test_constraint_of_iommu_vcm(struct kunit *test)
+{
+	struct vcm *vcm = new_dev_vcm(test);
+	struct vcm_constraint c;
+	struct vcm_physmem *pm;
+	struct vcm_res *res;
+
+	KUNIT_ASSERT_EQ(test, vcm_constraint_of_vcm(vcm, &c), 0);
+	KUNIT_EXPECT_EQ(test, c.flags, VCM_CONSTRAINT_GRANULE);
+	KUNIT_EXPECT_EQ(test, c.granule, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, c.pgsizes, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, c.dma_limit, PHYS_ADDR_MAX);
+	KUNIT_EXPECT_NULL(test, c.dev);
+	KUNIT_EXPECT_EQ(test, c.devices, 1);
+
+	pm = own_phys(test, vcm_phys_alloc_for(SZ_64K, 0, &c));
+	KUNIT_EXPECT_NULL(test, pm->dma_dev);
+	KUNIT_EXPECT_EQ(test, vcm_constraint_unmet(&c, pm), 0);
+	res = vcm_reserve(vcm, SZ_64K, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_EXPECT_EQ(test, vcm_back(res, pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
+}
+
 /* The highest byte of a physmem. */
 static phys_addr_t phys_top(const struct vcm_physmem *pm)
 {
@@ -273,6 +306,35 @@ static void vcm_test_constraint_alloc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_phys(test, lowpm), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, cont), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+}
+
+/*
+ * vcm_phys_alloc_for() hands out memory that meets the constraint or
+ * none.  For one no RAM can meet, a limit below every byte of RAM (which
+ * vcm_constraint_merge() refuses: only a hand-made constraint has it),
+ * the chunks it allocated are given back and it fails with -ENOMEM,
+ * keeping and counting nothing.
+ */
+static void vcm_test_constraint_alloc_unmet(struct kunit *test)
+{
+	long physmems = vcm_stat_read(VCM_STAT_PHYSMEMS);
+	long bytes = vcm_stat_read(VCM_STAT_PHYS_BYTES);
+	struct vcm_constraint c, acc;
+	struct vcm_physmem *pm;
+
+	vcm_constraint_init(&c);
+	c.flags = VCM_CONSTRAINT_LIMIT;
+	c.dma_limit = 0;
+	c.devices = 1;
+	vcm_constraint_init(&acc);
+	KUNIT_EXPECT_EQ(test, vcm_constraint_merge(&acc, &c), -ERANGE);
+
+	pm = vcm_phys_alloc_for(SZ_64K, 0, &c);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(pm), -ENOMEM);
+	if (!IS_ERR(pm))
+		vcm_phys_free(pm);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_PHYSMEMS), physmems);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_PHYS_BYTES), bytes);
 }
 
 /* Check a table from vcm_phys_to_sgt(); return its number of entries. */
@@ -387,11 +449,63 @@ static void vcm_test_phys_copy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_phys(test, src), 0);
 }
 
+/*
+ * What a write-combined mapping wrote went to memory around the caches,
+ * and the linear-map alias vcm_phys_copy() reads through may hold older
+ * lines.  A source last mapped non-cacheable is therefore cleaned before
+ * it is copied, one maintenance operation per chunk, and the copy holds
+ * what the mapping wrote.
+ */
+static void vcm_test_phys_copy_after_wc(struct kunit *test)
+{
+	struct vcm_physmem *src = new_phys(test, SZ_64K, 0, 0);
+	struct vcm_physmem *dst = new_phys(test, SZ_64K, 0, 0);
+	struct vcm *k = kernel_vcm(test);
+	unsigned int cursor, chunks = 0, i, bad = 0;
+	struct vcm_res *wc, *cached;
+	phys_addr_t phys;
+	long maint;
+	size_t len;
+	u32 *v;
+
+	vcm_for_each_phys_chunk(src, cursor, phys, len)
+		chunks++;
+	wc = vcm_reserve(k, SZ_64K, RW_WC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wc);
+	KUNIT_ASSERT_EQ(test, vcm_back(wc, src), 0);
+	v = vcm_get_vaddr(wc);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	for (i = 0; i < SZ_64K / 4; i++)
+		v[i] = 0xc0de0000 | i;
+	KUNIT_EXPECT_EQ(test, vcm_unback(wc), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(wc), 0);
+
+	maint = vcm_stat_read(VCM_STAT_CACHE_MAINT);
+	KUNIT_ASSERT_EQ(test, vcm_phys_copy(dst, src), 0);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_CACHE_MAINT), maint + chunks);
+
+	/* @dst was written through the cacheable alias: read it cached. */
+	cached = vcm_reserve(k, SZ_64K, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cached);
+	KUNIT_ASSERT_EQ(test, vcm_back(cached, dst), 0);
+	v = vcm_get_vaddr(cached);
+	for (i = 0; i < SZ_64K / 4; i++)
+		bad += v[i] != (0xc0de0000 | i);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_EQ(test, vcm_unback(cached), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(cached), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, dst), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, src), 0);
+}
+
 static struct kunit_case vcm_test_constraint_cases[] = {
 	KUNIT_CASE(vcm_test_constraint_merge),
 	KUNIT_CASE(vcm_test_constraint_of),
+	KUNIT_CASE(vcm_test_constraint_of_iommu_vcm),
 	KUNIT_CASE(vcm_test_constraint_alloc),
+	KUNIT_CASE(vcm_test_constraint_alloc_unmet),
 	KUNIT_CASE(vcm_test_phys_copy),
+	KUNIT_CASE(vcm_test_phys_copy_after_wc),
 	KUNIT_CASE(vcm_test_phys_to_sgt),
 	{}
 };

@@ -51,6 +51,29 @@ static void vcm_test_phys_errors(struct kunit *test)
 		vcm_phys_free(pm);
 }
 
+/*
+ * A contiguous request as long as all of RAM is not more than RAM, so it
+ * passes the first check, but no free range is that long: the kernel is
+ * in RAM too, and a CMA area is a part of it.  The DMA API finds none (its
+ * fallback to the page allocator asks for an order above MAX_PAGE_ORDER,
+ * refused at once and quietly) and vcm_phys_alloc() fails with -ENOMEM,
+ * keeping and counting nothing.
+ */
+static void vcm_test_phys_cont_all_ram(struct kunit *test)
+{
+	size_t len = (size_t)totalram_pages() << PAGE_SHIFT;
+	long physmems = vcm_stat_read(VCM_STAT_PHYSMEMS);
+	long bytes = vcm_stat_read(VCM_STAT_PHYS_BYTES);
+	struct vcm_physmem *pm;
+
+	pm = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, len, VCM_PHYS_CONT, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(pm), -ENOMEM);
+	if (!IS_ERR(pm))
+		vcm_phys_free(pm);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_PHYSMEMS), physmems);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_PHYS_BYTES), bytes);
+}
+
 static void vcm_test_phys_handles(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_alloc(VCM_MEMTYPE_INVALID, SZ_4K, 0, 0)),
@@ -271,6 +294,70 @@ static void vcm_test_phys_from_sgt(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, page_ref_count(pages[i]), 1);
 		__free_page(pages[i]);
 	}
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(vcm_test_sg_free_table, sg_free_table, struct sg_table *);
+
+/* The four pages of an order-2 allocation, freed when the case ends. */
+static void vcm_test_free_order2(void *page)
+{
+	__free_pages(page, 2);
+}
+
+/*
+ * A caller's table whose entries follow one another in memory wraps as
+ * one contiguous range: the physmem says so with %VCM_PHYS_CONT, as one
+ * of vcm_phys_from_range() does, and a one-to-one VCM of exactly those
+ * pages places a reservation backed with it at their physical address.
+ * The same pages with the halves swapped are scattered: no %VCM_PHYS_CONT,
+ * and no one-to-one backing.
+ */
+static void vcm_test_phys_from_sgt_contiguous(struct kunit *test)
+{
+	struct sg_table *sgt = kunit_kcalloc(test, 2, sizeof(*sgt), GFP_KERNEL);
+	struct vcm_physmem *cont, *swapped;
+	struct vcm_res *res;
+	struct page *page;
+	phys_addr_t phys;
+	struct vcm *o;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, sgt);
+	page = alloc_pages(GFP_KERNEL, 2);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vcm_test_free_order2,
+							page), 0);
+	phys = page_to_phys(page);
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test, sg_alloc_table(&sgt[i], 2, GFP_KERNEL), 0);
+		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vcm_test_sg_free_table,
+								&sgt[i]), 0);
+	}
+	/* Pages 0-1 then 2-3; then 2-3 before 0-1. */
+	sg_set_page(sgt[0].sgl, page, 2 * PAGE_SIZE, 0);
+	sg_set_page(sg_next(sgt[0].sgl), nth_page(page, 2), 2 * PAGE_SIZE, 0);
+	sg_set_page(sgt[1].sgl, nth_page(page, 2), 2 * PAGE_SIZE, 0);
+	sg_set_page(sg_next(sgt[1].sgl), page, 2 * PAGE_SIZE, 0);
+
+	cont = own_phys(test, vcm_phys_from_sgt(&sgt[0], 0));
+	swapped = own_phys(test, vcm_phys_from_sgt(&sgt[1], 0));
+	KUNIT_EXPECT_TRUE(test, cont->contiguous);
+	KUNIT_EXPECT_EQ(test, cont->attr, (u32)VCM_PHYS_CONT);
+	KUNIT_EXPECT_FALSE(test, swapped->contiguous);
+	KUNIT_EXPECT_EQ(test, swapped->attr, 0);
+
+	o = own_vcm(test, vcm_create_one_to_one(phys, 4 * PAGE_SIZE));
+	res = vcm_reserve(o, 4 * PAGE_SIZE, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_EXPECT_EQ(test, vcm_back(res, swapped), -EINVAL);
+	KUNIT_ASSERT_EQ(test, vcm_back(res, cont), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(res), (dma_addr_t)phys);
+
+	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, o), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, swapped), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, cont), 0);
 }
 
 /*
@@ -528,12 +615,14 @@ static void vcm_test_count_sgt_ptes(struct kunit *test)
 
 static struct kunit_case vcm_test_phys_cases[] = {
 	KUNIT_CASE_PARAM(vcm_test_phys_errors, vcm_phys_gen_params),
+	KUNIT_CASE(vcm_test_phys_cont_all_ram),
 	KUNIT_CASE(vcm_test_phys_handles),
 	KUNIT_CASE(vcm_test_err_handles),
 	KUNIT_CASE_PARAM(vcm_test_phys_chunks, vcm_chunks_gen_params),
 	KUNIT_CASE_PARAM(vcm_test_chunk_sizes, vcm_chunk_sizes_gen_params),
 	KUNIT_CASE(vcm_test_phys_contiguous),
 	KUNIT_CASE(vcm_test_phys_from_sgt),
+	KUNIT_CASE(vcm_test_phys_from_sgt_contiguous),
 	KUNIT_CASE(vcm_test_phys_pfn),
 	KUNIT_CASE_PARAM(vcm_test_count_ptes, vcm_ptes_gen_params),
 	KUNIT_CASE(vcm_test_count_sgt_ptes),

@@ -282,6 +282,40 @@ static void vcm_test_reserve_at(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
 }
 
+/*
+ * vcm_reserve_at() refuses the lengths and attributes vcm_reserve()
+ * refuses, with its errnos.  The address is free and aligned, so only the
+ * length or the attributes are wrong; no refusal leaves a reservation,
+ * and the range is still there for a valid request.
+ */
+static void vcm_test_reserve_at_attrs(struct kunit *test)
+{
+	static const struct vcm_attr_case bad[] = {
+		{ "zero length", 0, RW, -EINVAL },
+		{ "partial page", PAGE_SIZE + 1, RW, -EINVAL },
+		{ "write-through", PAGE_SIZE, RW | VCM_WT, -EINVAL },
+		{ "no access", PAGE_SIZE, VCM_WB_WA, -EINVAL },
+		{ "alignment below a page", PAGE_SIZE, RW | VCM_ALIGN_ATTR(11), -EINVAL },
+		{ "secure", PAGE_SIZE, RW | VCM_SECURE, -EOPNOTSUPP },
+	};
+	struct vcm *vcm = new_dev_vcm(test);
+	struct vcm_res *res;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		res = vcm_reserve_at(vcm, DEV_START, bad[i].len, bad[i].attr);
+		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(res), bad[i].err, "%s",
+				    bad[i].name);
+	}
+	KUNIT_EXPECT_EQ(test, vcm_get_num_res(vcm), 0);
+
+	res = vcm_reserve_at(vcm, DEV_START, PAGE_SIZE, RW);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(res), (dma_addr_t)DEV_START);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
+}
+
 static void vcm_test_res_attr(struct kunit *test)
 {
 	struct vcm *vcm = kernel_vcm(test);
@@ -371,6 +405,80 @@ static void vcm_test_bound(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
 }
 
+/*
+ * vcm_reserve_from_bound() refuses the attributes vcm_reserve() refuses,
+ * with its errnos, and a refusal counts nothing against the bound: the
+ * whole bound is still free afterwards, and vcm_free_bound() frees it
+ * once that reservation is gone.
+ */
+static void vcm_test_bound_attrs(struct kunit *test)
+{
+	static const struct vcm_attr_case bad[] = {
+		{ "unknown attribute", PAGE_SIZE, RW | BIT(20), -EINVAL },
+		{ "write-through", PAGE_SIZE, RW | VCM_WT, -EINVAL },
+		{ "no access", PAGE_SIZE, VCM_WB_WA, -EINVAL },
+		{ "alignment above 1G", PAGE_SIZE, RW | VCM_ALIGN_ATTR(31), -EINVAL },
+		{ "secure", PAGE_SIZE, RW | VCM_SECURE, -EOPNOTSUPP },
+	};
+	struct vcm *vcm = new_dev_vcm(test);
+	struct vcm_bound *bound;
+	struct vcm_res *res;
+	int i;
+
+	bound = vcm_create_bound(vcm, SZ_64K);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, bound);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		res = vcm_reserve_from_bound(bound, bad[i].len, bad[i].attr);
+		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(res), bad[i].err, "%s",
+				    bad[i].name);
+	}
+	KUNIT_EXPECT_EQ(test, vcm_get_num_res(vcm), 0);
+
+	res = vcm_reserve_from_bound(bound, SZ_64K, RW);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(res), vcm_get_bound_start_addr(bound));
+	KUNIT_EXPECT_EQ(test, vcm_free_bound(bound), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free_bound(bound), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
+}
+
+/*
+ * A bound is carved out of the VCM's free space as a reservation is: where
+ * no free range holds it, vcm_create_bound() fails with -ENOSPC and leaves
+ * nothing behind, no bound counted and none holding the VCM, which is
+ * freed as soon as what did fit is released.
+ */
+static void vcm_test_bound_exhaust(struct kunit *test)
+{
+	struct vcm *vcm = own_vcm(test, vcm_create(DEV_START, 4 * SZ_64K));
+	long bounds = vcm_stat_read(VCM_STAT_BOUNDS);
+	struct vcm_bound *bound;
+	struct vcm_res *first;
+
+	/* The first 64K is taken: 256K no longer fit, though the VCM is 256K. */
+	first = vcm_reserve_at(vcm, DEV_START, SZ_64K, RW);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, first);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_bound(vcm, 4 * SZ_64K)), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_BOUNDS), bounds);
+
+	/* The 192K left hold a bound, aligned to 64K: right after it. */
+	bound = vcm_create_bound(vcm, 3 * SZ_64K);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, bound);
+	KUNIT_EXPECT_EQ(test, vcm_get_bound_start_addr(bound),
+			(dma_addr_t)DEV_START + SZ_64K);
+
+	/* Full: not a page more, as a bound or as a reservation. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_bound(vcm, PAGE_SIZE)), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve(vcm, PAGE_SIZE, RW)), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_BOUNDS), bounds + 1);
+
+	KUNIT_EXPECT_EQ(test, vcm_free_bound(bound), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(first), 0);
+	/* No refused bound is left on the VCM to keep it busy. */
+	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
+}
+
 static struct kunit_case vcm_test_space_cases[] = {
 	KUNIT_CASE(vcm_test_space_aligned),
 	KUNIT_CASE(vcm_test_space_fragmentation),
@@ -380,8 +488,11 @@ static struct kunit_case vcm_test_space_cases[] = {
 	KUNIT_CASE_PARAM(vcm_test_reserve_errors, vcm_reserve_gen_params),
 	KUNIT_CASE(vcm_test_reserve_exhaust),
 	KUNIT_CASE(vcm_test_reserve_at),
+	KUNIT_CASE(vcm_test_reserve_at_attrs),
 	KUNIT_CASE(vcm_test_res_attr),
 	KUNIT_CASE(vcm_test_bound),
+	KUNIT_CASE(vcm_test_bound_attrs),
+	KUNIT_CASE(vcm_test_bound_exhaust),
 	{}
 };
 

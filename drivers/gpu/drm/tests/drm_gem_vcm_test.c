@@ -7,16 +7,23 @@
 
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
+#include <linux/err.h>
 #include <linux/fcntl.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/dma-resv.h>
+#include <linux/gfp.h>
 #include <linux/iosys-map.h>
 #include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/scatterlist.h>
 #include <linux/seq_buf.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 #include <linux/vcm.h>
 
 #include <kunit/device.h>
@@ -30,6 +37,8 @@
 #include <drm/drm_ioctl.h>
 #include <drm/drm_kunit_helpers.h>
 #include <drm/drm_prime.h>
+#include <drm/drm_print.h>
+#include <drm/drm_vma_manager.h>
 
 #define TEST_SIZE	SZ_1M
 /*
@@ -91,14 +100,13 @@ struct drm_gem_vcm_test_device {
 	struct drm_gem_vcm_context ctx;
 };
 
-/* The CPU context of a DRM device of @drv, on @dev. */
-static struct drm_gem_vcm_context *
-drm_gem_vcm_test_device(struct kunit *test, struct device *dev,
-			const struct drm_driver *drv)
+/* A DRM device of @drv on @dev, with its context not set up yet. */
+static struct drm_gem_vcm_test_device *
+drm_gem_vcm_test_drm(struct kunit *test, struct device *dev,
+		     const struct drm_driver *drv)
 {
 	struct drm_gem_vcm_test_device *tdev;
 	struct drm_device *drm;
-	int ret;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
 	/* The DRM device first: at offset 0. */
@@ -106,8 +114,19 @@ drm_gem_vcm_test_device(struct kunit *test, struct device *dev,
 							      sizeof(*tdev), 0,
 							      drv);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, drm);
-	tdev = container_of(drm, struct drm_gem_vcm_test_device, drm);
-	ret = drmm_gem_vcm_init(drm, &tdev->ctx, DRM_GEM_VCM_CPU);
+	return container_of(drm, struct drm_gem_vcm_test_device, drm);
+}
+
+/* The CPU context of a DRM device of @drv, on @dev. */
+static struct drm_gem_vcm_context *
+drm_gem_vcm_test_device(struct kunit *test, struct device *dev,
+			const struct drm_driver *drv)
+{
+	struct drm_gem_vcm_test_device *tdev;
+	int ret;
+
+	tdev = drm_gem_vcm_test_drm(test, dev, drv);
+	ret = drmm_gem_vcm_init(&tdev->drm, &tdev->ctx, DRM_GEM_VCM_CPU);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	return &tdev->ctx;
 }
@@ -427,6 +446,60 @@ static void drm_gem_vcm_test_place_impossible(struct kunit *test)
 }
 
 /*
+ * The lowest DMA limit VCM takes, one page above the first byte of RAM
+ * (vcm_constraint_merge() refuses any lower with -ERANGE), by bisection:
+ * at most one page of RAM lies at or below it.
+ */
+static phys_addr_t drm_gem_vcm_test_lowest_limit(void)
+{
+	phys_addr_t lo = 0, hi = PHYS_ADDR_MAX, mid;
+	struct vcm_constraint acc, c;
+
+	vcm_constraint_init(&c);
+	c.flags = VCM_CONSTRAINT_LIMIT;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		vcm_constraint_init(&acc);
+		c.dma_limit = mid;
+		if (vcm_constraint_merge(&acc, &c))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * A need the memory does not meet, while nothing maps it, and that no
+ * memory of the object's size meets (1 MiB below the lowest limit VCM
+ * takes): the move's allocation fails, and its -ENOMEM is the refusal,
+ * recorded; the memory, the needs and the moves are as they were.
+ */
+static void drm_gem_vcm_test_place_nomem(struct kunit *test)
+{
+	struct drm_gem_vcm_object *obj;
+	struct vcm_physmem *pm;
+	struct vcm_constraint c;
+
+	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+	KUNIT_ASSERT_EQ(test, drm_gem_vcm_test_populate(obj), 0);
+	pm = obj->physmem;
+	vcm_constraint_init(&c);
+	c.flags = VCM_CONSTRAINT_LIMIT;
+	c.dma_limit = drm_gem_vcm_test_lowest_limit();
+	c.devices = 1;
+	KUNIT_ASSERT_NE(test, vcm_constraint_unmet(&c, pm), 0);
+
+	KUNIT_EXPECT_EQ(test, drm_gem_vcm_test_place(obj, &c, "low"), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, obj->refused, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, obj->refused_unmet, VCM_CONSTRAINT_LIMIT);
+	KUNIT_EXPECT_PTR_EQ(test, obj->physmem, pm);
+	KUNIT_EXPECT_EQ(test, obj->need.flags, 0);
+	KUNIT_EXPECT_EQ(test, obj->need.devices, 1);
+	KUNIT_EXPECT_EQ(test, obj->moves, 0);
+}
+
+/*
  * Every device attached to an object counts once, however often it
  * attaches, with no needs until it maps, and nothing bounds their
  * number; each leaves the users at its last detach, and the devices it
@@ -665,6 +738,40 @@ static void drm_gem_vcm_test_show_busy(struct kunit *test)
 	dma_resv_unlock(obj->base.resv);
 	snprintf(want, sizeof(want), "%u busy\n", TEST_SIZE);
 	KUNIT_EXPECT_STREQ(test, m.buf, want);
+}
+
+/*
+ * debugfs's GEM state of an object (&drm_gem_object_funcs.print_info),
+ * at the indent the DRM core asks for: whether it has memory, its cache
+ * policy, its needs and its mappings; of an import, only that it is one.
+ */
+static void drm_gem_vcm_test_print_info(struct kunit *test)
+{
+	struct drm_gem_vcm_context *ctx = test->priv;
+	struct seq_file m = { .size = PAGE_SIZE };
+	struct drm_printer p = drm_seq_file_printer(&m);
+	struct drm_gem_vcm_object *obj;
+	struct iosys_map map;
+
+	m.buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.buf);
+	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+	obj->map_wc = true;
+	KUNIT_ASSERT_EQ(test, drm_gem_vmap_unlocked(&obj->base, &map), 0);
+	obj->base.funcs->print_info(&p, 1, &obj->base);
+	drm_gem_vunmap_unlocked(&obj->base, &map);
+	KUNIT_EXPECT_STREQ(test, m.buf,
+			   "\tallocated=yes\n\tmap_wc=yes\n\tneed=0x0 devices=1\n"
+			   "\tvmap_use_count=1\n\tmap_count=0\n\tuser_vmas=0\n"
+			   "\tmoves=0\n");
+
+	m.count = 0;
+	memset(m.buf, 0, PAGE_SIZE);
+	obj = drm_gem_vcm_create_import(ctx, TEST_SIZE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, obj);
+	drm_gem_vcm_print_info(obj, &p, 2);
+	drm_gem_object_put(&obj->base);
+	KUNIT_EXPECT_STREQ(test, m.buf, "\t\timported=yes\n");
 }
 
 /* A second DRM device, CPU context and all, that imports. */
@@ -913,6 +1020,375 @@ static void drm_gem_vcm_test_import_lock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, obj->vmap_use_count, 0);
 }
 
+/*
+ * drmm_gem_vcm_init() fails as VCM does and leaves the context as it
+ * was, to be set up again: no one-to-one VCM exists below a DMA mask
+ * that reaches no whole page; a DMA VCM takes no device without DMA, and
+ * the one made for it is freed again (VCM's gauges, checked after the
+ * run, would count it).  With its DMA set up, the device has its VCM.
+ */
+static void drm_gem_vcm_test_init_fail(struct kunit *test)
+{
+	struct drm_gem_vcm_test_device *tdev;
+	struct device *dev;
+	int ret;
+
+	dev = drm_gem_vcm_test_dma_device(test, "drm-gem-vcm-init");
+	tdev = drm_gem_vcm_test_drm(test, dev, &drm_gem_vcm_test_driver);
+
+	dev->coherent_dma_mask = DMA_BIT_MASK(8);
+	ret = drmm_gem_vcm_init(&tdev->drm, &tdev->ctx, DRM_GEM_VCM_ONE_TO_ONE);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	KUNIT_EXPECT_NULL(test, tdev->ctx.drm);
+
+	dev->dma_mask = NULL;
+	ret = drmm_gem_vcm_init(&tdev->drm, &tdev->ctx, DRM_GEM_VCM_DMA);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	KUNIT_EXPECT_NULL(test, tdev->ctx.drm);
+	KUNIT_EXPECT_NULL(test, tdev->ctx.vcm);
+
+	dev->coherent_dma_mask = DMA_BIT_MASK(64);
+	dev->dma_mask = &dev->coherent_dma_mask;
+	ret = drmm_gem_vcm_init(&tdev->drm, &tdev->ctx, DRM_GEM_VCM_DMA);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_type(tdev->ctx.vcm), VCM_DMA);
+}
+
+/* The context of @kind of a DRM device of @drv on a DMA device @name. */
+static struct drm_gem_vcm_context *
+drm_gem_vcm_test_context(struct kunit *test, const char *name,
+			 const struct drm_driver *drv,
+			 enum drm_gem_vcm_kind kind)
+{
+	struct drm_gem_vcm_test_device *tdev;
+	int ret;
+
+	tdev = drm_gem_vcm_test_drm(test, drm_gem_vcm_test_dma_device(test, name),
+				    drv);
+	ret = drmm_gem_vcm_init(&tdev->drm, &tdev->ctx, kind);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return &tdev->ctx;
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(fput_sync_wrapper, __fput_sync, struct file *);
+
+/*
+ * A client's file of @drm, as if it had opened the device, closed when
+ * the test ends: then, not later from the delayed fput of a kthread.
+ */
+static struct file *drm_gem_vcm_test_file(struct kunit *test,
+					  struct drm_device *drm)
+{
+	struct file *file = mock_drm_getfile(drm->primary, O_RDWR);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, file);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fput_sync_wrapper,
+							file), 0);
+	return file;
+}
+
+/*
+ * A dumb buffer of a device without an IOMMU: an object with the
+ * device's needs, its handle the client's, its pitch the width's bytes
+ * rounded up.  One larger than RAM cannot be one range: it is refused
+ * with -E2BIG, no handle made and no object left.
+ */
+static void drm_gem_vcm_test_dumb_create(struct kunit *test)
+{
+	struct drm_mode_create_dumb args = {
+		.width = 101, .height = 64, .bpp = 12,
+	};
+	struct drm_gem_vcm_context *ctx;
+	struct drm_gem_object *gem;
+	struct drm_file *file;
+
+	ctx = drm_gem_vcm_test_context(test, "drm-gem-vcm-one-to-one",
+				       &drm_gem_vcm_test_driver,
+				       DRM_GEM_VCM_ONE_TO_ONE);
+	file = drm_gem_vcm_test_file(test, ctx->drm)->private_data;
+
+	KUNIT_ASSERT_EQ(test, drm_gem_vcm_dumb_create(ctx, file, &args), 0);
+	KUNIT_EXPECT_EQ(test, args.pitch, 152);
+	KUNIT_EXPECT_EQ(test, args.size, PAGE_ALIGN(152 * 64));
+	gem = drm_gem_object_lookup(file, args.handle);
+	KUNIT_ASSERT_NOT_NULL(test, gem);
+	KUNIT_EXPECT_EQ(test, to_drm_gem_vcm_obj(gem)->need.flags,
+			VCM_CONSTRAINT_CONTIGUOUS | VCM_CONSTRAINT_LIMIT);
+	drm_gem_object_put(gem);
+
+	args = (struct drm_mode_create_dumb) {
+		.width = PAGE_SIZE / 4, .height = totalram_pages() + 1, .bpp = 32,
+	};
+	KUNIT_EXPECT_EQ(test, drm_gem_vcm_dumb_create(ctx, file, &args), -E2BIG);
+	KUNIT_EXPECT_EQ(test, args.pitch, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, args.handle, 0);
+	/* The first buffer's, which its handle holds. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->objects), 1);
+}
+
+/*
+ * A process maps an import through its exporter: the import's mmap hands
+ * the VMA over to the dma-buf, whose pages the exporter's fault handler
+ * puts in, and keeps no reference of the import for it.  Once the
+ * importer gave its attachment back (drm_gem_vcm_unplug(), here without
+ * the drm_dev_unplug() that stops a new mmap first, as in a race with
+ * it), the import has nothing to map: -EINVAL.
+ */
+static void drm_gem_vcm_test_mmap_import(struct kunit *test)
+{
+	struct drm_gem_vcm_context *other = drm_gem_vcm_test_importer(test);
+	struct drm_gem_vcm_object *obj;
+	struct drm_gem_object *gem;
+	unsigned long addr, offset;
+	struct dma_buf *dmabuf;
+	struct iosys_map map;
+	struct file *file;
+	unsigned int refs;
+	u8 __user *last;
+	u32 handle;
+	u8 byte = 0;
+
+	dmabuf = drm_gem_vcm_test_export(test, &obj);
+	KUNIT_ASSERT_EQ(test, drm_gem_vmap_unlocked(&obj->base, &map), 0);
+	iosys_map_memset(&map, 0, TEST_BYTE, TEST_SIZE);
+	drm_gem_vunmap_unlocked(&obj->base, &map);
+	gem = drm_gem_vcm_prime_import(other, dmabuf);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, gem);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							drm_gem_object_put_wrapper,
+							gem), 0);
+	file = drm_gem_vcm_test_file(test, other->drm);
+	KUNIT_ASSERT_EQ(test, drm_gem_handle_create(file->private_data, gem,
+						    &handle), 0);
+	KUNIT_ASSERT_EQ(test, drm_gem_create_mmap_offset(gem), 0);
+	offset = drm_vma_node_offset_addr(&gem->vma_node);
+	refs = kref_read(&gem->refcount);
+
+	addr = kunit_vm_mmap(test, file, 0, TEST_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_SHARED, offset);
+	KUNIT_ASSERT_TRUE(test, addr && !IS_ERR_VALUE(addr));
+	KUNIT_EXPECT_EQ(test, kref_read(&gem->refcount), refs);
+	KUNIT_EXPECT_EQ(test, atomic_read(&obj->user_vmas), 1);
+	last = (u8 __user *)(addr + TEST_SIZE - 1);
+	KUNIT_EXPECT_EQ(test, copy_from_user(&byte, last, 1), 0);
+	KUNIT_EXPECT_EQ(test, byte, TEST_BYTE);
+	/* Here, not when the test's thread exits after the test ended. */
+	KUNIT_EXPECT_EQ(test, vm_munmap(addr, TEST_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&obj->user_vmas), 0);
+
+	drm_gem_vcm_unplug(other);
+	addr = kunit_vm_mmap(test, file, 0, TEST_SIZE, PROT_READ, MAP_SHARED,
+			     offset);
+	KUNIT_EXPECT_EQ(test, addr, (unsigned long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kref_read(&gem->refcount), refs);
+}
+
+#define TEST_FOREIGN_ORDER	1
+#define TEST_FOREIGN		(PAGE_SIZE << TEST_FOREIGN_ORDER)
+
+/*
+ * Another exporter's dma-buf, of two pages of its own: its mapping for a
+ * device covers @mapped bytes of them, its kernel mapping is I/O memory
+ * (a device's BAR, say).  It counts its importers' calls.
+ */
+struct drm_gem_vcm_test_exporter {
+	struct page *pages;
+	size_t mapped;
+	unsigned int maps;
+	unsigned int unmaps;
+	unsigned int vmaps;
+	unsigned int vunmaps;
+};
+
+static struct sg_table *
+drm_gem_vcm_test_foreign_map(struct dma_buf_attachment *attach,
+			     enum dma_data_direction dir)
+{
+	struct drm_gem_vcm_test_exporter *exp = attach->dmabuf->priv;
+	struct sg_table *sgt;
+	int ret;
+
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return ERR_PTR(-ENOMEM);
+	ret = sg_alloc_table(sgt, 1, GFP_KERNEL);
+	if (ret)
+		goto err_free;
+	sg_set_page(sgt->sgl, exp->pages, exp->mapped, 0);
+	ret = dma_map_sgtable(attach->dev, sgt, dir, 0);
+	if (ret)
+		goto err_table;
+	exp->maps++;
+	return sgt;
+
+err_table:
+	sg_free_table(sgt);
+err_free:
+	kfree(sgt);
+	return ERR_PTR(ret);
+}
+
+static void drm_gem_vcm_test_foreign_unmap(struct dma_buf_attachment *attach,
+					   struct sg_table *sgt,
+					   enum dma_data_direction dir)
+{
+	struct drm_gem_vcm_test_exporter *exp = attach->dmabuf->priv;
+
+	dma_unmap_sgtable(attach->dev, sgt, dir, 0);
+	sg_free_table(sgt);
+	kfree(sgt);
+	exp->unmaps++;
+}
+
+static int drm_gem_vcm_test_foreign_vmap(struct dma_buf *dmabuf,
+					 struct iosys_map *map)
+{
+	struct drm_gem_vcm_test_exporter *exp = dmabuf->priv;
+	/* Never accessed: the helper refuses I/O memory first. */
+	void __iomem *vaddr = (void __iomem __force *)page_address(exp->pages);
+
+	iosys_map_set_vaddr_iomem(map, vaddr);
+	exp->vmaps++;
+	return 0;
+}
+
+static void drm_gem_vcm_test_foreign_vunmap(struct dma_buf *dmabuf,
+					    struct iosys_map *map)
+{
+	struct drm_gem_vcm_test_exporter *exp = dmabuf->priv;
+
+	exp->vunmaps++;
+}
+
+static void drm_gem_vcm_test_foreign_release(struct dma_buf *dmabuf)
+{
+	struct drm_gem_vcm_test_exporter *exp = dmabuf->priv;
+
+	__free_pages(exp->pages, TEST_FOREIGN_ORDER);
+	kfree(exp);
+}
+
+static const struct dma_buf_ops drm_gem_vcm_test_foreign_ops = {
+	.map_dma_buf = drm_gem_vcm_test_foreign_map,
+	.unmap_dma_buf = drm_gem_vcm_test_foreign_unmap,
+	.release = drm_gem_vcm_test_foreign_release,
+	.vmap = drm_gem_vcm_test_foreign_vmap,
+	.vunmap = drm_gem_vcm_test_foreign_vunmap,
+};
+
+/* Such a dma-buf, mapped in full, in *@expp; put when the test ends. */
+static struct dma_buf *
+drm_gem_vcm_test_foreign(struct kunit *test,
+			 struct drm_gem_vcm_test_exporter **expp)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(exp_info);
+	struct drm_gem_vcm_test_exporter *exp;
+	struct dma_buf *dmabuf = ERR_PTR(-ENOMEM);
+	struct page *pages;
+
+	exp = kzalloc(sizeof(*exp), GFP_KERNEL);
+	pages = alloc_pages(GFP_KERNEL | __GFP_ZERO, TEST_FOREIGN_ORDER);
+	if (exp && pages) {
+		exp->pages = pages;
+		exp->mapped = TEST_FOREIGN;
+		exp_info.ops = &drm_gem_vcm_test_foreign_ops;
+		exp_info.size = TEST_FOREIGN;
+		exp_info.flags = O_RDWR;
+		exp_info.priv = exp;
+		dmabuf = dma_buf_export(&exp_info);
+	}
+	/* Once exported, they are the dma-buf's: its release frees them. */
+	if (IS_ERR(dmabuf)) {
+		if (pages)
+			__free_pages(pages, TEST_FOREIGN_ORDER);
+		kfree(exp);
+	}
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dmabuf);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dma_buf_put_wrapper,
+							dmabuf), 0);
+	*expp = exp;
+	return dmabuf;
+}
+
+/*
+ * A CPU device's import is the exporter's kernel mapping.  Of I/O memory
+ * it is refused with -EOPNOTSUPP, as the helper's users read and write
+ * it with plain loads and stores, and given back to the exporter at once.
+ */
+static void drm_gem_vcm_test_vmap_iomem(struct kunit *test)
+{
+	struct drm_gem_vcm_context *ctx = test->priv;
+	struct drm_gem_vcm_test_exporter *exp;
+	struct drm_gem_object *gem;
+	struct dma_buf *dmabuf;
+	struct iosys_map map;
+
+	dmabuf = drm_gem_vcm_test_foreign(test, &exp);
+	gem = drm_gem_vcm_prime_import(ctx, dmabuf);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, gem);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							drm_gem_object_put_wrapper,
+							gem), 0);
+	KUNIT_EXPECT_EQ(test, drm_gem_vmap_unlocked(gem, &map), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, exp->vmaps, 1);
+	KUNIT_EXPECT_EQ(test, exp->vunmaps, 1);
+	KUNIT_EXPECT_EQ(test, dmabuf->vmapping_counter, 0);
+}
+
+static struct drm_gem_vcm_context *
+drm_gem_vcm_test_gem_vcm_ctx(struct drm_device *drm)
+{
+	return &container_of(drm, struct drm_gem_vcm_test_device, drm)->ctx;
+}
+
+DEFINE_DRM_GEM_VCM_DRIVER_OPS(drm_gem_vcm_test)
+
+/* A driver with the helper's dumb-buffer and PRIME import callbacks. */
+static const struct drm_driver drm_gem_vcm_test_ops_driver = {
+	.driver_features = DRIVER_GEM,
+	.fops = &drm_gem_vcm_test_fops,
+	DRM_GEM_VCM_DRIVER_OPS(drm_gem_vcm_test),
+	.name = "drm-gem-vcm-test",
+	.desc = "GEM VCM helper KUnit test",
+	.major = 1,
+};
+
+/*
+ * A device on a DMA VCM imports another exporter's dma-buf as the DMA
+ * addresses of its own mapping, wrapped as a physmem of the dma-buf's
+ * length.  A mapping that covers less of the dma-buf is refused with
+ * -EINVAL: the DRM core unmaps and detaches, and no object is left.
+ */
+static void drm_gem_vcm_test_import_short(struct kunit *test)
+{
+	struct drm_gem_vcm_test_exporter *exp;
+	struct drm_gem_vcm_context *ctx;
+	struct drm_gem_object *gem;
+	struct dma_buf *dmabuf;
+
+	ctx = drm_gem_vcm_test_context(test, "drm-gem-vcm-dma-importer",
+				       &drm_gem_vcm_test_ops_driver,
+				       DRM_GEM_VCM_DMA);
+	dmabuf = drm_gem_vcm_test_foreign(test, &exp);
+
+	gem = drm_gem_vcm_prime_import(ctx, dmabuf);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, gem);
+	KUNIT_EXPECT_EQ(test,
+			vcm_get_physmem_len(to_drm_gem_vcm_obj(gem)->physmem),
+			TEST_FOREIGN);
+	drm_gem_object_put(gem);
+	KUNIT_EXPECT_EQ(test, exp->unmaps, 1);
+
+	exp->mapped = PAGE_SIZE;
+	gem = drm_gem_vcm_prime_import(ctx, dmabuf);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(gem), -EINVAL);
+	KUNIT_EXPECT_EQ(test, exp->maps, 2);
+	KUNIT_EXPECT_EQ(test, exp->unmaps, 2);
+	KUNIT_EXPECT_TRUE(test, list_empty(&dmabuf->attachments));
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->objects), 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&ctx->imports));
+}
+
 static int drm_gem_vcm_test_init(struct kunit *test)
 {
 	struct device *dev = drm_kunit_helper_alloc_device(test);
@@ -932,16 +1408,23 @@ static struct kunit_case drm_gem_vcm_test_cases[] = {
 	KUNIT_CASE(drm_gem_vcm_test_place_move),
 	KUNIT_CASE(drm_gem_vcm_test_place_busy),
 	KUNIT_CASE(drm_gem_vcm_test_place_impossible),
+	KUNIT_CASE(drm_gem_vcm_test_place_nomem),
 	KUNIT_CASE(drm_gem_vcm_test_users),
 	KUNIT_CASE(drm_gem_vcm_test_attach_map),
 	KUNIT_CASE(drm_gem_vcm_test_map_busy),
 	KUNIT_CASE(drm_gem_vcm_test_describe),
 	KUNIT_CASE(drm_gem_vcm_test_show_busy),
+	KUNIT_CASE(drm_gem_vcm_test_print_info),
 	KUNIT_CASE(drm_gem_vcm_test_prime_export),
 	KUNIT_CASE(drm_gem_vcm_test_prime_wc),
 	KUNIT_CASE(drm_gem_vcm_test_prime_wc_allowed),
 	KUNIT_CASE(drm_gem_vcm_test_prime_import),
 	KUNIT_CASE(drm_gem_vcm_test_import_lock),
+	KUNIT_CASE(drm_gem_vcm_test_init_fail),
+	KUNIT_CASE(drm_gem_vcm_test_dumb_create),
+	KUNIT_CASE(drm_gem_vcm_test_mmap_import),
+	KUNIT_CASE(drm_gem_vcm_test_vmap_iomem),
+	KUNIT_CASE(drm_gem_vcm_test_import_short),
 	{}
 };
 
