@@ -555,7 +555,8 @@ static int source_per_line(const struct drm_plane_state *s, int y)
  *	transposed and without a color key, or NULL
  * @lut: for a @words plane of a YCbCr format, the table of its encoding
  *	and range
- * @gathered_y: the destination line whose words @gather holds, or -1
+ * @gathered_y: the first destination line whose words @gather holds, or -1
+ * @gathered: the lines @gather holds from @gathered_y on, each @n words
  * @line_y: the destination line @line_src is of, or -1
  * @line_src: source_per_line() of @line_y
  * @src_y: the source line @gather holds for a magnified @words plane, or -1
@@ -584,6 +585,7 @@ struct gembuf_layer {
 	gembuf_words_fn words;
 	const struct gembuf_yuv_lut *lut;
 	int gathered_y;
+	int gathered;
 	int line_y;
 	int line_src;
 	int src_y;
@@ -735,6 +737,43 @@ static void gather_column(__le32 *out, const u8 *col, unsigned int pitch,
 	}
 }
 
+/*
+ * Lines @y to @y + 3 of a transposed layer whose columns are read a
+ * @l->step apart, when their source columns, from @col, go one way one
+ * apart: gathered together into @l->gather, four words of four lines a
+ * read, in SIMD where the CPU allows it.  False, and nothing gathered,
+ * for lines that are not so.
+ */
+static bool gather_tile(struct gembuf_layer *l, int y, int col, int n)
+{
+	const struct drm_plane_state *s = &l->ps->base.base;
+	unsigned int pitch = s->fb->pitches[0];
+	const u8 *vaddr = l->ps->vaddr[0];
+	int j, dir, bulk = 0;
+
+	if (y + GEMBUF_TILE_LINES > s->dst.y2)
+		return false;
+	dir = source_per_line(s, y + 1) - col;
+	if (dir != 1 && dir != -1)
+		return false;
+	for (j = 2; j < GEMBUF_TILE_LINES; j++)
+		if (source_per_line(s, y + j) != col + j * dir)
+			return false;
+	if (n >= 4 && gembuf_simd_begin()) {
+		bulk = round_down(n, 4);
+		gembuf_neon_gather_tile(l->gather, n,
+					vaddr + l->xs[0] * pitch +
+					min(col, col + 3 * dir) * sizeof(__le32),
+					(ptrdiff_t)l->step * pitch, bulk, dir < 0);
+		gembuf_simd_end();
+	}
+	for (j = 0; j < GEMBUF_TILE_LINES && bulk < n; j++)
+		gather_column(l->gather + j * n + bulk,
+			      vaddr + (col + j * dir) * sizeof(__le32), pitch,
+			      l->xs + bulk, l->step, n - bulk);
+	return true;
+}
+
 /* source_per_line() of layer @l, worked out once a line. */
 static int layer_source(struct gembuf_layer *l, int y)
 {
@@ -760,13 +799,18 @@ static const __le32 *layer_words(struct gembuf_layer *l, int y)
 	if (!l->gather)
 		return (const __le32 *)(l->ps->vaddr[0] +
 					layer_source(l, y) * pitch) + l->xs[0];
-	if (l->gathered_y == y)
-		return l->gather;
+	if (l->gathered_y >= 0 && y >= l->gathered_y &&
+	    y < l->gathered_y + l->gathered)
+		return l->gather + (y - l->gathered_y) * n;
 	l->gathered_y = y;
+	l->gathered = 1;
 	if (transposed(s)) {
 		col = layer_source(l, y);
-		gather_column(l->gather, l->ps->vaddr[0] + col * sizeof(__le32),
-			      pitch, l->xs, l->step, n);
+		if (l->step && gather_tile(l, y, col, n))
+			l->gathered = GEMBUF_TILE_LINES;
+		else
+			gather_column(l->gather, l->ps->vaddr[0] + col * sizeof(__le32),
+				      pitch, l->xs, l->step, n);
 	} else {
 		row = l->ps->vaddr[0] + layer_source(l, y) * pitch;
 		gather_row(l->gather, row, l->xs, 0, n);
@@ -797,7 +841,7 @@ VISIBLE_IF_KUNIT int gembuf_layer_line(const struct gembuf_plane_state *ps,
 	int *xs;
 
 	xs = kcalloc(n, sizeof(*xs), GFP_KERNEL);
-	gather = kcalloc(n, sizeof(*gather), GFP_KERNEL);
+	gather = kcalloc(n, GEMBUF_TILE_LINES * sizeof(*gather), GFP_KERNEL);
 	if (xs && gather) {
 		layer_init(&l, ps, xs, gather, NULL);
 		ret = -EINVAL;
@@ -1182,7 +1226,8 @@ struct gembuf_lines *gembuf_lines_alloc(int width)
 	 * what gembuf_neon_pick_words() reads past the last plane's.
 	 */
 	lines->xs = kvmalloc(array_size(width * GEMBUF_MAX_PLANES,
-					sizeof(*lines->xs) + sizeof(*lines->gather)) +
+					sizeof(*lines->xs) +
+					GEMBUF_TILE_LINES * sizeof(*lines->gather)) +
 			     GEMBUF_SIMD_PIXELS * sizeof(*lines->gather),
 			     GFP_KERNEL);
 	lines->pick = kvmalloc_array(width / GEMBUF_SIMD_PIXELS * GEMBUF_MAX_PLANES,
@@ -1272,7 +1317,7 @@ VISIBLE_IF_KUNIT u32 gembuf_compose(struct gembuf_crtc_state *state,
 		if (planes[i]->cpu_access)
 			layer_init(&f.layers[f.num_layers++], planes[i],
 				   lines->xs + i * f.width,
-				   lines->gather + i * f.width,
+				   lines->gather + i * f.width * GEMBUF_TILE_LINES,
 				   lines->pick + i * (f.width / GEMBUF_SIMD_PIXELS));
 	gamma_lut = state->base.gamma_lut;
 	if (wb)

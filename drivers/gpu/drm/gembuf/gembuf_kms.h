@@ -168,6 +168,9 @@ struct gembuf_plane {
 
 #define to_gembuf_plane(p) container_of(p, struct gembuf_plane, base)
 
+/* The lines of a transposed plane gathered together, four words a read. */
+#define GEMBUF_TILE_LINES	4
+
 /**
  * struct gembuf_lines - the composer's line buffers for one frame width
  * @ref: a reference for each CRTC state holding them: states of one
@@ -178,9 +181,9 @@ struct gembuf_plane {
  * @words: a line as little-endian XRGB8888 words, 8-byte aligned
  * @xs: the source columns of each of %GEMBUF_MAX_PLANES planes, @width
  *	each
- * @gather: the gathered words of each plane, @width each (after @xs, in
- *	its allocation, and %GEMBUF_SIMD_PIXELS more after the last, which
- *	gembuf_neon_pick_words() may read)
+ * @gather: the gathered words of each plane, %GEMBUF_TILE_LINES lines of
+ *	@width each (after @xs, in its allocation, and %GEMBUF_SIMD_PIXELS
+ *	more after the last, which gembuf_neon_pick_words() may read)
  * @pick: the picking table of each plane, @width / %GEMBUF_SIMD_PIXELS
  *	entries each
  *

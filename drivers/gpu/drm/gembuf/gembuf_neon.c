@@ -426,6 +426,47 @@ void gembuf_neon_pick_words(__le32 *dst, const __le32 *src,
 }
 
 /**
+ * gembuf_neon_gather_tile() - four lines of a transposed plane's words
+ * @out: four lines of @n words, one after the other
+ * @n: the words of a line of @out
+ * @src: the first source line's word of the lowest of four adjacent
+ *	source columns, each of which is a line of @out
+ * @stride: the bytes from one source line to the next to read
+ * @bulk: the words of each line to gather, a multiple of 4
+ * @down: the lines of @out take the columns from the highest down
+ *
+ * Four words of four source lines loaded, transposed (trn1/trn2) and
+ * stored four words to each line of @out.
+ *
+ * Context: kernel-mode NEON, after gembuf_simd_begin() returned true.
+ */
+void gembuf_neon_gather_tile(__le32 *out, int n, const u8 *src,
+			     ptrdiff_t stride, int bulk, bool down)
+{
+	u32 *line[4] = {
+		(u32 *)out + (down ? 3 : 0) * n, (u32 *)out + (down ? 2 : 1) * n,
+		(u32 *)out + (down ? 1 : 2) * n, (u32 *)out + (down ? 0 : 3) * n,
+	};
+	uint32x4x2_t a, b;
+	int i;
+
+	for (i = 0; i < bulk; i += 4, src += 4 * stride) {
+		a = vtrnq_u32(vld1q_u32((const u32 *)src),
+			      vld1q_u32((const u32 *)(src + stride)));
+		b = vtrnq_u32(vld1q_u32((const u32 *)(src + 2 * stride)),
+			      vld1q_u32((const u32 *)(src + 3 * stride)));
+		vst1q_u32(line[0] + i, vcombine_u32(vget_low_u32(a.val[0]),
+						    vget_low_u32(b.val[0])));
+		vst1q_u32(line[1] + i, vcombine_u32(vget_low_u32(a.val[1]),
+						    vget_low_u32(b.val[1])));
+		vst1q_u32(line[2] + i, vcombine_u32(vget_high_u32(a.val[0]),
+						    vget_high_u32(b.val[0])));
+		vst1q_u32(line[3] + i, vcombine_u32(vget_high_u32(a.val[1]),
+						    vget_high_u32(b.val[1])));
+	}
+}
+
+/**
  * gembuf_neon_rgb565_words() - RGB565 pixels as XRGB8888 words
  * @dst: the @n words, X 0
  * @src: the pixels

@@ -63,6 +63,8 @@ void gembuf_neon_blend_line(struct gembuf_pixel *dst, const __le32 *src,
 void gembuf_neon_rgb565_words(__le32 *dst, const __le16 *src, int n);
 void gembuf_neon_pick_words(__le32 *dst, const __le32 *src,
 			    const struct gembuf_pick *pick, int n);
+void gembuf_neon_gather_tile(__le32 *out, int n, const u8 *src,
+			     ptrdiff_t stride, int bulk, bool down);
 void gembuf_neon_clear_x(__le32 *words, int n);
 void gembuf_neon_widen_line(struct gembuf_pixel *px, const __le32 *words, int n);
 void gembuf_neon_narrow_line(__le32 *words, const struct gembuf_pixel *px, int n);
