@@ -14,11 +14,12 @@
  * where blending needs it.  A column that one plane is blended onto,
  * with nothing blended onto it after, needs only the 8 high bits of its
  * result: there the plane is blended on 8-bit words, or read straight as
- * words (RGB565, XBGR8888, YCbCr by table), each plane's span in one
- * call, and only the columns two blended planes share go through 16
- * bits.  Every path gives the same pixels, bit for bit; the X bytes of
- * an XRGB8888 writeback, padding, are the planes' own where no plane was
- * blended.
+ * words (RGB565, XBGR8888, YCbCr), each plane's span in one call, and
+ * only the columns two blended planes share go through 16 bits.  Every
+ * path gives the same pixels, bit for bit.  The X bytes of an XRGB8888
+ * writeback are padding, which nothing may rely on: they are 0 where a
+ * plane was blended or read into words, the planes' own elsewhere, and
+ * 0 or the planes' own in the columns between two blended planes.
  *
  * Words of 32-bit RGB pixels are kept as the framebuffers hold them,
  * little-endian (__le32), and converted where their channels are used.
@@ -221,20 +222,21 @@ EXPORT_SYMBOL_IF_KUNIT(gembuf_lay_runs);
  * gembuf_clear_x_line() - clear the X bytes of a line of XRGB8888 words
  * @words: the words, 8-byte aligned
  * @n: their number
+ * @simd: the caller holds kernel-mode NEON (gembuf_simd_begin() returned
+ *	true): sixteen words at a time in SIMD
  *
- * Sixteen words at a time in SIMD where the CPU allows it, then two at a
+ * Sixteen words at a time in SIMD if @simd, then two at a
  * time: the CRC is taken over the line once it is done.  Read as
  * little-endian, a pair is its first word then its second, so the mask
  * clears byte 3 of each, whatever the CPU's byte order.
  */
-VISIBLE_IF_KUNIT void gembuf_clear_x_line(__le32 *words, int n)
+VISIBLE_IF_KUNIT void gembuf_clear_x_line(__le32 *words, int n, bool simd)
 {
 	int i, bulk = round_down(n, GEMBUF_SIMD_PIXELS);
 	__le64 *pairs;
 
-	if (bulk && gembuf_simd_begin()) {
+	if (simd && bulk) {
 		gembuf_neon_clear_x(words, bulk);
-		gembuf_simd_end();
 		words += bulk;
 		n -= bulk;
 	}
@@ -252,18 +254,18 @@ EXPORT_SYMBOL_IF_KUNIT(gembuf_clear_x_line);
  * @line: the @n pixels, opaque
  * @words: the words
  * @n: their number
+ * @simd: the caller holds kernel-mode NEON: whole blocks of
+ *	%GEMBUF_SIMD_PIXELS in SIMD
  *
- * Each channel as the XRGB8888 reader gives it, whole blocks of
- * %GEMBUF_SIMD_PIXELS in SIMD where the CPU allows it.
+ * Each channel as the XRGB8888 reader gives it.
  */
 VISIBLE_IF_KUNIT void gembuf_widen_line(struct gembuf_pixel *line,
-					const __le32 *words, int n)
+					const __le32 *words, int n, bool simd)
 {
 	int i = 0, bulk = round_down(n, GEMBUF_SIMD_PIXELS);
 
-	if (bulk && gembuf_simd_begin()) {
+	if (simd && bulk) {
 		gembuf_neon_widen_line(line, words, bulk);
-		gembuf_simd_end();
 		i = bulk;
 	}
 	for (; i < n; i++) {
@@ -284,19 +286,20 @@ EXPORT_SYMBOL_IF_KUNIT(gembuf_widen_line);
  * @words: the @n words
  * @line: the pixels
  * @n: their number
+ * @simd: the caller holds kernel-mode NEON: whole blocks of
+ *	%GEMBUF_SIMD_PIXELS in SIMD
  *
- * The 8 high bits of each channel, as an XRGB8888 writeback stores them
- * (whole blocks of %GEMBUF_SIMD_PIXELS in SIMD where the CPU allows it);
+ * The 8 high bits of each channel, as an XRGB8888 writeback stores them;
  * the CRC is taken over these words.
  */
 VISIBLE_IF_KUNIT void gembuf_narrow_line(__le32 *words,
-					 const struct gembuf_pixel *line, int n)
+					 const struct gembuf_pixel *line, int n,
+					 bool simd)
 {
 	int i = 0, bulk = round_down(n, GEMBUF_SIMD_PIXELS);
 
-	if (bulk && gembuf_simd_begin()) {
+	if (simd && bulk) {
 		gembuf_neon_narrow_line(words, line, bulk);
-		gembuf_simd_end();
 		i = bulk;
 	}
 	for (; i < n; i++)
@@ -343,9 +346,9 @@ static __always_inline void blend_rgb32_run(struct gembuf_pixel *dst,
  * @src: the plane's XRGB8888 or ARGB8888 pixels, one per pixel of @dst
  * @n: their number
  * @s: the plane state, for its format, alpha and pixel blend mode
- * @simd: true to run the whole blocks of %GEMBUF_SIMD_PIXELS pixels in
- *	SIMD where the CPU allows it (the composer), false for the scalar
- *	loop alone (the tests, which hold one against the other)
+ * @simd: the caller holds kernel-mode NEON (gembuf_simd_begin() returned
+ *	true): whole blocks of %GEMBUF_SIMD_PIXELS pixels in SIMD; false
+ *	for the scalar loop alone
  *
  * Gives what the plane's reader and gembuf_blend() give, pixel by pixel,
  * both ways.  XRGB8888 pixels read as opaque, which every blend mode
@@ -360,9 +363,8 @@ VISIBLE_IF_KUNIT void gembuf_blend_rgb32_line(struct gembuf_pixel *dst,
 					       DRM_MODE_BLEND_PIXEL_NONE;
 	int bulk = round_down(n, GEMBUF_SIMD_PIXELS);
 
-	if (simd && bulk && gembuf_simd_begin()) {
+	if (simd && bulk) {
 		gembuf_neon_blend_line(dst, src, bulk, s->alpha, mode);
-		gembuf_simd_end();
 		dst += bulk;
 		src += bulk;
 		n -= bulk;
@@ -449,9 +451,9 @@ static __always_inline void blend_words_alpha(__le32 *dst,
  * @src: the plane's XRGB8888 or ARGB8888 pixels, one per word of @dst
  * @n: their number
  * @s: the plane state, for its format, alpha and pixel blend mode
- * @simd: true to run the whole blocks of %GEMBUF_SIMD_PIXELS words in
- *	SIMD where the CPU allows it (the composer), false for the scalar
- *	loop alone (the tests, which hold one against the other)
+ * @simd: the caller holds kernel-mode NEON (gembuf_simd_begin() returned
+ *	true): whole blocks of %GEMBUF_SIMD_PIXELS words in SIMD; false for
+ *	the scalar loop alone
  *
  * gembuf_blend_rgb32_line() for a run whose pixels below are words and
  * whose results are final, a loop for each blend mode.  Pixel blend mode
@@ -469,9 +471,8 @@ VISIBLE_IF_KUNIT void gembuf_blend_rgb32_words(__le32 *dst, const __le32 *src,
 					       DRM_MODE_BLEND_PIXEL_NONE;
 	int bulk = round_down(n, GEMBUF_SIMD_PIXELS);
 
-	if (simd && bulk && gembuf_simd_begin()) {
+	if (simd && bulk) {
 		gembuf_neon_blend_words(dst, src, bulk, s->alpha, mode);
-		gembuf_simd_end();
 		dst += bulk;
 		src += bulk;
 		n -= bulk;
@@ -556,7 +557,8 @@ static int source_per_line(const struct drm_plane_state *s, int y)
  * @lut: for a @words plane of a YCbCr format, the table of its encoding
  *	and range
  * @gathered_y: the first destination line whose words @gather holds, or -1
- * @gathered: the lines @gather holds from @gathered_y on, each @n words
+ * @gathered: the lines @gather holds from @gathered_y on, each as many
+ *	words as the plane is wide on the CRTC
  * @line_y: the destination line @line_src is of, or -1
  * @line_src: source_per_line() of @line_y
  * @src_y: the source line @gather holds for a magnified @words plane, or -1
@@ -576,6 +578,7 @@ static int source_per_line(const struct drm_plane_state *s, int y)
  *	once a line in 16 bits where it is blended onto)
  * @pick: for a @magnified plane, where each %GEMBUF_SIMD_PIXELS of its
  *	columns from the first are in @gather, or NULL
+ * @simd: the composer holds kernel-mode NEON for the frame
  */
 struct gembuf_layer {
 	const struct gembuf_plane_state *ps;
@@ -596,6 +599,7 @@ struct gembuf_layer {
 	bool opaque;
 	bool plain;
 	bool magnified;
+	bool simd;
 };
 
 /* Every pixel of the plane hides what is below it, color key aside. */
@@ -607,15 +611,21 @@ static bool opaque_plane(const struct drm_plane_state *s)
 }
 
 /*
- * The picking table of a magnified layer's columns, in @l->pick, or
- * @l->pick NULL if a block of them spans more than %GEMBUF_SIMD_PIXELS
- * source columns (which magnifying never does).
+ * The picking table of a magnified layer's columns, in @l->pick: each
+ * block's run of source words starts at the block's first (its lowest
+ * column), or earlier so that it ends within the plane's source words.
+ * @l->pick is NULL if the plane has fewer source columns than a run, or
+ * a block spans more (which magnifying never does).
  */
 static void pick_init(struct gembuf_layer *l, int n)
 {
 	struct gembuf_pick *p = l->pick;
-	int i, j, b, lo, hi;
+	int i, j, b, lo, hi, span = l->sx2 - l->sx1;
 
+	if (span < GEMBUF_SIMD_PIXELS) {
+		l->pick = NULL;
+		return;
+	}
 	for (i = 0; i + GEMBUF_SIMD_PIXELS <= n; i += GEMBUF_SIMD_PIXELS, p++) {
 		lo = min(l->xs[i], l->xs[i + GEMBUF_SIMD_PIXELS - 1]);
 		hi = max(l->xs[i], l->xs[i + GEMBUF_SIMD_PIXELS - 1]);
@@ -623,6 +633,7 @@ static void pick_init(struct gembuf_layer *l, int n)
 			l->pick = NULL;
 			return;
 		}
+		lo = min(lo, l->sx2 - GEMBUF_SIMD_PIXELS);
 		p->base = lo - l->sx1;
 		for (j = 0; j < GEMBUF_SIMD_PIXELS; j++)
 			for (b = 0; b < 4; b++)
@@ -759,13 +770,12 @@ static bool gather_tile(struct gembuf_layer *l, int y, int col, int n)
 	for (j = 2; j < GEMBUF_TILE_LINES; j++)
 		if (source_per_line(s, y + j) != col + j * dir)
 			return false;
-	if (n >= 4 && gembuf_simd_begin()) {
+	if (l->simd && n >= 4) {
 		bulk = round_down(n, 4);
 		gembuf_neon_gather_tile(l->gather, n,
 					vaddr + l->xs[0] * pitch +
 					min(col, col + 3 * dir) * sizeof(__le32),
 					(ptrdiff_t)l->step * pitch, bulk, dir < 0);
-		gembuf_simd_end();
 	}
 	for (j = 0; j < GEMBUF_TILE_LINES && bulk < n; j++)
 		gather_column(l->gather + j * n + bulk,
@@ -786,8 +796,8 @@ static int layer_source(struct gembuf_layer *l, int y)
 
 /*
  * The words of line @y of an rgb32 layer, in destination order: read in
- * place, or gathered into the layer's own buffer once a line (each line
- * overwrites it).
+ * place, or gathered into the layer's own buffer, a line or (a rotated
+ * plane's) four at a time, which the next gathering overwrites.
  */
 static const __le32 *layer_words(struct gembuf_layer *l, int y)
 {
@@ -846,7 +856,10 @@ VISIBLE_IF_KUNIT int gembuf_layer_line(const struct gembuf_plane_state *ps,
 		layer_init(&l, ps, xs, gather, NULL);
 		ret = -EINVAL;
 		if (l.rgb32) {
+			l.simd = gembuf_simd_begin();
 			memcpy(out, layer_words(&l, y), n * sizeof(*out));
+			if (l.simd)
+				gembuf_simd_end();
 			ret = 0;
 		}
 	}
@@ -867,6 +880,7 @@ EXPORT_SYMBOL_IF_KUNIT(gembuf_layer_line);
  * @words: a line as little-endian XRGB8888 words
  * @line: a line as composer pixels
  * @px: a plane's line as its reader gives it
+ * @simd: the composer holds kernel-mode NEON for the frame
  */
 struct gembuf_frame {
 	struct gembuf_layer layers[GEMBUF_MAX_PLANES];
@@ -876,6 +890,7 @@ struct gembuf_frame {
 	__le32 *words;
 	struct gembuf_pixel *line;
 	struct gembuf_pixel *px;
+	bool simd;
 };
 
 static bool on_line(const struct gembuf_layer *l, int y)
@@ -972,7 +987,8 @@ static void blend_wide(struct gembuf_frame *f, struct gembuf_layer *l, int y,
 	const int *pick = NULL;
 
 	if (l->rgb32) {
-		gembuf_blend_rgb32_line(line, layer_words(l, y) + off, n, s, true);
+		gembuf_blend_rgb32_line(line, layer_words(l, y) + off, n, s,
+					l->simd);
 		return;
 	}
 	/* A magnified plane's columns go one way, at most one apart. */
@@ -987,16 +1003,16 @@ static void blend_wide(struct gembuf_frame *f, struct gembuf_layer *l, int y,
 		sx = layer_source(l, y);
 		for (i = 0; i < n; i++)
 			ps->read(ps->vaddr, s->fb, l->xs[off + i], &sx, 0, 1, s,
-				 &px[i]);
+				 &px[i], l->simd);
 	} else if (l->plain) {
 		ps->read(ps->vaddr, s->fb, layer_source(l, y), NULL,
-			 l->xs[off], n, s, px);
+			 l->xs[off], n, s, px, l->simd);
 	} else if (pick) {
 		ps->read(ps->vaddr, s->fb, layer_source(l, y), NULL, lo,
-			 hi - lo, s, px);
+			 hi - lo, s, px, l->simd);
 	} else {
 		ps->read(ps->vaddr, s->fb, layer_source(l, y), l->xs + off,
-			 0, n, s, px);
+			 0, n, s, px, l->simd);
 	}
 	if (opaque) {
 		for (i = 0; pick && i < n; i++)
@@ -1033,35 +1049,35 @@ static void blend_words(struct gembuf_frame *f, struct gembuf_layer *l, int y,
 		if (l->opaque)
 			memcpy(dst, src, n * sizeof(*dst));
 		else
-			gembuf_blend_rgb32_words(dst, src, n, s, true);
+			gembuf_blend_rgb32_words(dst, src, n, s, l->simd);
 		return;
 	}
 	sy = layer_source(l, y);
 	if (l->plain) {
 		l->words(ps->vaddr, s->fb, sy, NULL, l->xs[0] + off, n, l->lut,
-			 dst);
+			 dst, l->simd);
 		return;
 	}
 	if (!l->magnified) {
-		l->words(ps->vaddr, s->fb, sy, l->xs + off, 0, n, l->lut, dst);
+		l->words(ps->vaddr, s->fb, sy, l->xs + off, 0, n, l->lut, dst,
+			 l->simd);
 		return;
 	}
 	if (l->src_y != sy) {
 		l->words(ps->vaddr, s->fb, sy, NULL, l->sx1, l->sx2 - l->sx1,
-			 l->lut, l->gather);
+			 l->lut, l->gather, l->simd);
 		l->src_y = sy;
 	}
 	/* Up to a block of the table, then its blocks in SIMD, then the rest. */
 	head = min(n, round_up(off, GEMBUF_SIMD_PIXELS) - off);
 	bulk = round_down(n - head, GEMBUF_SIMD_PIXELS);
-	if (!l->pick || !bulk || !gembuf_simd_begin()) {
+	if (!l->pick || !bulk || !l->simd) {
 		gather_row(dst, l->gather, l->xs + off, l->sx1, n);
 		return;
 	}
 	gather_row(dst, l->gather, l->xs + off, l->sx1, head);
 	gembuf_neon_pick_words(dst + head, l->gather,
 			       l->pick + (off + head) / GEMBUF_SIMD_PIXELS, bulk);
-	gembuf_simd_end();
 	gather_row(dst + head + bulk, l->gather, l->xs + off + head + bulk,
 		   l->sx1, n - head - bulk);
 }
@@ -1081,13 +1097,13 @@ static void blend_layers(struct gembuf_frame *f, int y, unsigned int first)
 }
 
 /* Clear the X bytes of words [@x1, @x2) of a line (8-byte aligned). */
-static void clear_x_span(__le32 *words, int x1, int x2)
+static void clear_x_span(__le32 *words, int x1, int x2, bool simd)
 {
 	if (x1 >= x2)
 		return;
 	if (x1 & 1)
 		words[x1++] &= cpu_to_le32(0xffffff);
-	gembuf_clear_x_line(words + x1, x2 - x1);
+	gembuf_clear_x_line(words + x1, x2 - x1, simd);
 }
 
 /*
@@ -1130,7 +1146,8 @@ static void compose_words(struct gembuf_frame *f, int y, unsigned int first)
 		r2 = 0;
 	}
 	if (!hidden_span(f, y, first, r1, r2))
-		gembuf_widen_line(f->line + r1, f->words + r1, r2 - r1);
+		gembuf_widen_line(f->line + r1, f->words + r1, r2 - r1,
+				  f->simd);
 	for (i = first; i < f->num_layers; i++) {
 		struct gembuf_layer *l = &f->layers[i];
 
@@ -1145,7 +1162,7 @@ static void compose_words(struct gembuf_frame *f, int y, unsigned int first)
 		if (max(a, r2) < b)
 			blend_words(f, l, y, max(a, r2), b);
 	}
-	gembuf_narrow_line(f->words + r1, f->line + r1, r2 - r1);
+	gembuf_narrow_line(f->words + r1, f->line + r1, r2 - r1, f->simd);
 	for (i = first; i < f->num_layers; i++) {
 		struct gembuf_layer *l = &f->layers[i];
 
@@ -1153,9 +1170,26 @@ static void compose_words(struct gembuf_frame *f, int y, unsigned int first)
 			continue;
 		a = l->ps->base.base.dst.x1;
 		b = l->ps->base.base.dst.x2;
-		clear_x_span(f->words, a, min(b, r1));
-		clear_x_span(f->words, max(a, r2), b);
+		clear_x_span(f->words, a, min(b, r1), f->simd);
+		clear_x_span(f->words, max(a, r2), b, f->simd);
 	}
+}
+
+/* Whether a plane of the frame shows an object of its writeback buffer. */
+static bool wb_shown(const struct gembuf_crtc_state *state,
+		     struct gembuf_plane_state *const *planes)
+{
+	const struct drm_framebuffer *fb;
+	unsigned int i, j, k;
+
+	for (i = 0; i < state->num_planes; i++) {
+		fb = planes[i]->base.base.fb;
+		for (j = 0; j < fb->format->num_planes; j++)
+			for (k = 0; k < state->wb_fb->format->num_planes; k++)
+				if (fb->obj[j] && fb->obj[j] == state->wb_fb->obj[k])
+					return true;
+	}
+	return false;
 }
 
 /*
@@ -1221,15 +1255,11 @@ struct gembuf_lines *gembuf_lines_alloc(int width)
 	lines->line = kvmalloc_array(width, sizeof(*lines->line), GFP_KERNEL);
 	lines->px = kvmalloc_array(width, sizeof(*lines->px), GFP_KERNEL);
 	lines->words = kvmalloc_array(width, sizeof(*lines->words), GFP_KERNEL);
-	/*
-	 * Each plane's columns, then its gathered words, in one block, with
-	 * what gembuf_neon_pick_words() reads past the last plane's.
-	 */
-	lines->xs = kvmalloc(array_size(width * GEMBUF_MAX_PLANES,
-					sizeof(*lines->xs) +
-					GEMBUF_TILE_LINES * sizeof(*lines->gather)) +
-			     GEMBUF_SIMD_PIXELS * sizeof(*lines->gather),
-			     GFP_KERNEL);
+	/* Each plane's columns, then its gathered words, in one block. */
+	lines->xs = kvmalloc_array(width * GEMBUF_MAX_PLANES,
+				   sizeof(*lines->xs) +
+				   GEMBUF_TILE_LINES * sizeof(*lines->gather),
+				   GFP_KERNEL);
 	lines->pick = kvmalloc_array(width / GEMBUF_SIMD_PIXELS * GEMBUF_MAX_PLANES,
 				     sizeof(*lines->pick), GFP_KERNEL);
 	if (!lines->line || !lines->px || !lines->words || !lines->xs ||
@@ -1290,7 +1320,7 @@ VISIBLE_IF_KUNIT u32 gembuf_compose(struct gembuf_crtc_state *state,
 	const struct drm_property_blob *gamma_lut;
 	struct gembuf_frame f = {};
 	struct gembuf_run runs[GEMBUF_MAX_PLANES];
-	bool wb_words = false, wide, direct;
+	bool wb_words = false, wide, direct, in_place;
 	/*
 	 * The frame's CRC is CRC-32 as zlib and Ethernet take it: started
 	 * at ~0 and inverted at the end, so that no frame of zero bytes (a
@@ -1327,16 +1357,25 @@ VISIBLE_IF_KUNIT u32 gembuf_compose(struct gembuf_crtc_state *state,
 	/*
 	 * Without a CRC or a gamma LUT, a line of opaque runs is laid
 	 * straight into an XRGB8888 writeback buffer; and a line with planes
-	 * blended onto them is composed there too if the buffer is mapped
-	 * cached, as blending reads what it writes.
+	 * blended onto them is composed there too (blending reads what it
+	 * writes) if the buffer is mapped cached (reading write-combined
+	 * memory is slow), its lines are 8-byte aligned as the line buffer
+	 * is, and no plane shows it.
 	 */
 	direct = wb_words && !crc_on && !f.wide_out;
+	in_place = direct && state->wb_cached &&
+		   !((state->wb_fb->offsets[0] | state->wb_fb->pitches[0]) & 7) &&
+		   !wb_shown(state, planes);
 
+	/* One kernel-mode NEON section for the frame, where the CPU allows. */
+	f.simd = gembuf_simd_begin();
+	for (i = 0; i < f.num_layers; i++)
+		f.layers[i].simd = f.simd;
 	for (y = 0; y < height; y++) {
 		i = opaque_runs(&f, y, runs, &n);
 		wide = i < f.num_layers || f.wide_out;
 		f.words = lines->words;
-		if (direct && (!wide || state->wb_cached))
+		if (direct && (!wide || in_place))
 			f.words = state->wb_vaddr + state->wb_fb->offsets[0] +
 				  y * state->wb_fb->pitches[0];
 		gembuf_lay_runs(f.words, f.width, runs, n);
@@ -1344,12 +1383,13 @@ VISIBLE_IF_KUNIT u32 gembuf_compose(struct gembuf_crtc_state *state,
 			/* The words keep the columns no blended plane covers. */
 			compose_words(&f, y, i);
 		} else if (wide) {
-			gembuf_widen_line(f.line, f.words, f.width);
+			gembuf_widen_line(f.line, f.words, f.width, f.simd);
 			blend_layers(&f, y, i);
 			if (gamma_lut)
 				apply_gamma(f.line, f.width, gamma_lut);
 			if (crc_on || wb_words)
-				gembuf_narrow_line(f.words, f.line, f.width);
+				gembuf_narrow_line(f.words, f.line, f.width,
+						   f.simd);
 		}
 		/* Stored before the CRC clears X: the same bytes either way. */
 		if (wb_words && f.words == lines->words)
@@ -1359,11 +1399,13 @@ VISIBLE_IF_KUNIT u32 gembuf_compose(struct gembuf_crtc_state *state,
 			gembuf_write_line(state->wb_fb, state->wb_vaddr, y,
 					  f.line, f.width);
 		if (crc_on && !f.wide_out)
-			gembuf_clear_x_line(f.words, f.width);
+			gembuf_clear_x_line(f.words, f.width, f.simd);
 		if (crc_on)
 			crc = crc32_le(crc, (u8 *)f.words,
 				       f.width * sizeof(*f.words));
 	}
+	if (f.simd)
+		gembuf_simd_end();
 	return ~crc;
 }
 EXPORT_SYMBOL_IF_KUNIT(gembuf_compose);

@@ -80,7 +80,7 @@ static void read_##name(void *const planes[DRM_FORMAT_MAX_PLANES],		\
 			const struct drm_framebuffer *fb, int y,		\
 			const int *xs, int x0, int n,				\
 			const struct drm_plane_state *state,			\
-			struct gembuf_pixel *out)				\
+			struct gembuf_pixel *out, bool simd)			\
 {										\
 	const u8 *row = planes[0] + y * fb->pitches[0];			\
 	int i;									\
@@ -260,16 +260,15 @@ static inline u32 rgb565_word(u32 v)
 static void words_rgb565(void *const planes[DRM_FORMAT_MAX_PLANES],
 			 const struct drm_framebuffer *fb, int y,
 			 const int *xs, int x0, int n,
-			 const struct gembuf_yuv_lut *lut, __le32 *out)
+			 const struct gembuf_yuv_lut *lut, __le32 *out, bool simd)
 {
 	const __le16 *row = planes[0] + y * fb->pitches[0];
 	int i = 0, bulk = round_down(n, GEMBUF_SIMD_PIXELS);
 
 	if (!xs) {
 		row += x0;
-		if (bulk && gembuf_simd_begin()) {
+		if (simd && bulk) {
 			gembuf_neon_rgb565_words(out, row, bulk);
-			gembuf_simd_end();
 			i = bulk;
 		}
 		for (; i < n; i++)
@@ -284,7 +283,8 @@ static void words_rgb565(void *const planes[DRM_FORMAT_MAX_PLANES],
 static void words_xbgr8888(void *const planes[DRM_FORMAT_MAX_PLANES],
 			   const struct drm_framebuffer *fb, int y,
 			   const int *xs, int x0, int n,
-			   const struct gembuf_yuv_lut *lut, __le32 *out)
+			   const struct gembuf_yuv_lut *lut, __le32 *out,
+			   bool simd)
 {
 	const __le32 *row = planes[0] + y * fb->pitches[0];
 	u32 v;
@@ -424,19 +424,20 @@ static __always_inline void yuv_run(const u8 *luma, int lstep,
  * pixels shares its chroma, whose terms the words look up once for both;
  * and there, from the first pair, whole blocks of %GEMBUF_SIMD_PIXELS are
  * worked out in SIMD where the CPU allows it, the same values from the
- * same terms.
+ * same terms, if @simd (the caller holds kernel-mode NEON).
  */
 static __always_inline void yuv_line(u32 format, const u8 *luma, int lstep,
 				     const u8 *chroma, int cstep, int cr_off,
 				     const int *xs, int x0, int n,
 				     const struct gembuf_yuv_lut *lut,
-				     __le32 *words, struct gembuf_pixel *px)
+				     __le32 *words, struct gembuf_pixel *px,
+				     bool simd)
 {
 	int first = x0 & 1, bulk = round_down(n - first, GEMBUF_SIMD_PIXELS);
 	const u8 *l = luma + (x0 + first) * lstep;
 	const u8 *c = chroma + (x0 + first) / 2 * cstep;
 
-	if (xs || bulk <= 0 || !gembuf_simd_begin()) {
+	if (xs || bulk <= 0 || !simd) {
 		yuv_run(luma, lstep, chroma, cstep, cr_off, xs, x0, 0, n, lut,
 			words, px);
 		return;
@@ -445,7 +446,6 @@ static __always_inline void yuv_line(u32 format, const u8 *luma, int lstep,
 		gembuf_neon_yuv_pixels(px + first, l, c, bulk, format, &lut->arith);
 	else
 		gembuf_neon_yuv_words(words + first, l, c, bulk, format, &lut->arith);
-	gembuf_simd_end();
 	yuv_run(luma, lstep, chroma, cstep, cr_off, NULL, x0, 0, first, lut,
 		words, px);
 	yuv_run(luma, lstep, chroma, cstep, cr_off, NULL, x0, first + bulk, n,
@@ -457,12 +457,13 @@ static __always_inline void yuv_yuyv(void *const planes[DRM_FORMAT_MAX_PLANES],
 				     const struct drm_framebuffer *fb, int y,
 				     const int *xs, int x0, int n,
 				     const struct gembuf_yuv_lut *lut,
-				     __le32 *words, struct gembuf_pixel *px)
+				     __le32 *words, struct gembuf_pixel *px,
+				     bool simd)
 {
 	const u8 *row = planes[0] + y * fb->pitches[0];
 
 	yuv_line(DRM_FORMAT_YUYV, row, 2, row + 1, 4, 2, xs, x0, n, lut, words,
-		 px);
+		 px, simd);
 }
 
 /* A UYVY line: Cb Y0 Cr Y1. */
@@ -470,12 +471,13 @@ static __always_inline void yuv_uyvy(void *const planes[DRM_FORMAT_MAX_PLANES],
 				     const struct drm_framebuffer *fb, int y,
 				     const int *xs, int x0, int n,
 				     const struct gembuf_yuv_lut *lut,
-				     __le32 *words, struct gembuf_pixel *px)
+				     __le32 *words, struct gembuf_pixel *px,
+				     bool simd)
 {
 	const u8 *row = planes[0] + y * fb->pitches[0];
 
 	yuv_line(DRM_FORMAT_UYVY, row + 1, 2, row, 4, 2, xs, x0, n, lut, words,
-		 px);
+		 px, simd);
 }
 
 /* An NV12 line: its luma line, and Cb Cr pairs of its chroma line. */
@@ -483,13 +485,14 @@ static __always_inline void yuv_nv12(void *const planes[DRM_FORMAT_MAX_PLANES],
 				     const struct drm_framebuffer *fb, int y,
 				     const int *xs, int x0, int n,
 				     const struct gembuf_yuv_lut *lut,
-				     __le32 *words, struct gembuf_pixel *px)
+				     __le32 *words, struct gembuf_pixel *px,
+				     bool simd)
 {
 	const u8 *row = planes[0] + y * fb->pitches[0];
 	const u8 *chroma = planes[1] + y / fb->format->vsub * fb->pitches[1];
 
 	yuv_line(DRM_FORMAT_NV12, row, 1, chroma, 2, 1, xs, x0, n, lut, words,
-		 px);
+		 px, simd);
 }
 
 /* Each YCbCr format's reader and words reader. */
@@ -498,18 +501,19 @@ static void read_##name(void *const planes[DRM_FORMAT_MAX_PLANES],		\
 			const struct drm_framebuffer *fb, int y,		\
 			const int *xs, int x0, int n,				\
 			const struct drm_plane_state *state,			\
-			struct gembuf_pixel *out)				\
+			struct gembuf_pixel *out, bool simd)			\
 {										\
 	yuv_##name(planes, fb, y, xs, x0, n, gembuf_yuv_lut(state), NULL,	\
-		   out);							\
+		   out, simd);							\
 }										\
 										\
 static void words_##name(void *const planes[DRM_FORMAT_MAX_PLANES],		\
 			 const struct drm_framebuffer *fb, int y,		\
 			 const int *xs, int x0, int n,				\
-			 const struct gembuf_yuv_lut *lut, __le32 *out)		\
+			 const struct gembuf_yuv_lut *lut, __le32 *out,	\
+			 bool simd)						\
 {										\
-	yuv_##name(planes, fb, y, xs, x0, n, lut, out, NULL);			\
+	yuv_##name(planes, fb, y, xs, x0, n, lut, out, NULL, simd);		\
 }
 
 GEMBUF_YUV_READERS(yuyv)

@@ -77,12 +77,16 @@ static_assert(sizeof(struct gembuf_pixel) == 4 * sizeof(u16) &&
  * @n: number of pixels
  * @state: the plane state, for the YCbCr encoding and range
  * @out: the @n pixels, alpha not premultiplied
+ * @simd: the caller holds kernel-mode NEON (gembuf_simd_begin() returned
+ *	true): a reader that has a SIMD loop may run it
+ *
+ * @x0 is ignored when @xs is given.
  */
 typedef void (*gembuf_read_fn)(void *const planes[DRM_FORMAT_MAX_PLANES],
 			       const struct drm_framebuffer *fb, int y,
 			       const int *xs, int x0, int n,
 			       const struct drm_plane_state *state,
-			       struct gembuf_pixel *out);
+			       struct gembuf_pixel *out, bool simd);
 
 /**
  * struct gembuf_yuv_lut - the terms of YCbCr to RGB for every 8-bit value
@@ -116,11 +120,13 @@ struct gembuf_yuv_lut {
  * @lut: for a YCbCr format, gembuf_yuv_lut() of the plane state
  * @out: the @n pixels, little-endian, X 0: each channel the 8 high bits
  *	of the format's gembuf_read_fn's
+ * @simd: as for gembuf_read_fn
  */
 typedef void (*gembuf_words_fn)(void *const planes[DRM_FORMAT_MAX_PLANES],
 				const struct drm_framebuffer *fb, int y,
 				const int *xs, int x0, int n,
-				const struct gembuf_yuv_lut *lut, __le32 *out);
+				const struct gembuf_yuv_lut *lut, __le32 *out,
+				bool simd);
 
 /**
  * struct gembuf_plane_state - plane state with what composition needs
@@ -182,8 +188,7 @@ struct gembuf_plane {
  * @xs: the source columns of each of %GEMBUF_MAX_PLANES planes, @width
  *	each
  * @gather: the gathered words of each plane, %GEMBUF_TILE_LINES lines of
- *	@width each (after @xs, in its allocation, and %GEMBUF_SIMD_PIXELS
- *	more after the last, which gembuf_neon_pick_words() may read)
+ *	@width each (after @xs, in its allocation)
  * @pick: the picking table of each plane, @width / %GEMBUF_SIMD_PIXELS
  *	entries each
  *
@@ -386,10 +391,12 @@ void gembuf_blend(struct gembuf_pixel *dst, const struct gembuf_pixel *src,
 		  u16 plane_alpha, u16 mode);
 void gembuf_lay_runs(__le32 *dst, int width, const struct gembuf_run *runs,
 		     int n);
-void gembuf_clear_x_line(__le32 *words, int n);
+void gembuf_clear_x_line(__le32 *words, int n, bool simd);
 int gembuf_layer_line(const struct gembuf_plane_state *ps, int y, __le32 *out);
-void gembuf_widen_line(struct gembuf_pixel *line, const __le32 *words, int n);
-void gembuf_narrow_line(__le32 *words, const struct gembuf_pixel *line, int n);
+void gembuf_widen_line(struct gembuf_pixel *line, const __le32 *words, int n,
+		       bool simd);
+void gembuf_narrow_line(__le32 *words, const struct gembuf_pixel *line, int n,
+			bool simd);
 u32 gembuf_compose(struct gembuf_crtc_state *state,
 		   struct gembuf_plane_state *const *planes, bool crc_on, bool wb);
 void gembuf_blend_rgb32_line(struct gembuf_pixel *dst, const __le32 *src, int n,

@@ -415,6 +415,10 @@ void gembuf_neon_pick_words(__le32 *dst, const __le32 *src,
 	int i;
 
 	for (i = 0; i < n; i += GEMBUF_SIMD_PIXELS, pick++) {
+		/*
+		 * One ld1 of four registers, which tbl takes as they are
+		 * (loaded one by one, GCC copies them for each tbl).
+		 */
 		run = vld1q_u8_x4((const u8 *)(src + pick->base));
 		bytes = vld1q_u8_x4(pick->bytes);
 		out.val[0] = vqtbl4q_u8(run, bytes.val[0]);
@@ -610,7 +614,7 @@ static __always_inline uint16x8_t neon_yuv_hi(uint16x4_t lo, int32x4_t s,
 /*
  * Sixteen pixels' channels, red, green and blue of the even pixels in
  * @ch[0] and of the odd ones in @ch[1], to 16 bits if @wide, else to
- * 8 bits in 16-bit lanes (saturated, below 0x100).  @ye and @yo are the
+ * 8 bits in 16-bit lanes (saturated to 0xff only when narrowed to bytes).  @ye and @yo are the
  * even and odd pixels' luma, @cb and @cr each pair's chroma, @y_off
  * luma's offset in each lane.  Each half of the pairs is worked out to
  * 16 bits before the other, so that the sums fit the registers.
@@ -725,9 +729,12 @@ static __always_inline void neon_yuv(__le32 *dst, u16 *px,
 				     u32 format,
 				     const struct gembuf_yuv_arith *arith)
 {
-	const uint32x4_t ks = { arith->y_mul, arith->y_frac, arith->c_mul,
-				arith->c_frac };
-	const uint32x4_t kf = { arith->kr, arith->kgb, arith->kgr, arith->kb };
+	/* Loaded, not initialised: lane i is element i in either byte order. */
+	const u32 k[8] = {
+		arith->y_mul, arith->y_frac, arith->c_mul, arith->c_frac,
+		arith->kr, arith->kgb, arith->kgr, arith->kb,
+	};
+	const uint32x4_t ks = vld1q_u32(k), kf = vld1q_u32(k + 4);
 	const uint8x8_t y_off = vdup_n_u8(arith->y_off);
 	int i;
 

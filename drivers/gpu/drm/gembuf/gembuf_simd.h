@@ -46,8 +46,9 @@ struct gembuf_pick {
  * exact for every a, and for a < 0 the remainder's part rounds to 0 towards
  * zero.  Chroma d = C - 128 is scaled as |d| * @c_mul + (|d| * @c_frac >> 24),
  * and each factor k's term is that times k >> 16, in 64 bits, with the sign
- * of d.  These are the terms of struct gembuf_yuv_lut, every one of them
- * (the KUnit suite checks each value of the four tables).
+ * of d.  These are the terms of struct gembuf_yuv_lut, every one of them:
+ * the KUnit suite holds the SIMD loops' pixels against the tables' with
+ * every Y, Cb and Cr value in each encoding and range.
  */
 struct gembuf_yuv_arith {
 	u32 y_off;

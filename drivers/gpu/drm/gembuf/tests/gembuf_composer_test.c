@@ -52,6 +52,22 @@ static void say_simd(struct kunit *test)
 		   simd ? "NEON" : "none here, the scalar loops twice");
 }
 
+/*
+ * Kernel-mode NEON around a call that may run its SIMD loop, where @want
+ * and the CPU allows it: the composer holds it for a whole frame, the
+ * tests for the call alone (no KUnit assertion runs inside).
+ */
+static bool simd_begin(bool want)
+{
+	return want && gembuf_simd_begin();
+}
+
+static void simd_end(bool on)
+{
+	if (on)
+		gembuf_simd_end();
+}
+
 static struct rnd_state *line_rnd(struct kunit *test)
 {
 	struct rnd_state *rnd = kunit_kzalloc(test, sizeof(*rnd), GFP_KERNEL);
@@ -107,7 +123,7 @@ static void per_pixel_line(struct kunit *test, struct gembuf_pixel *line,
 	KUNIT_ASSERT_NOT_NULL(test, xs);
 	for (i = 0; i < n; i++)
 		xs[i] = i;
-	read(planes, s->fb, 0, xs, 0, n, s, px);
+	read(planes, s->fb, 0, xs, 0, n, s, px, false);
 	for (i = 0; i < n; i++)
 		gembuf_blend(&line[i], &px[i], s->alpha, s->pixel_blend_mode);
 	kunit_kfree(test, xs);
@@ -150,6 +166,7 @@ static bool check_rgb32_blend(struct kunit *test, u32 format, u16 mode,
 	struct gembuf_pixel *want = kunit_kmalloc(test, size, GFP_KERNEL);
 	struct gembuf_pixel *got = kunit_kmalloc(test, size, GFP_KERNEL);
 	int i = -1, simd;
+	bool on;
 
 	KUNIT_ASSERT_NOT_NULL(test, want);
 	KUNIT_ASSERT_NOT_NULL(test, got);
@@ -157,7 +174,9 @@ static bool check_rgb32_blend(struct kunit *test, u32 format, u16 mode,
 	per_pixel_line(test, want, src, n, &s);
 	for (simd = 0; simd < 2 && i < 0; simd++) {
 		memcpy(got, below, size);
-		gembuf_blend_rgb32_line(got, src, n, &s, simd);
+		on = simd_begin(simd);
+		gembuf_blend_rgb32_line(got, src, n, &s, on);
+		simd_end(on);
 		i = first_difference(got, want, n);
 		if (i >= 0)
 			KUNIT_FAIL(test,
@@ -259,18 +278,21 @@ static bool check_rgb32_words(struct kunit *test, u32 format, u16 mode,
 	__le32 *simd = kunit_kcalloc(test, n, sizeof(*simd), GFP_KERNEL);
 	bool ok = true;
 	int i;
+	bool on;
 
 	KUNIT_ASSERT_NOT_NULL(test, line);
 	KUNIT_ASSERT_NOT_NULL(test, want);
 	KUNIT_ASSERT_NOT_NULL(test, scalar);
 	KUNIT_ASSERT_NOT_NULL(test, simd);
-	gembuf_widen_line(line, below, n);
+	gembuf_widen_line(line, below, n, false);
 	per_pixel_line(test, line, src, n, &s);
-	gembuf_narrow_line(want, line, n);
+	gembuf_narrow_line(want, line, n, false);
 	memcpy(scalar, below, n * sizeof(*below));
 	memcpy(simd, below, n * sizeof(*below));
 	gembuf_blend_rgb32_words(scalar, src, n, &s, false);
-	gembuf_blend_rgb32_words(simd, src, n, &s, true);
+	on = simd_begin(true);
+	gembuf_blend_rgb32_words(simd, src, n, &s, on);
+	simd_end(on);
 	for (i = 0; i < n && ok; i++) {
 		if ((le32_to_cpu(scalar[i]) & 0xffffff) != le32_to_cpu(want[i])) {
 			KUNIT_FAIL(test,
@@ -363,6 +385,7 @@ static void gembuf_test_rgb32_words(struct kunit *test)
 	struct gembuf_pixel *got = kunit_kcalloc(test, LINE_LEN, sizeof(*got),
 						 GFP_KERNEL);
 	unsigned int i, j;
+	bool on;
 
 	KUNIT_ASSERT_NOT_NULL(test, words);
 	KUNIT_ASSERT_NOT_NULL(test, stored);
@@ -389,11 +412,13 @@ static void gembuf_test_rgb32_words(struct kunit *test)
 		runs[j] = (struct gembuf_run){ .x1 = x, .x2 = x + n, .words = src };
 	}
 	gembuf_lay_runs(words, LINE_LEN, runs, ARRAY_SIZE(runs));
-	gembuf_widen_line(got, words, LINE_LEN);
+	/* Widened, cleared and narrowed by the SIMD loops where there are. */
+	on = simd_begin(true);
+	gembuf_widen_line(got, words, LINE_LEN, on);
+	gembuf_clear_x_line(words, LINE_LEN, on);
+	gembuf_narrow_line(stored, want, LINE_LEN, on);
+	simd_end(on);
 	KUNIT_EXPECT_EQ(test, first_difference(got, want, LINE_LEN), -1);
-
-	gembuf_clear_x_line(words, LINE_LEN);
-	gembuf_narrow_line(stored, want, LINE_LEN);
 	KUNIT_EXPECT_MEMEQ(test, words, stored, LINE_LEN * sizeof(*words));
 	gembuf_write_line(&fb, stored, 0, want, LINE_LEN);
 	KUNIT_EXPECT_MEMEQ(test, words, stored, LINE_LEN * sizeof(*words));
@@ -455,6 +480,7 @@ static void gembuf_test_clear_x_line(struct kunit *test)
 	__le32 *got = kunit_kcalloc(test, LINE_LEN + 1, sizeof(*got), GFP_KERNEL);
 	__le32 *want = kunit_kcalloc(test, LINE_LEN + 1, sizeof(*want), GFP_KERNEL);
 	int n, i;
+	bool on;
 
 	KUNIT_ASSERT_NOT_NULL(test, got);
 	KUNIT_ASSERT_NOT_NULL(test, want);
@@ -464,7 +490,9 @@ static void gembuf_test_clear_x_line(struct kunit *test)
 		random_words(rnd, got, LINE_LEN + 1);
 		for (i = 0; i <= LINE_LEN; i++)
 			want[i] = i < n ? got[i] & cpu_to_le32(0xffffff) : got[i];
-		gembuf_clear_x_line(got, n);
+		on = simd_begin(true);
+		gembuf_clear_x_line(got, n, on);
+		simd_end(on);
 		KUNIT_ASSERT_MEMEQ_MSG(test, got, want,
 				       (LINE_LEN + 1) * sizeof(*got), "%d words", n);
 	}
@@ -556,13 +584,16 @@ static void gembuf_test_narrow_line(struct kunit *test)
 	__le32 *stored = kunit_kcalloc(test, LINE_LEN, sizeof(*stored), GFP_KERNEL);
 	struct gembuf_pixel *line = kunit_kcalloc(test, LINE_LEN, sizeof(*line),
 						  GFP_KERNEL);
+	bool on;
 
 	KUNIT_ASSERT_NOT_NULL(test, words);
 	KUNIT_ASSERT_NOT_NULL(test, stored);
 	KUNIT_ASSERT_NOT_NULL(test, line);
 	say_simd(test);
 	random_pixels(rnd, line, LINE_LEN);
-	gembuf_narrow_line(words, line, LINE_LEN);
+	on = simd_begin(true);
+	gembuf_narrow_line(words, line, LINE_LEN, on);
+	simd_end(on);
 	gembuf_write_line(&fb, stored, 0, line, LINE_LEN);
 	KUNIT_EXPECT_MEMEQ(test, words, stored, LINE_LEN * sizeof(*words));
 }
@@ -593,6 +624,7 @@ static void check_words(struct kunit *test, struct rnd_state *rnd, u32 format,
 	unsigned int start = round & 3;
 	int i;
 	u32 want;
+	bool on;
 
 	KUNIT_ASSERT_NOT_NULL(test, words);
 	lut = gembuf_yuv_lut(&state);
@@ -620,14 +652,18 @@ static void check_words(struct kunit *test, struct rnd_state *rnd, u32 format,
 	}
 	for (i = 0; i < w; i++)
 		xs[i] = i < w / 2 ? start + i : prandom_u32_state(rnd) % w;
-	read(planes, &fb, 0, xs, 0, w, &state, px);
-	read(planes, &fb, 0, NULL, start, w / 2, &state, px + w);
+	read(planes, &fb, 0, xs, 0, w, &state, px, false);
+	on = simd_begin(true);
+	read(planes, &fb, 0, NULL, start, w / 2, &state, px + w, on);
+	simd_end(on);
 	KUNIT_ASSERT_MEMEQ_MSG(test, px + w, px, w / 2 * sizeof(*px),
 			       "%p4cc encoding %d range %d, read from column %u",
 			       &format, state.color_encoding,
 			       state.color_range, start);
-	words(planes, &fb, 0, NULL, start, w / 2, lut, got);
-	words(planes, &fb, 0, xs + w / 2, 0, w - w / 2, lut, got + w / 2);
+	on = simd_begin(true);
+	words(planes, &fb, 0, NULL, start, w / 2, lut, got, on);
+	simd_end(on);
+	words(planes, &fb, 0, xs + w / 2, 0, w - w / 2, lut, got + w / 2, false);
 	for (i = 0; i < w; i++) {
 		want = (px[i].r >> 8) << 16 | (px[i].g >> 8) << 8 | px[i].b >> 8;
 		KUNIT_ASSERT_EQ_MSG(test, le32_to_cpu(got[i]), want,
@@ -697,6 +733,7 @@ static void gembuf_test_rgb565_words_all(struct kunit *test)
 	unsigned int block;
 	int i;
 	u32 want;
+	bool on;
 
 	say_simd(test);
 	KUNIT_ASSERT_NOT_NULL(test, words);
@@ -709,10 +746,12 @@ static void gembuf_test_rgb565_words_all(struct kunit *test)
 	for (block = 0; block < 0x10000 / (w - 1); block++) {
 		for (i = 0; i < w; i++)
 			mem[i] = cpu_to_le16(block * (w - 1) + i);
-		read(planes, &fb, 0, xs, 0, w, &state, px);
-		words(planes, &fb, 0, NULL, 0, w - 1, NULL, got);
-		words(planes, &fb, 0, NULL, 1, w - 2, NULL, got + w);
-		words(planes, &fb, 0, xs, 0, w - 1, NULL, got + 2 * w);
+		read(planes, &fb, 0, xs, 0, w, &state, px, false);
+		on = simd_begin(true);
+		words(planes, &fb, 0, NULL, 0, w - 1, NULL, got, on);
+		words(planes, &fb, 0, NULL, 1, w - 2, NULL, got + w, on);
+		simd_end(on);
+		words(planes, &fb, 0, xs, 0, w - 1, NULL, got + 2 * w, false);
 		for (i = 0; i < w - 1; i++) {
 			want = (px[i].r >> 8) << 16 | (px[i].g >> 8) << 8 |
 			       px[i].b >> 8;
@@ -817,6 +856,7 @@ static void yuv_sweep_line(struct yuv_sweep *sw)
 	int i, j, n = sw->n * 256;
 	u16 cbcr;
 	u32 want;
+	bool on;
 
 	sw->n = 0;
 	if (sw->failed)
@@ -827,12 +867,16 @@ static void yuv_sweep_line(struct yuv_sweep *sw)
 		sw->mem[4 * i + 3] = sw->cbcr[i / 128];
 	}
 	/* From consecutive columns (SIMD where the CPU has it), and each. */
+	on = simd_begin(true);
 	gembuf_format_reader(DRM_FORMAT_YUYV)(planes, &sw->fb, 0, NULL, 0, n, s,
-					      sw->px);
+					      sw->px, on);
+	simd_end(on);
 	gembuf_format_reader(DRM_FORMAT_YUYV)(planes, &sw->fb, 0, sw->xs, 0, n,
-					      s, sw->px + YUV_LINE);
+					      s, sw->px + YUV_LINE, false);
+	on = simd_begin(true);
 	gembuf_format_words(DRM_FORMAT_YUYV)(planes, &sw->fb, 0, NULL, 0, n,
-					     gembuf_yuv_lut(s), sw->got);
+					     gembuf_yuv_lut(s), sw->got, on);
+	simd_end(on);
 	for (i = 0; i < n; i++) {
 		cbcr = sw->cbcr[i / 256];
 		yuv_ref(s, i % 256, cbcr >> 8, cbcr, &ref);
@@ -1097,7 +1141,8 @@ static void reference_frame(struct kunit *test, struct compose_frame *cf)
 				gembuf_source_point(s, x, y, &sx, &sy);
 				sx = clamp(sx, 0, (int)s->fb->width - 1);
 				sy = clamp(sy, 0, (int)s->fb->height - 1);
-				ps->read(ps->vaddr, s->fb, sy, &sx, 0, 1, s, &px);
+				ps->read(ps->vaddr, s->fb, sy, &sx, 0, 1, s, &px,
+					 false);
 				rgb = (px.r >> 8) << 16 | (px.g >> 8) << 8 | px.b >> 8;
 				if (ps->colorkey_mask &&
 				    (rgb & ps->colorkey_mask) ==

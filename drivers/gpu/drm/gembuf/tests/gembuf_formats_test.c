@@ -125,7 +125,7 @@ static void gembuf_test_reader(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, read);
 	memcpy(planes[0], t->plane0, sizeof(t->plane0));
 	memcpy(planes[1], t->plane1, sizeof(t->plane1));
-	read(planes, &fb, 0, &t->x, 0, 1, &state, &got);
+	read(planes, &fb, 0, &t->x, 0, 1, &state, &got, false);
 	expect_pixel(test, &got, &t->want, t->tol);
 }
 
@@ -146,7 +146,8 @@ static void gembuf_test_reader_columns(struct kunit *test)
 	struct gembuf_pixel out[5];
 	int i;
 
-	gembuf_format_reader(DRM_FORMAT_XRGB8888)(planes, &fb, 0, xs, 0, 5, &state, out);
+	gembuf_format_reader(DRM_FORMAT_XRGB8888)(planes, &fb, 0, xs, 0, 5, &state, out,
+						  false);
 	for (i = 0; i < 5; i++)
 		KUNIT_EXPECT_EQ(test, out[i].b, (xs[i] + 1) * 0x101);
 }
