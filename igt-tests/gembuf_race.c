@@ -628,6 +628,118 @@ static void foreign_fence_nonblocking_commit(void)
 	igt_assert_lte(settle("objects", objects), objects);
 }
 
+/* A system-heap dma-buf of @size bytes, every word @color, written by the CPU. */
+static int heap_buffer(size_t size, uint32_t color)
+{
+	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE };
+	int dmabuf = gembuf_heap_alloc("system", size);
+	uint32_t *p;
+
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, dmabuf, 0);
+	igt_assert(p != MAP_FAILED);
+	do_ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
+	for (size_t i = 0; i < size / 4; i++)
+		p[i] = color;
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE;
+	do_ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
+	munmap(p, size);
+	return dmabuf;
+}
+
+/*
+ * An IN_FENCE_FD overrules the implicit fences of its plane's buffer
+ * (DRM's rule for explicit fencing): a commit flips an overlay to a
+ * foreign framebuffer (a system-heap dma-buf) whose dma-buf carries an
+ * unsignalled write fence, with a signalled IN_FENCE_FD.  The commit
+ * waits for neither, and the display does not wait for the writer in the
+ * commit tail (a fence that never signals would hang the CRTC there) nor
+ * read what it is writing: the overlay is left out while that state
+ * lasts, and the frame written back is the primary's alone.  Once the
+ * writer is done, the next commit shows the overlay.  A display that
+ * waited in the tail would make the blocking commit take the 5 s after
+ * which a watchdog process signals the writer's fence.
+ */
+static void foreign_fence_overruled(void)
+{
+	struct dma_buf_import_sync_file imp = { .flags = DMA_BUF_SYNC_WRITE };
+	const uint32_t color = 0xc0ffee, below = 0x123456;
+	long objects = gembuf_state("objects");
+	struct gk_fb own, out, foreign = {};
+	int dmabuf, writer, in_tl, in_fence, fence, ret;
+	uint32_t *px;
+	struct gk_layer l[2];
+	uint64_t t0, took;
+	bool left_out;
+	pid_t watchdog;
+
+	igt_require(kernel_has_sw_sync());
+	igt_require(k.num_planes > 1 && k.planes[1].type == DRM_PLANE_TYPE_OVERLAY &&
+		    k.planes[1].in_fence_prop);
+	dmabuf = heap_buffer(64 * 64 * 4, color);
+	gk_fb_from_handle(&k, &foreign, prime_fd_to_handle(k.fd, dmabuf), 64, 64,
+			  DRM_FORMAT_XRGB8888, 64 * 4, 0, 0);
+	gk_fb_create(&k, &own, k.mode.hdisplay, k.mode.vdisplay, DRM_FORMAT_XRGB8888);
+	gk_fb_create(&k, &out, k.mode.hdisplay, k.mode.vdisplay, DRM_FORMAT_XRGB8888);
+	gk_fb_fill(&own, below);
+	gk_fb_fill(&out, 0);
+	px = out.map;
+	l[0] = gk_layer_of(&own);
+	l[1] = gk_layer_of(&foreign);
+	l[1].zpos = 1;	/* above the primary, whatever a test before left */
+	igt_assert_eq(gk_commit(&k, l, 1, &out, 0), 0);
+	igt_assert(all_pixels(&out, below));
+
+	/* The foreign buffer's writer, not done; an IN_FENCE_FD that is. */
+	writer = sw_sync_timeline_create();
+	imp.fd = sw_sync_timeline_create_fence(writer, 1);
+	do_ioctl(dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &imp);
+	close(imp.fd);
+	in_tl = sw_sync_timeline_create();
+	in_fence = sw_sync_timeline_create_fence(in_tl, 1);
+	sw_sync_timeline_inc(in_tl, 1);
+	watchdog = fork();
+	igt_assert(watchdog >= 0);
+	if (!watchdog) {
+		sleep(5);
+		sw_sync_timeline_inc(writer, 1);
+		_exit(0);
+	}
+
+	gk_fb_fill(&out, 0);
+	t0 = now_ns();
+	ret = gk_flip_start(&k, l, 2, &out, 0, 1, in_fence, &fence);
+	took = now_ns() - t0;
+	kill(watchdog, SIGKILL);
+	igt_assert_eq(waitpid(watchdog, NULL, 0), watchdog);
+	close(in_fence);
+	close(in_tl);
+	igt_assert_eq(ret, 0);
+	gk_commit_finish(&k, fence);
+	left_out = all_pixels(&out, below);
+	sw_sync_timeline_inc(writer, 1);
+	close(writer);
+
+	igt_assert_f(took < 2000000000ull,
+		     "the commit spent %.3f s in the ioctl, behind the overruled write fence\n",
+		     took / 1e9);
+	igt_assert_f(left_out,
+		     "the frame shows the overlay while its buffer's writer is not done\n");
+
+	/* The writer is done: the next commit shows the overlay. */
+	gk_fb_fill(&out, 0);
+	igt_assert_eq(gk_commit(&k, l, 2, &out, 0), 0);
+	igt_assert_eq_u32(px[0] & 0xffffff, color);
+	igt_assert_eq_u32(px[63 * (out.pitch / 4) + 63] & 0xffffff, color);
+	igt_assert_eq_u32(px[64 * (out.pitch / 4) + 64] & 0xffffff, below);
+
+	gk_disable(&k);
+	gk_fb_destroy(&k, &out);
+	gk_fb_destroy(&k, &own);
+	gk_fb_destroy(&k, &foreign);
+	close(dmabuf);
+	igt_assert_lte(settle("objects", objects), objects);
+}
+
 /*
  * Whether a task's /proc comm is @name: workqueue threads show in full,
  * followed while they run a work by "+" or "-" and its queue's name.
@@ -826,6 +938,10 @@ igt_main
 	igt_describe("A nonblocking commit that flips to a foreign framebuffer whose dma-buf carries an unsignalled write fence returns from the ioctl at once (under 1 s, the fence unsignalled for 5 s): the fence is waited for in the commit tail, where the exporter's CPU access begins; the flip comes only after the fence signals, and shows the buffer.");
 	igt_subtest("foreign-fence-nonblocking-commit")
 		foreign_fence_nonblocking_commit();
+
+	igt_describe("An IN_FENCE_FD that has signalled, on an overlay flipped to a foreign framebuffer whose dma-buf carries an unsignalled write fence, overrules that fence: the blocking commit returns within 2 s (the fence unsignalled for 5 s), and the display, which does not wait for the writer in the commit tail, leaves the overlay out of the frames of that state; once the writer is done, the next commit shows it.");
+	igt_subtest("foreign-fence-overruled")
+		foreign_fence_overruled();
 
 	igt_describe("Each CRTC's composer queue, which completes writeback out-fences, is WQ_MEM_RECLAIM: it has its rescuer thread.");
 	igt_subtest("composer-rescuer")

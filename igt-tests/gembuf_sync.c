@@ -361,6 +361,101 @@ static void wait_deadline_signals(void)
 	close(gate);
 }
 
+#define TRACEFS "/sys/kernel/debug/tracing"
+
+static void tracefs_write(const char *file, const char *v)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), TRACEFS "/%s", file);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	igt_assert_f(fd >= 0, "%s: %s\n", path, strerror(errno));
+	igt_assert_eq(write(fd, v, strlen(v)), (ssize_t)strlen(v));
+	close(fd);
+}
+
+/*
+ * The context and seqno of each @event ("dma_fence_init", ...) of a
+ * fence named @driver on @timeline in the trace buffer, in the order of
+ * the trace: their number, the first @max of them in @ctx and @seq.
+ */
+static int traced_fences(const char *event, const char *driver, const char *timeline,
+			 unsigned int *ctx, unsigned int *seq, int max)
+{
+	char line[512], fmt[128], drv[64], tl[64];
+	unsigned int c, q;
+	int n = 0;
+	FILE *f;
+
+	snprintf(fmt, sizeof(fmt), "%s: driver=%%63s timeline=%%63s context=%%u seqno=%%u",
+		 event);
+	f = fopen(TRACEFS "/trace", "r");
+	igt_assert(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, event);
+
+		if (!p || sscanf(p, fmt, drv, tl, &c, &q) != 4 ||
+		    strcmp(drv, driver) || strcmp(tl, timeline))
+			continue;
+		if (n < max) {
+			ctx[n] = c;
+			seq[n] = q;
+		}
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * The engine's hardware fences (the ones its jobs signal, under the
+ * scheduler's fences that clients see) are named in the dma_fence trace
+ * events as the driver "gembuf" on the timeline "edu", which the events
+ * of a fence not yet signalled ask it for: one context for the engine,
+ * consecutive seqnos for consecutive jobs, each signalled once.
+ */
+static void hw_fence_trace(void)
+{
+	unsigned int ctx[4] = {}, seq[4] = {}, sctx[4] = {}, sseq[4] = {};
+	int inits, signals;
+	uint32_t *words, h;
+
+	igt_require_f(!access(TRACEFS "/events/dma_fence/dma_fence_init/enable", W_OK),
+		      "no dma_fence trace events\n");
+	h = gembuf_create(engine, 4096, 0, GEMBUF_CACHE_WB);
+	/* The object mapped by a first job: the traced ones only fill. */
+	igt_assert_eq(__gembuf_fill(engine, h, 0, 4, 0), 0);
+	gembuf_wait(engine, h);
+
+	tracefs_write("trace", "");
+	tracefs_write("events/dma_fence/dma_fence_init/enable", "1");
+	tracefs_write("events/dma_fence/dma_fence_signaled/enable", "1");
+	igt_assert_eq(__gembuf_fill(engine, h, 0, 4, 1), 0);
+	igt_assert_eq(__gembuf_fill(engine, h, 4, 4, 2), 0);
+	gembuf_wait(engine, h);
+	tracefs_write("events/dma_fence/dma_fence_signaled/enable", "0");
+	tracefs_write("events/dma_fence/dma_fence_init/enable", "0");
+
+	inits = traced_fences("dma_fence_init", "gembuf", "edu", ctx, seq, 4);
+	signals = traced_fences("dma_fence_signaled", "gembuf", "edu", sctx, sseq, 4);
+	igt_info("hardware fences: %d made, %d signalled; context %u, seqnos %u and %u\n",
+		 inits, signals, ctx[0], seq[0], seq[1]);
+	igt_assert_eq(inits, 2);
+	igt_assert_eq(signals, 2);
+	igt_assert_eq_u32(ctx[1], ctx[0]);
+	igt_assert_eq_u32(seq[1], seq[0] + 1);
+	for (int i = 0; i < 2; i++) {
+		igt_assert_eq_u32(sctx[i], ctx[i]);
+		igt_assert_eq_u32(sseq[i], seq[i]);
+	}
+	words = gembuf_mmap(engine, h, 4096);
+	igt_assert_eq_u32(words[0], 1);
+	igt_assert_eq_u32(words[1], 2);
+	munmap(words, 4096);
+	gem_close(engine, h);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -588,6 +683,10 @@ igt_main
 		igt_assert_eq(gembuf_state_settle("objects", objects), objects);
 		igt_assert_eq(gembuf_state_settle("mappings", mappings), mappings);
 	}
+
+	igt_describe("The engine's hardware fences, under the scheduler's, are named \"gembuf\" on \"edu\" in the dma_fence trace events: made on one context with consecutive seqnos for consecutive jobs, each signalled once, and the jobs wrote their words.");
+	igt_subtest("hw-fence-trace")
+		hw_fence_trace();
 
 	igt_describe("Processes submitting interleaved fills of one shared buffer: each file's fences signal in the order it submitted, and the buffer holds what the last job to signal wrote.");
 	igt_subtest("ordering") {
