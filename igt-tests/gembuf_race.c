@@ -533,6 +533,24 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + t.tv_nsec;
 }
 
+/* A system-heap dma-buf of @size bytes, every word @color, written by the CPU. */
+static int heap_buffer(size_t size, uint32_t color)
+{
+	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE };
+	int dmabuf = gembuf_heap_alloc("system", size);
+	uint32_t *p;
+
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, dmabuf, 0);
+	igt_assert(p != MAP_FAILED);
+	do_ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
+	for (size_t i = 0; i < size / 4; i++)
+		p[i] = color;
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE;
+	do_ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
+	munmap(p, size);
+	return dmabuf;
+}
+
 /*
  * A nonblocking commit flips the primary to a foreign framebuffer (a
  * system-heap dma-buf) whose writer has not finished: a write fence that
@@ -548,7 +566,6 @@ static uint64_t now_ns(void)
 static void foreign_fence_nonblocking_commit(void)
 {
 	struct dma_buf_import_sync_file imp = { .flags = DMA_BUF_SYNC_WRITE };
-	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE };
 	const uint32_t w = k.mode.hdisplay, h = k.mode.vdisplay, color = 0xc0ffee;
 	const size_t size = (size_t)w * h * 4;
 	long objects = gembuf_state("objects");
@@ -560,18 +577,9 @@ static void foreign_fence_nonblocking_commit(void)
 	bool held, shown;
 	struct gk_layer l;
 	pid_t watchdog;
-	uint32_t *p;
 
 	igt_require(kernel_has_sw_sync());
-	dmabuf = gembuf_heap_alloc("system", size);
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, dmabuf, 0);
-	igt_assert(p != MAP_FAILED);
-	do_ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
-	for (size_t i = 0; i < size / 4; i++)
-		p[i] = color;
-	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE;
-	do_ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
-	munmap(p, size);
+	dmabuf = heap_buffer(size, color);
 	gk_fb_from_handle(&k, &foreign, prime_fd_to_handle(k.fd, dmabuf), w, h,
 			  DRM_FORMAT_XRGB8888, w * 4, 0, 0);
 
@@ -626,24 +634,6 @@ static void foreign_fence_nonblocking_commit(void)
 	gk_fb_destroy(&k, &foreign);
 	close(dmabuf);
 	igt_assert_lte(settle("objects", objects), objects);
-}
-
-/* A system-heap dma-buf of @size bytes, every word @color, written by the CPU. */
-static int heap_buffer(size_t size, uint32_t color)
-{
-	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE };
-	int dmabuf = gembuf_heap_alloc("system", size);
-	uint32_t *p;
-
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, dmabuf, 0);
-	igt_assert(p != MAP_FAILED);
-	do_ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
-	for (size_t i = 0; i < size / 4; i++)
-		p[i] = color;
-	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE;
-	do_ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
-	munmap(p, size);
-	return dmabuf;
 }
 
 /*

@@ -36,9 +36,10 @@ static enum hrtimer_restart gembuf_vblank_simulate(struct hrtimer *timer)
 
 	hrtimer_forward_now(timer, out->period_ns);
 	fence_cookie = dma_fence_begin_signalling();
+	/* The vblank is off: the timer stops (see gembuf_disable_vblank()). */
 	if (!drm_crtc_handle_vblank(crtc)) {
 		dma_fence_end_signalling(fence_cookie);
-		return HRTIMER_RESTART;
+		return HRTIMER_NORESTART;
 	}
 
 	spin_lock(&out->lock);
@@ -68,9 +69,18 @@ static int gembuf_enable_vblank(struct drm_crtc *crtc)
 	return 0;
 }
 
+/*
+ * DRM calls this under its vblank_time_lock with interrupts off, and the
+ * timer's handler takes that lock (drm_crtc_handle_vblank()): waiting for
+ * a handler running on another CPU, as hrtimer_cancel() does, would spin
+ * on both CPUs for good.  So the timer is only cancelled if it is not
+ * running; a handler that is finds the vblank off when it gets the lock,
+ * or at its next expiry, and stops the timer.  The CRTC's disable and the
+ * device's cleanup wait for it, outside the lock.
+ */
 static void gembuf_disable_vblank(struct drm_crtc *crtc)
 {
-	hrtimer_cancel(&crtc_to_output(crtc)->vblank_timer);
+	hrtimer_try_to_cancel(&crtc_to_output(crtc)->vblank_timer);
 }
 
 static bool gembuf_get_vblank_timestamp(struct drm_crtc *crtc, int *max_error,
@@ -369,6 +379,7 @@ static void gembuf_crtc_atomic_disable(struct drm_crtc *crtc,
 		gembuf_crtc_wait_frame_end(crtc);
 	gembuf_composer_flush_wb(out);
 	drm_crtc_vblank_off(crtc);
+	hrtimer_cancel(&out->vblank_timer);
 	spin_lock_irq(&out->lock);
 	out->composer_state = NULL;
 	spin_unlock_irq(&out->lock);
@@ -448,6 +459,8 @@ static void gembuf_crtc_cleanup(struct drm_device *dev, void *data)
 {
 	struct gembuf_output *out = data;
 
+	/* A handler that found the vblank off may still be returning. */
+	hrtimer_cancel(&out->vblank_timer);
 	destroy_workqueue(out->composer_wq);
 }
 
