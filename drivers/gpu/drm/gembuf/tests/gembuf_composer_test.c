@@ -473,6 +473,54 @@ static void gembuf_test_lay_runs(struct kunit *test)
 	}
 }
 
+/*
+ * A line of words widened to 16 bits (each channel c * 0x101, opaque)
+ * and narrowed back gives the words with X 0, at every length up to 40
+ * and near LINE_LEN: the scalar loop alone, then SIMD blocks and a
+ * tail where the CPU has them; neither writes past the line.
+ */
+static void gembuf_test_widen_line(struct kunit *test)
+{
+	struct rnd_state *rnd = line_rnd(test);
+	__le32 *words = kunit_kcalloc(test, LINE_LEN, sizeof(*words), GFP_KERNEL);
+	__le32 *back = kunit_kcalloc(test, LINE_LEN + 1, sizeof(*back), GFP_KERNEL);
+	struct gembuf_pixel *line = kunit_kcalloc(test, LINE_LEN + 1, sizeof(*line),
+						  GFP_KERNEL);
+	struct gembuf_pixel want;
+	int n, i;
+	bool on;
+	u32 v;
+
+	KUNIT_ASSERT_NOT_NULL(test, words);
+	KUNIT_ASSERT_NOT_NULL(test, back);
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	say_simd(test);
+	for (n = 0; n <= LINE_LEN; n = n < 40 ? n + 1 : max(n + 1, LINE_LEN - 3)) {
+		random_words(rnd, words, LINE_LEN);
+		line[n] = (struct gembuf_pixel){ 1, 2, 3, 4 };
+		back[n] = cpu_to_le32(0x5a5a5a5a);
+		on = simd_begin(true);
+		gembuf_widen_line(line, words, n, on);
+		gembuf_narrow_line(back, line, n, on);
+		simd_end(on);
+		for (i = 0; i < n; i++) {
+			v = le32_to_cpu(words[i]);
+			want = (struct gembuf_pixel){
+				.a = 0xffff,
+				.r = (v >> 16 & 0xff) * 0x101,
+				.g = (v >> 8 & 0xff) * 0x101,
+				.b = (v & 0xff) * 0x101,
+			};
+			KUNIT_ASSERT_EQ_MSG(test, memcmp(&line[i], &want, sizeof(want)), 0,
+					    "%d pixels: pixel %d of %08x", n, i, v);
+			KUNIT_ASSERT_EQ_MSG(test, le32_to_cpu(back[i]), v & 0xffffff,
+					    "%d pixels: word %d", n, i);
+		}
+		KUNIT_ASSERT_EQ(test, line[n].a, 1);
+		KUNIT_ASSERT_EQ(test, le32_to_cpu(back[n]), 0x5a5a5a5a);
+	}
+}
+
 /* The X bytes of every word are cleared, odd counts included, and no more. */
 static void gembuf_test_clear_x_line(struct kunit *test)
 {
@@ -1358,6 +1406,7 @@ static struct kunit_case gembuf_composer_test_cases[] = {
 	KUNIT_CASE(gembuf_test_blend_rgb32_words),
 	KUNIT_CASE(gembuf_test_rgb32_words),
 	KUNIT_CASE(gembuf_test_lay_runs),
+	KUNIT_CASE(gembuf_test_widen_line),
 	KUNIT_CASE(gembuf_test_clear_x_line),
 	KUNIT_CASE(gembuf_test_layer_line),
 	KUNIT_CASE(gembuf_test_narrow_line),
