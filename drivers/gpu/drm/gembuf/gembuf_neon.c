@@ -9,6 +9,8 @@
 
 #include <drm/drm_blend.h>
 #include <drm/drm_fourcc.h>
+#include <kunit/visibility.h>
+#include <linux/export.h>
 
 #include "gembuf_simd.h"
 
@@ -428,6 +430,7 @@ void gembuf_neon_pick_words(__le32 *dst, const __le32 *src,
 		vst1q_u8_x4((u8 *)(dst + i), out);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(gembuf_neon_pick_words);
 
 /**
  * gembuf_neon_gather_tile() - four lines of a transposed plane's words

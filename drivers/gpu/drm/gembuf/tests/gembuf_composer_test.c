@@ -12,6 +12,7 @@
 #include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
 #include <drm/drm_plane.h>
+#include <drm/drm_rect.h>
 #include <kunit/test.h>
 #include <linux/bitmap.h>
 #include <linux/crc32.h>
@@ -1304,15 +1305,15 @@ static void frame_init(struct kunit *test, struct compose_frame *cf, int w,
 /*
  * The frame's reference, then the frame composed every way it can be
  * stored: XRGB8888 copied line by line and in place, with a CRC, and
- * XRGB2101010.  Stops at the first that differs.
+ * XRGB2101010.  Stops at the first that differs; true if none does.
  */
-static void check_frame(struct kunit *test, struct compose_frame *cf, u64 seed)
+static bool check_frame(struct kunit *test, struct compose_frame *cf, u64 seed)
 {
 	reference_frame(test, cf);
-	if (!check_composed(test, cf, DRM_FORMAT_XRGB8888, false, false, seed) &&
-	    !check_composed(test, cf, DRM_FORMAT_XRGB8888, false, true, seed) &&
-	    !check_composed(test, cf, DRM_FORMAT_XRGB8888, true, false, seed))
-		check_composed(test, cf, DRM_FORMAT_XRGB2101010, false, false, seed);
+	return !check_composed(test, cf, DRM_FORMAT_XRGB8888, false, false, seed) &&
+	       !check_composed(test, cf, DRM_FORMAT_XRGB8888, false, true, seed) &&
+	       !check_composed(test, cf, DRM_FORMAT_XRGB8888, true, false, seed) &&
+	       !check_composed(test, cf, DRM_FORMAT_XRGB2101010, false, false, seed);
 }
 
 static void gembuf_test_compose_random(struct kunit *test)
@@ -1387,6 +1388,425 @@ static void gembuf_test_compose_magnified(struct kunit *test)
 			}
 }
 
+/*
+ * The NEON pick (gembuf_neon_pick_words()) against the scalar pick,
+ * dst[i] = src[map[i]], on random tables; then random magnified planes
+ * composed whole, whose tables pick_init() makes.  It fails if the NEON
+ * pick loads a block's run from another word (src + base + 1), takes
+ * the run's four registers in another order in tbl, does not step to
+ * the next table each block, or writes past its @n words; and, through
+ * gembuf_compose(), if pick_init() counts a run's base from column 0
+ * rather than from the plane's first source column or makes a block's
+ * bytes from another column, or if blend_words() takes the table of a
+ * part of a line that starts inside a block as off / 16 rather than
+ * (off + head) / 16.
+ *
+ * The contract (pick_init(), blend_words(), struct gembuf_pick): @src is
+ * the span = sx2 - sx1 source columns a magnified plane shows, each
+ * read once, at least sixteen (pick_init() makes no table for fewer);
+ * map[i] is in [0, span).  A magnification's map goes by 0 or 1 from
+ * column to column (0 or -1 reflected), so the sixteen columns of a
+ * block, from the plane's first, span sixteen source columns at most;
+ * each block's table has a run of sixteen words from @base, 0 <= base
+ * <= span - 16, all of which are read: the block's lowest column, or an
+ * earlier one so that the run ends within the span, with @bytes the
+ * offset in the run of each byte of the block's words.  @n is a
+ * multiple of sixteen; blend_words() picks the head of a line's part up
+ * to a block and the tail after its last block in scalar.  The byte
+ * tables made here take any byte of the run, as struct gembuf_pick
+ * allows, where pick_init() takes whole words.
+ */
+#define PICK_ROUNDS	3000
+#define PICK_MAX	600	/* destination columns of a table, at most */
+#define PICK_FRAMES	40
+
+enum { PICK_SCALED, PICK_STEPS, PICK_BYTES, PICK_KINDS };
+
+static const char *const pick_kinds[] = { "scaled", "random-step", "byte" };
+
+/*
+ * Tables for @map (@n columns of @span source words) as pick_init()
+ * makes them, one for each whole block; false if a block spans more
+ * than sixteen source columns, which the maps made here never do.
+ */
+static bool pick_tables(struct gembuf_pick *pick, const int *map, int n,
+			int span)
+{
+	int i, j, b, lo, hi;
+
+	for (i = 0; i + GEMBUF_SIMD_PIXELS <= n; i += GEMBUF_SIMD_PIXELS, pick++) {
+		lo = min(map[i], map[i + GEMBUF_SIMD_PIXELS - 1]);
+		hi = max(map[i], map[i + GEMBUF_SIMD_PIXELS - 1]);
+		if (hi - lo >= GEMBUF_SIMD_PIXELS)
+			return false;
+		pick->base = min(lo, span - GEMBUF_SIMD_PIXELS);
+		for (j = 0; j < GEMBUF_SIMD_PIXELS; j++)
+			for (b = 0; b < 4; b++)
+				pick->bytes[4 * j + b] =
+					4 * (map[i + j] - pick->base) + b;
+	}
+	return true;
+}
+
+/*
+ * A magnified plane's map of @n (17 or more) destination columns, in
+ * @kind, reflected if @reflect: PICK_SCALED as gembuf_source_point() makes
+ * it, from 17 or more source columns at a scale of 1.01 to 8, half of the
+ * time from a fraction of a column in (as clipping leaves it); PICK_STEPS
+ * going up by 0 or 1 at random, 16 to @n - 1 source columns.  Counted
+ * from the lowest column; return the span.
+ */
+static int pick_map(struct rnd_state *rnd, int *map, int n, int kind,
+		    bool reflect)
+{
+	int lo = max(17, DIV_ROUND_UP(n, 8)), hi = n * 100 / 101;
+	int i, sw, sy, span, steps;
+
+	if (kind == PICK_SCALED && lo <= hi) {
+		struct drm_plane_state s = {
+			.dst = { 0, 0, n, 1 },
+			.rotation = DRM_MODE_ROTATE_0 |
+				    (reflect ? DRM_MODE_REFLECT_X : 0),
+		};
+
+		sw = lo + rnd_below(rnd, hi - lo + 1);
+		s.src = (struct drm_rect){ 0, 0, sw << 16, 1 << 16 };
+		if (rnd_below(rnd, 2))
+			s.src.x1 = rnd_below(rnd, 0x10000);
+		for (i = 0; i < n; i++) {
+			gembuf_source_point(&s, i, 0, &map[i], &sy);
+			map[i] = clamp(map[i], 0, sw - 1);
+		}
+		lo = map[0];
+		hi = map[0];
+		for (i = 1; i < n; i++) {
+			lo = min(lo, map[i]);
+			hi = max(hi, map[i]);
+		}
+		for (i = 0; i < n; i++)
+			map[i] -= lo;
+		return hi - lo + 1;
+	}
+	/* span - 1 steps of 1 among the n - 1, each subset as likely. */
+	span = 16 + rnd_below(rnd, n - 16);
+	steps = span - 1;
+	map[0] = 0;
+	for (i = 1; i < n; i++) {
+		map[i] = map[i - 1];
+		if (rnd_below(rnd, n - i) < steps) {
+			map[i]++;
+			steps--;
+		}
+	}
+	for (i = 0; reflect && i < n; i++)
+		map[i] = span - 1 - map[i];
+	return span;
+}
+
+/*
+ * A random opaque plane with a words reader, magnified, over a frame;
+ * true if the frame is the reference's.
+ */
+static bool pick_frame(struct kunit *test, struct rnd_state *rnd, u64 seed)
+{
+	static const u32 formats[] = {
+		DRM_FORMAT_YUYV, DRM_FORMAT_UYVY, DRM_FORMAT_NV12,
+		DRM_FORMAT_RGB565, DRM_FORMAT_XBGR8888,
+	};
+	int w = 144 + rnd_below(rnd, 120), h = 2 + rnd_below(rnd, 4);
+	int k = 101 + rnd_below(rnd, 700);	/* the scale, in hundredths */
+	/* 17 columns or more: a fraction in, the span is 16 or more. */
+	int sw = 17 + rnd_below(rnd, w * 100 / k - 16);
+	int dw = max(sw + 1, sw * k / 100);
+	int sx = rnd_below(rnd, 8), fh = 1 + rnd_below(rnd, 4);
+	int x = rnd_below(rnd, w - dw + 1), tx, tw;
+	u32 format = formats[rnd_below(rnd, ARRAY_SIZE(formats))];
+	struct compose_frame cf;
+	struct drm_plane_state *s;
+
+	frame_init(test, &cf, w, h, 2 + rnd_below(rnd, 2));
+	random_fb(test, rnd, cf.state->planes[0], DRM_FORMAT_XRGB8888, w, h);
+	place(cf.state->planes[0], w, h, 0, 0, w, h, DRM_MODE_ROTATE_0,
+	      DRM_BLEND_ALPHA_OPAQUE, DRM_MODE_BLEND_PREMULTI);
+	random_fb(test, rnd, cf.state->planes[1], format,
+		  sx + sw + rnd_below(rnd, 3), fh);
+	place(cf.state->planes[1], sw, fh, x, 0, dw, h,
+	      DRM_MODE_ROTATE_0 | (rnd_below(rnd, 2) ? DRM_MODE_REFLECT_X : 0),
+	      DRM_BLEND_ALPHA_OPAQUE, DRM_MODE_BLEND_PREMULTI);
+	s = &cf.state->planes[1]->base.base;
+	s->src.x1 = sx << 16;
+	s->src.x2 = (sx + sw) << 16;
+	if (rnd_below(rnd, 2))
+		s->src.x1 += rnd_below(rnd, 0x10000);
+	s->color_encoding = rnd_below(rnd, 2) ? DRM_COLOR_YCBCR_BT709 :
+						DRM_COLOR_YCBCR_BT601;
+	s->color_range = rnd_below(rnd, 2) ? DRM_COLOR_YCBCR_FULL_RANGE :
+					     DRM_COLOR_YCBCR_LIMITED_RANGE;
+	/*
+	 * Blended over part of it, so that the words path takes its
+	 * columns on either side, the right ones from inside a block.
+	 */
+	if (cf.state->num_planes == 3) {
+		tx = x + rnd_below(rnd, dw);
+		tw = 1 + rnd_below(rnd, min(40, w - tx));
+		random_fb(test, rnd, cf.state->planes[2], DRM_FORMAT_ARGB8888,
+			  tw, h);
+		place(cf.state->planes[2], tw, h, tx, 0, tw, h,
+		      DRM_MODE_ROTATE_0, 0xc000, DRM_MODE_BLEND_COVERAGE);
+	}
+	return check_frame(test, &cf, seed);
+}
+
+static void gembuf_test_pick_random(struct kunit *test)
+{
+	struct rnd_state *rnd = line_rnd(test);
+	int *map = kunit_kcalloc(test, PICK_MAX, sizeof(*map), GFP_KERNEL);
+	struct gembuf_pick *pick = kunit_kcalloc(test, PICK_MAX / GEMBUF_SIMD_PIXELS,
+						 sizeof(*pick), GFP_KERNEL);
+	__le32 *want = kunit_kcalloc(test, PICK_MAX, sizeof(*want), GFP_KERNEL);
+	__le32 *got = kunit_kcalloc(test, PICK_MAX + GEMBUF_SIMD_PIXELS,
+				    sizeof(*got), GFP_KERNEL);
+	const __le32 guard = cpu_to_le32(0x5a5a5a5a);
+	int round, kind, n, bulk, span, i, j;
+	const struct gembuf_pick *p;
+	__le32 *src, w;
+	bool on, ok;
+
+	if (!IS_ENABLED(CONFIG_DRM_GEMBUF_NEON))
+		kunit_skip(test, "built without CONFIG_DRM_GEMBUF_NEON");
+	on = simd_begin(true);
+	simd_end(on);
+	if (!on)
+		kunit_skip(test, "no kernel-mode NEON here");
+	KUNIT_ASSERT_NOT_NULL(test, map);
+	KUNIT_ASSERT_NOT_NULL(test, pick);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	for (round = 0; round < PICK_ROUNDS; round++) {
+		kind = round % PICK_KINDS;
+		n = 17 + rnd_below(rnd, PICK_MAX - 16);
+		bulk = round_down(n, GEMBUF_SIMD_PIXELS);
+		if (kind == PICK_BYTES) {
+			/* Any byte of a run anywhere in the span. */
+			span = GEMBUF_SIMD_PIXELS + rnd_below(rnd, PICK_MAX);
+			for (j = 0; j < bulk / GEMBUF_SIMD_PIXELS; j++) {
+				pick[j].base = rnd_below(rnd, span -
+							 GEMBUF_SIMD_PIXELS + 1);
+				for (i = 0; i < 4 * GEMBUF_SIMD_PIXELS; i++)
+					pick[j].bytes[i] = rnd_below(rnd, 64);
+			}
+		} else {
+			span = pick_map(rnd, map, n, kind, round / PICK_KINDS % 2);
+			ok = span >= GEMBUF_SIMD_PIXELS && span < n &&
+			     pick_tables(pick, map, n, span);
+			KUNIT_ASSERT_TRUE_MSG(test, ok,
+					      "round %d: no table for %d columns of %d",
+					      round, n, span);
+		}
+		/* The span alone: the run of the last block ends with it. */
+		src = kunit_kmalloc_array(test, span, sizeof(*src), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, src);
+		prandom_bytes_state(rnd, src, span * sizeof(*src));
+		for (i = 0; i < bulk; i++) {
+			p = &pick[i / GEMBUF_SIMD_PIXELS];
+			if (i % GEMBUF_SIMD_PIXELS == 0)
+				KUNIT_ASSERT_TRUE(test, p->base >= 0 &&
+						  p->base + GEMBUF_SIMD_PIXELS <= span);
+			if (kind != PICK_BYTES) {
+				want[i] = src[map[i]];
+				continue;
+			}
+			for (j = 0; j < 4; j++)
+				((u8 *)&want[i])[j] =
+					((const u8 *)(src + p->base))
+					[p->bytes[4 * (i % GEMBUF_SIMD_PIXELS) + j]];
+		}
+		for (i = 0; i < bulk + GEMBUF_SIMD_PIXELS; i++)
+			got[i] = guard;
+		on = IS_ENABLED(CONFIG_DRM_GEMBUF_NEON) && simd_begin(true);
+		if (on)
+			gembuf_neon_pick_words(got, src, pick, bulk);
+		simd_end(on);
+		KUNIT_ASSERT_TRUE_MSG(test, on, "round %d: no kernel-mode NEON",
+				      round);
+		for (i = 0; i < bulk + GEMBUF_SIMD_PIXELS; i++) {
+			w = i < bulk ? want[i] : guard;
+			if (got[i] == w)
+				continue;
+			KUNIT_FAIL(test,
+				   "round %d, %s table%s, %d columns of %d source words: word %d (block %d, base %d, source word %d): got %08x, want %08x",
+				   round, pick_kinds[kind],
+				   kind != PICK_BYTES && round / PICK_KINDS % 2 ?
+				   " reflected" : "", bulk, span, i,
+				   i / GEMBUF_SIMD_PIXELS,
+				   i < bulk ? pick[i / GEMBUF_SIMD_PIXELS].base : -1,
+				   i < bulk && kind != PICK_BYTES ? map[i] : -1,
+				   le32_to_cpu(got[i]), le32_to_cpu(w));
+			return;
+		}
+		kunit_kfree(test, src);
+	}
+	/*
+	 * Then pick_init()'s tables, as gembuf_compose() uses them: the
+	 * NEON pick runs in blend_words() for an opaque plane with a words
+	 * reader (not XRGB8888 or ARGB8888), not transposed, without a color
+	 * key, magnified (not its source columns one to one, fewer of them
+	 * than destination ones) from 16 source columns or more, and a line
+	 * part with a whole block after its head, in a frame composed into
+	 * XRGB8888 words (no gamma LUT, no XRGB2101010 writeback: there the
+	 * 16-bit path picks in scalar) while kernel-mode NEON is held.
+	 */
+	for (round = 0; round < PICK_FRAMES; round++)
+		if (!pick_frame(test, rnd, round))
+			return;
+}
+
+/*
+ * gembuf_layer_line() of each line of plane @ps of frame @id, from the
+ * bottom up, against the plane's pixel at each pixel's source point;
+ * false at the first that differs.
+ */
+static bool check_layer_lines(struct kunit *test,
+			      const struct gembuf_plane_state *ps, int id)
+{
+	const struct drm_plane_state *s = &ps->base.base;
+	const struct drm_framebuffer *fb = s->fb;
+	int x, y, sx, sy, n = drm_rect_width(&s->dst);
+	__le32 *got = kunit_kcalloc(test, n, sizeof(*got), GFP_KERNEL);
+	u32 want;
+
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	for (y = s->dst.y2 - 1; y >= s->dst.y1; y--) {
+		KUNIT_ASSERT_EQ(test, gembuf_layer_line(ps, y, got), 0);
+		for (x = s->dst.x1; x < s->dst.x2; x++) {
+			gembuf_source_point(s, x, y, &sx, &sy);
+			sx = clamp(sx, 0, (int)fb->width - 1);
+			sy = clamp(sy, 0, (int)fb->height - 1);
+			want = le32_to_cpu(*(const __le32 *)(ps->vaddr[0] +
+							     sy * fb->pitches[0] +
+							     sx * 4));
+			if (le32_to_cpu(got[x - s->dst.x1]) == want)
+				continue;
+			KUNIT_FAIL(test,
+				   "frame %d, rotation %#x, line alone: (%d,%d) is %08x, not %08x",
+				   id, s->rotation, x, y,
+				   le32_to_cpu(got[x - s->dst.x1]), want);
+			return false;
+		}
+	}
+	kunit_kfree(test, got);
+	return true;
+}
+
+/* A rotated plane at its size, turned, where planes[] of the case says. */
+struct tile_plane {
+	int sw, sh;	/* the source rectangle, from (1, 2), before clipping */
+	int x, y;	/* where it is shown, at its size turned */
+};
+
+/*
+ * Frame @id: @tp rotated by @rotation, in @format, over a @w x @h frame,
+ * clipped to it; true if every line of it is the reference's.
+ */
+static bool tile_frame(struct kunit *test, struct rnd_state *rnd,
+		       const struct tile_plane *tp, unsigned int rotation,
+		       u32 format, int w, int h, int id)
+{
+	const struct drm_rect clip = { 0, 0, w, h };
+	struct compose_frame cf;
+	struct drm_framebuffer *fb;
+	struct drm_plane_state *s;
+	bool visible;
+
+	frame_init(test, &cf, w, h, 2);
+	random_fb(test, rnd, cf.state->planes[0], DRM_FORMAT_XRGB8888, w, h);
+	place(cf.state->planes[0], w, h, 0, 0, w, h, DRM_MODE_ROTATE_0,
+	      DRM_BLEND_ALPHA_OPAQUE, DRM_MODE_BLEND_PREMULTI);
+	fb = random_fb(test, rnd, cf.state->planes[1], format, tp->sw + 3,
+		       tp->sh + 2);
+	place(cf.state->planes[1], tp->sw, tp->sh, tp->x, tp->y, tp->sh, tp->sw,
+	      rotation, DRM_BLEND_ALPHA_OPAQUE, DRM_MODE_BLEND_PREMULTI);
+	s = &cf.state->planes[1]->base.base;
+	drm_rect_translate(&s->src, 1 << 16, 2 << 16);
+	/* Clipped as drm_atomic_helper_check_plane_state() clips it. */
+	drm_rect_rotate(&s->src, fb->width << 16, fb->height << 16, rotation);
+	visible = drm_rect_clip_scaled(&s->src, &s->dst, &clip);
+	drm_rect_rotate_inv(&s->src, fb->width << 16, fb->height << 16, rotation);
+	KUNIT_ASSERT_TRUE(test, visible);
+	/* The frame's number in place of a seed. */
+	return check_frame(test, &cf, id) &&
+	       check_layer_lines(test, cf.state->planes[1], id);
+}
+
+/*
+ * Every line of rotated 32-bit RGB planes shown at their size, which the
+ * composer gathers four lines at a time (gather_tile(): four words of
+ * four lines a read, in NEON where the CPU has it, the words after the
+ * last four in scalar): rotated by 90 and 270 degrees, reflected in X, in
+ * Y or not, XRGB8888 laid as runs and ARGB8888 blended, over an XRGB8888
+ * primary plane, from a source rectangle that is not at the
+ * framebuffer's corner.  Heights that are no multiple of four (the last
+ * lines gathered one at a time), lines of 3, 4, 15 to 17 and 31 to 33
+ * words, planes that start on a line that is no multiple of four and end
+ * within a tile's lines, and planes clipped at the top and the bottom of
+ * the CRTC as the atomic check clips them (drm_rect_clip_scaled() on the
+ * rotated source).  Each frame is composed every way and held against
+ * the per-pixel reference, every line of it, in the order the composer
+ * takes them, the only one it has: a layer keeps the tile it gathered
+ * for the frame, and serves the next three lines from it.  Then each line
+ * through gembuf_layer_line(), from the bottom up: that one makes the
+ * layer afresh at each call, so each line is the first of a tile of its
+ * own, or, in the last three, gathered alone.
+ *
+ * The tile path is taken for an XRGB8888 or ARGB8888 plane without a
+ * color key, rotated by 90 or 270 degrees, whose source lines go one
+ * apart from column to column (a step: shown at its size across) and
+ * source columns one apart from line to line (shown at its size down),
+ * on lines with four of the plane's lines left; in NEON where it holds
+ * kernel-mode NEON and the line is four words or more.
+ *
+ * It fails if two lines of a tile are swapped (line[1] and line[2] of
+ * gembuf_neon_gather_tile(), or @dir taken as 1 in gather_tile()'s
+ * scalar loop), if layer_words() serves a line from another quarter of
+ * the tile ((y - gathered_y + 1) * n), if a tile begins on another line
+ * than the one asked for, or if the scalar words after the NEON ones
+ * are read from another place.
+ */
+static void gembuf_test_rotated_tiles(struct kunit *test)
+{
+	static const struct tile_plane planes[] = {
+		{ 13, 17, 3, 0 },	/* three tiles and a line */
+		{ 10, 33, 0, 1 },	/* from line 1: two tiles, two lines */
+		{ 7, 16, 5, 3 },	/* one tile, three lines */
+		{ 8, 4, 50, 5 },	/* two tiles of one NEON block a line */
+		{ 6, 3, 60, 2 },	/* lines shorter than a NEON block */
+		{ 22, 31, 2, 6 },	/* clipped at the bottom: 18 lines */
+		{ 9, 15, 40, 17 },	/* clipped at the bottom: 7 lines */
+		{ 30, 17, 44, 1 },	/* clipped at the bottom: 23 lines */
+		{ 12, 20, 20, -3 },	/* clipped at the top: 9 lines */
+	};
+	static const unsigned int rotations[] = {
+		DRM_MODE_ROTATE_90, DRM_MODE_ROTATE_270,
+	};
+	static const unsigned int reflections[] = {
+		0, DRM_MODE_REFLECT_X, DRM_MODE_REFLECT_Y,
+	};
+	static const u32 formats[] = { DRM_FORMAT_XRGB8888, DRM_FORMAT_ARGB8888 };
+	struct rnd_state *rnd = line_rnd(test);
+	unsigned int c, r, f, k;
+	int id = 0;
+
+	say_simd(test);
+	for (c = 0; c < ARRAY_SIZE(planes); c++)
+		for (r = 0; r < ARRAY_SIZE(rotations); r++)
+			for (f = 0; f < ARRAY_SIZE(reflections); f++)
+				for (k = 0; k < ARRAY_SIZE(formats); k++)
+					if (!tile_frame(test, rnd, &planes[c],
+							rotations[r] | reflections[f],
+							formats[k], 64, 24, id++))
+						return;
+}
+
 static const int compose_seeds[COMPOSE_CASES] = {
 	 0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13, 14, 15,
 	16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
@@ -1415,6 +1835,8 @@ static struct kunit_case gembuf_composer_test_cases[] = {
 	KUNIT_CASE(gembuf_test_yuv_words_grid),
 	KUNIT_CASE_PARAM(gembuf_test_compose_random, compose_gen_params),
 	KUNIT_CASE(gembuf_test_compose_magnified),
+	KUNIT_CASE(gembuf_test_pick_random),
+	KUNIT_CASE(gembuf_test_rotated_tiles),
 	{}
 };
 
