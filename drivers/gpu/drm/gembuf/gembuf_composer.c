@@ -610,36 +610,41 @@ static bool opaque_plane(const struct drm_plane_state *s)
 		s->pixel_blend_mode == DRM_MODE_BLEND_PIXEL_NONE);
 }
 
-/*
- * The picking table of a magnified layer's columns, in @l->pick: each
- * block's run of source words starts at the block's first (its lowest
- * column), or earlier so that it ends within the plane's source words.
- * @l->pick is NULL if the plane has fewer source columns than a run, or
- * a block spans more (which magnifying never does).
+/**
+ * gembuf_pick_init() - the picking tables of a magnified plane's columns
+ * @pick: a table for each whole %GEMBUF_SIMD_PIXELS of the @n columns
+ * @xs: each column's source column, going one way by at most one
+ * @n: the number of columns
+ * @sx1: the plane's first source column shown, which @pick counts from
+ * @sx2: the column after its last
+ *
+ * Each block's run of source words starts at the block's lowest column,
+ * or earlier so that it ends within [@sx1, @sx2).
+ *
+ * Return: false, and @pick not to be used, if the plane has fewer source
+ * columns than a run or a block spans more (which magnifying never does).
  */
-static void pick_init(struct gembuf_layer *l, int n)
+VISIBLE_IF_KUNIT bool gembuf_pick_init(struct gembuf_pick *pick, const int *xs,
+				       int n, int sx1, int sx2)
 {
-	struct gembuf_pick *p = l->pick;
-	int i, j, b, lo, hi, span = l->sx2 - l->sx1;
+	int i, j, b, lo, hi;
 
-	if (span < GEMBUF_SIMD_PIXELS) {
-		l->pick = NULL;
-		return;
-	}
-	for (i = 0; i + GEMBUF_SIMD_PIXELS <= n; i += GEMBUF_SIMD_PIXELS, p++) {
-		lo = min(l->xs[i], l->xs[i + GEMBUF_SIMD_PIXELS - 1]);
-		hi = max(l->xs[i], l->xs[i + GEMBUF_SIMD_PIXELS - 1]);
-		if (hi - lo >= GEMBUF_SIMD_PIXELS) {
-			l->pick = NULL;
-			return;
-		}
-		lo = min(lo, l->sx2 - GEMBUF_SIMD_PIXELS);
-		p->base = lo - l->sx1;
+	if (sx2 - sx1 < GEMBUF_SIMD_PIXELS)
+		return false;
+	for (i = 0; i + GEMBUF_SIMD_PIXELS <= n; i += GEMBUF_SIMD_PIXELS, pick++) {
+		lo = min(xs[i], xs[i + GEMBUF_SIMD_PIXELS - 1]);
+		hi = max(xs[i], xs[i + GEMBUF_SIMD_PIXELS - 1]);
+		if (hi - lo >= GEMBUF_SIMD_PIXELS)
+			return false;
+		lo = min(lo, sx2 - GEMBUF_SIMD_PIXELS);
+		pick->base = lo - sx1;
 		for (j = 0; j < GEMBUF_SIMD_PIXELS; j++)
 			for (b = 0; b < 4; b++)
-				p->bytes[4 * j + b] = 4 * (l->xs[i + j] - lo) + b;
+				pick->bytes[4 * j + b] = 4 * (xs[i + j] - lo) + b;
 	}
+	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(gembuf_pick_init);
 
 static void layer_init(struct gembuf_layer *l,
 		       const struct gembuf_plane_state *ps, int *xs,
@@ -677,10 +682,9 @@ static void layer_init(struct gembuf_layer *l,
 		/* The source columns fit @gather: there are fewer than @n. */
 		l->magnified = !l->plain && l->sx2 - l->sx1 < n;
 		l->gather = gather;
-		if (l->magnified && pick) {
+		if (l->magnified && pick &&
+		    gembuf_pick_init(pick, xs, n, l->sx1, l->sx2))
 			l->pick = pick;
-			pick_init(l, n);
-		}
 		if (s->fb->format->is_yuv)
 			l->lut = gembuf_yuv_lut(s);
 		return;

@@ -392,6 +392,9 @@ void gembuf_blend(struct gembuf_pixel *dst, const struct gembuf_pixel *src,
 void gembuf_lay_runs(__le32 *dst, int width, const struct gembuf_run *runs,
 		     int n);
 void gembuf_clear_x_line(__le32 *words, int n, bool simd);
+struct gembuf_pick;
+bool gembuf_pick_init(struct gembuf_pick *pick, const int *xs, int n, int sx1,
+		      int sx2);
 int gembuf_layer_line(const struct gembuf_plane_state *ps, int y, __le32 *out);
 void gembuf_widen_line(struct gembuf_pixel *line, const __le32 *words, int n,
 		       bool simd);

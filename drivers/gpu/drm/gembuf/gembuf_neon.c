@@ -10,7 +10,6 @@
 #include <drm/drm_blend.h>
 #include <drm/drm_fourcc.h>
 #include <kunit/visibility.h>
-#include <linux/export.h>
 
 #include "gembuf_simd.h"
 

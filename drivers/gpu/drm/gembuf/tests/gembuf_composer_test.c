@@ -1390,31 +1390,19 @@ static void gembuf_test_compose_magnified(struct kunit *test)
 
 /*
  * The NEON pick (gembuf_neon_pick_words()) against the scalar pick,
- * dst[i] = src[map[i]], on random tables; then random magnified planes
- * composed whole, whose tables pick_init() makes.  It fails if the NEON
- * pick loads a block's run from another word (src + base + 1), takes
- * the run's four registers in another order in tbl, does not step to
- * the next table each block, or writes past its @n words; and, through
- * gembuf_compose(), if pick_init() counts a run's base from column 0
- * rather than from the plane's first source column or makes a block's
- * bytes from another column, or if blend_words() takes the table of a
- * part of a line that starts inside a block as off / 16 rather than
- * (off + head) / 16.
+ * dst[i] = src[map[i]], on tables gembuf_pick_init() makes of random
+ * maps and on tables of random bytes; then random magnified planes
+ * composed whole, as gembuf_compose() uses the tables.
  *
- * The contract (pick_init(), blend_words(), struct gembuf_pick): @src is
- * the span = sx2 - sx1 source columns a magnified plane shows, each
- * read once, at least sixteen (pick_init() makes no table for fewer);
- * map[i] is in [0, span).  A magnification's map goes by 0 or 1 from
- * column to column (0 or -1 reflected), so the sixteen columns of a
- * block, from the plane's first, span sixteen source columns at most;
- * each block's table has a run of sixteen words from @base, 0 <= base
- * <= span - 16, all of which are read: the block's lowest column, or an
- * earlier one so that the run ends within the span, with @bytes the
- * offset in the run of each byte of the block's words.  @n is a
- * multiple of sixteen; blend_words() picks the head of a line's part up
- * to a block and the tail after its last block in scalar.  The byte
- * tables made here take any byte of the run, as struct gembuf_pick
- * allows, where pick_init() takes whole words.
+ * The contract (gembuf_pick_init(), blend_words(), struct gembuf_pick):
+ * @src holds the span = sx2 - sx1 (at least sixteen) source columns a
+ * magnified plane shows, each read once; map[i] is in [0, span) and goes
+ * by 0 or 1 from column to column (0 or -1 reflected), so a block of
+ * sixteen columns spans sixteen source columns at most; each block's
+ * table has a run of sixteen words from @base, 0 <= base <= span - 16,
+ * all of them read, and @bytes the offset in the run of each byte of
+ * the block's words.  @n is a multiple of sixteen: blend_words() picks
+ * a line part's head up to a block and its tail in scalar.
  */
 #define PICK_ROUNDS	3000
 #define PICK_MAX	600	/* destination columns of a table, at most */
@@ -1423,30 +1411,6 @@ static void gembuf_test_compose_magnified(struct kunit *test)
 enum { PICK_SCALED, PICK_STEPS, PICK_BYTES, PICK_KINDS };
 
 static const char *const pick_kinds[] = { "scaled", "random-step", "byte" };
-
-/*
- * Tables for @map (@n columns of @span source words) as pick_init()
- * makes them, one for each whole block; false if a block spans more
- * than sixteen source columns, which the maps made here never do.
- */
-static bool pick_tables(struct gembuf_pick *pick, const int *map, int n,
-			int span)
-{
-	int i, j, b, lo, hi;
-
-	for (i = 0; i + GEMBUF_SIMD_PIXELS <= n; i += GEMBUF_SIMD_PIXELS, pick++) {
-		lo = min(map[i], map[i + GEMBUF_SIMD_PIXELS - 1]);
-		hi = max(map[i], map[i + GEMBUF_SIMD_PIXELS - 1]);
-		if (hi - lo >= GEMBUF_SIMD_PIXELS)
-			return false;
-		pick->base = min(lo, span - GEMBUF_SIMD_PIXELS);
-		for (j = 0; j < GEMBUF_SIMD_PIXELS; j++)
-			for (b = 0; b < 4; b++)
-				pick->bytes[4 * j + b] =
-					4 * (map[i + j] - pick->base) + b;
-	}
-	return true;
-}
 
 /*
  * A magnified plane's map of @n (17 or more) destination columns, in
@@ -1598,7 +1562,7 @@ static void gembuf_test_pick_random(struct kunit *test)
 		} else {
 			span = pick_map(rnd, map, n, kind, round / PICK_KINDS % 2);
 			ok = span >= GEMBUF_SIMD_PIXELS && span < n &&
-			     pick_tables(pick, map, n, span);
+			     gembuf_pick_init(pick, map, n, 0, span);
 			KUNIT_ASSERT_TRUE_MSG(test, ok,
 					      "round %d: no table for %d columns of %d",
 					      round, n, span);
@@ -1647,7 +1611,7 @@ static void gembuf_test_pick_random(struct kunit *test)
 		kunit_kfree(test, src);
 	}
 	/*
-	 * Then pick_init()'s tables, as gembuf_compose() uses them: the
+	 * Then gembuf_pick_init()'s tables, as gembuf_compose() uses them: the
 	 * NEON pick runs in blend_words() for an opaque plane with a words
 	 * reader (not XRGB8888 or ARGB8888), not transposed, without a color
 	 * key, magnified (not its source columns one to one, fewer of them
