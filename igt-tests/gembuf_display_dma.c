@@ -7,18 +7,23 @@
  * or writes back must be one physical range there, the problem the
  * article's CMA solves.  Its own dumb buffers, an object of the engine
  * the display imports before its first use, and the refusal of
- * scattered memory the engine maps already.  At the
+ * scattered memory the engine maps already, and a writeback commit
+ * with each of its allocations failed in turn.  At the
  * end (or at exit, on failure) gembuf is loaded again as before.  This
  * is a test of its own so that a failure elsewhere, which may leave
  * gembuf busy, cannot keep the module from reloading.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <drm_fourcc.h>
+#include <linux/sync_file.h>
 
 #include "igt.h"
+#include "failnth.h"
 #include "gembuf.h"
 #include "gembuf_kms.h"
 
@@ -121,6 +126,129 @@ static void display_dma_pipeline(void)
 	gem_close(engine, h);
 }
 
+/* An atomic request built before fail-nth is armed: libdrm's would malloc. */
+static struct {
+	uint32_t objs[4], counts[4], props[16];
+	uint64_t values[16];
+	unsigned int nobj, nprop;
+} rq;
+
+static void rq_add(uint32_t obj, uint32_t prop, uint64_t v)
+{
+	igt_assert(prop && rq.nprop < ARRAY_SIZE(rq.props));
+	if (!rq.nobj || rq.objs[rq.nobj - 1] != obj) {
+		igt_assert(rq.nobj < ARRAY_SIZE(rq.objs));
+		rq.objs[rq.nobj] = obj;
+		rq.counts[rq.nobj++] = 0;
+	}
+	rq.counts[rq.nobj - 1]++;
+	rq.props[rq.nprop] = prop;
+	rq.values[rq.nprop++] = v;
+}
+
+#define WB_SENTINEL	0xdeadbeef
+
+/*
+ * The display without an IOMMU has no kernel address of its own buffers:
+ * a commit maps its writeback buffer (and its planes) with
+ * drm_gem_fb_vmap().  A blocking commit of the primary and a writeback
+ * into a new buffer, with each of its allocations failed in turn
+ * (fail-nth), from n = 1 until one passes its last: it fails with ENOMEM,
+ * with no out-fence and the buffer untouched, or the frame is written
+ * back; and once the buffer is gone, gembuf's objects and mappings are
+ * where they were.  The buffer's memory is there before (the CPU wrote
+ * it): what fails is the commit's.
+ */
+static void writeback_fail_nth(void)
+{
+	unsigned int n, failed = 0, absorbed = 0;
+	struct gk_fb in = {}, out = {};
+	const struct gk_plane *primary;
+	long objects, mappings;
+	bool injected = true;
+	struct gk_layer l;
+	struct gk k;
+
+	/* It may skip: before the display is set up. */
+	failnth_setup();
+	igt_assert_eq(drmSetMaster(display), 0);
+	gk_init(&k, display);
+	igt_assert(gk_set_mode(&k, 640, 480));
+	primary = gk_plane(&k, DRM_PLANE_TYPE_PRIMARY, 0);
+	igt_assert(primary);
+	gk_fb_create(&k, &in, 640, 480, DRM_FORMAT_XRGB8888);
+	gk_fb_fill(&in, 0x00336699);
+	l = gk_layer_of(&in);
+	igt_assert_eq(gk_commit(&k, &l, 1, NULL, 0), 0);
+	objects = gembuf_state("objects");
+	mappings = gembuf_state("mappings");
+
+	for (n = 1; injected && n <= 2000; n++) {
+		struct pollfd pfd = { .events = POLLIN };
+		struct sync_file_info info = {};
+		struct drm_mode_atomic a = {};
+		int32_t fence = -1;
+		int ret;
+
+		gk_fb_create(&k, &out, 640, 480, DRM_FORMAT_XRGB8888);
+		gk_fb_fill(&out, WB_SENTINEL);
+		rq.nobj = rq.nprop = 0;
+		rq_add(k.crtc_id, k.crtc_active, 1);
+		rq_add(k.crtc_id, k.crtc_mode_id, k.mode_blob);
+		rq_add(primary->id, k.p_fb, in.fb_id);
+		rq_add(primary->id, k.p_crtc, k.crtc_id);
+		rq_add(k.wb_id, k.wb_crtc_id, k.crtc_id);
+		rq_add(k.wb_id, k.wb_fb_prop, out.fb_id);
+		rq_add(k.wb_id, k.wb_fence_prop, (uintptr_t)&fence);
+		/* The first commit that goes through attaches the writeback. */
+		a.flags = DRM_MODE_ATOMIC_ALLOW_MODESET;
+		a.count_objs = rq.nobj;
+		a.objs_ptr = (uintptr_t)rq.objs;
+		a.count_props_ptr = (uintptr_t)rq.counts;
+		a.props_ptr = (uintptr_t)rq.props;
+		a.prop_values_ptr = (uintptr_t)rq.values;
+
+		failnth_arm(n);
+		ret = igt_ioctl(display, DRM_IOCTL_MODE_ATOMIC, &a) ? -errno : 0;
+		injected = !failnth_disarm();
+
+		if (ret) {
+			failed++;
+			igt_assert_f(injected, "n=%u: the commit failed (%s) with no failure injected\n",
+				     n, strerror(-ret));
+			igt_assert_f(ret == -ENOMEM, "n=%u: the commit failed with %s, not ENOMEM\n",
+				     n, strerror(-ret));
+			igt_assert_eq(fence, -1);
+			igt_assert_eq_u32(((uint32_t *)out.map)[0], WB_SENTINEL);
+		} else {
+			absorbed += injected;
+			igt_assert_lte(0, fence);
+			pfd.fd = fence;
+			igt_assert_eq(poll(&pfd, 1, 10000), 1);
+			do_ioctl(fence, SYNC_IOC_FILE_INFO, &info);
+			close(fence);
+			/* A job that failed says so: allowed where a failure was injected. */
+			igt_assert_f(info.status == 1 || (injected && info.status < 0),
+				     "n=%u: the out-fence's status is %d\n", n, info.status);
+			if (info.status == 1) {
+				igt_assert_eq_u32(((uint32_t *)out.map)[0] & 0xffffff, 0x336699);
+				igt_assert_eq_u32(((uint32_t *)out.map)[479 * out.pitch / 4 + 639] &
+						  0xffffff, 0x336699);
+			}
+		}
+		gk_fb_destroy(&k, &out);
+		igt_assert_eq(gembuf_state_settle("objects", objects), objects);
+		igt_assert_eq(gembuf_state_settle("mappings", mappings), mappings);
+	}
+	failnth_teardown();
+	igt_info("commits with n = 1 to %u: %u failed, %u went through a failure\n",
+		 n - 1, failed, absorbed);
+	igt_assert_f(!injected, "still injecting at n=%u\n", n - 1);
+	gk_disable(&k);
+	gk_fb_destroy(&k, &in);
+	igt_assert_eq(drmDropMaster(display), 0);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -176,6 +304,10 @@ igt_main
 		gem_close(engine, h);
 		igt_assert_eq(gembuf_state_settle("objects", objects), objects);
 	}
+
+	igt_describe("With display_dma, a writeback commit with each of its allocations failed in turn (fail-nth), its buffer's kernel mapping among them: it fails with ENOMEM, no out-fence and the buffer untouched, or writes the frame back, and gembuf's objects and mappings come back.");
+	igt_subtest("display-dma-writeback-fail-nth")
+		writeback_fail_nth();
 
 	igt_fixture {
 		drm_close_driver(display);

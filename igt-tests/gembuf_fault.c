@@ -35,6 +35,13 @@
  * buffer of vivid's dma-contig instance with VIDIOC_EXPBUF, as a client
  * does before importing it into gembuf.  Neither may warn when an
  * allocation fails (the guest fails the run on any kernel warning).
+ * udmabuf-scanout shows a udmabuf no CPU access has begun on yet: the
+ * exporter makes its table at the first one, in the commit tail (the
+ * plane's atomic_update), where nothing can fail the commit any more; a
+ * failure there leaves the plane out of the frames of that state, and
+ * the next commit shows it.  engine-copy copies between two objects the
+ * engine never used: the copy maps both and reserves a fence slot in
+ * each one's reservation object.
  *
  * Only this thread's allocations fail: gembuf's workers (the composer,
  * engine jobs) run in other tasks; gembuf_race's job-fails, job-hangs
@@ -64,6 +71,7 @@
 #include <linux/dma-buf.h>
 #include <linux/dma-heap.h>
 #include <linux/sync_file.h>
+#include <linux/udmabuf.h>
 #include <linux/videodev2.h>
 #include <drm_fourcc.h>
 
@@ -94,7 +102,7 @@ struct fault_sw_fence {
 #define FAULT_SW_SYNC_CREATE_FENCE _IOWR('W', 0, struct fault_sw_fence)
 
 static int display = -1, engine = -1, heap = -1, timeline = -1;
-static int vivid = -1;
+static int vivid = -1, udmabuf = -1;
 static unsigned int tl_seqno;
 static bool master, kms_ready;
 static struct gk k;
@@ -106,9 +114,10 @@ static double t_start;
 /* Everything the steps touch in user memory, faulted in before each run. */
 static struct ctx {
 	uint32_t h[2], hd, he, fb, wbfb;
-	int dmabuf, sync, swfence;
+	int dmabuf, sync, swfence, memfd;
 	int32_t wb_fence;
 	bool tl_done;
+	bool injected;	/* a failure was injected in this run (for check) */
 	void *map[2], *vmap;
 	uint64_t size[2], off[2], vlen;
 	uint32_t rd[2][2];
@@ -127,7 +136,7 @@ static struct {
 } rq;
 
 static struct stats {
-	unsigned int runs, injected, absorbed, fence_errors, last_n;
+	unsigned int runs, injected, absorbed, fence_errors, left_out, last_n;
 	unsigned int step_fail[MAX_STEPS];
 	int err[8];
 	unsigned int err_count[8], nerr;
@@ -735,8 +744,12 @@ static int wb_step(unsigned int i, unsigned int n)
 	return rq_commit(DRM_MODE_ATOMIC_ALLOW_MODESET);
 }
 
-/* The frame written back by a commit of KIN_COLOR's 64x64 overlay, if @committed. */
-static void wb_check_frame(bool committed, unsigned int n)
+/*
+ * The frame written back by a commit of KIN_COLOR's 64x64 overlay, if
+ * @committed.  With @may_leave_out, a frame without the overlay (black
+ * where it would be) is taken too: true is returned then.
+ */
+static bool wb_check_frame(bool committed, unsigned int n, bool may_leave_out)
 {
 	struct pollfd pfd = { .fd = c.wb_fence, .events = POLLIN };
 	struct sync_file_info si = {};
@@ -745,36 +758,39 @@ static void wb_check_frame(bool committed, unsigned int n)
 	if (!committed) {
 		if (c.wb_fence != -1)
 			flag("a failed commit returned out-fence %d", c.wb_fence);
-		return;
+		return false;
 	}
 	if (c.wb_fence < 0) {
 		flag("no writeback out-fence");
-		return;
+		return false;
 	}
 	if (poll(&pfd, 1, 10000) != 1) {
 		flag("the writeback out-fence did not signal within 10 s");
-		return;
+		return false;
 	}
 	if (ioctl(c.wb_fence, SYNC_IOC_FILE_INFO, &si)) {
 		flag("SYNC_IOC_FILE_INFO of the out-fence: %s", errname(errno));
-		return;
+		return false;
 	}
 	if (si.status < 0) {
 		/* Allowed: the job failed and said so. */
 		st.fence_errors++;
 		igt_debug("n=%u: writeback fence error %d\n", n, si.status);
-		return;
+		return false;
 	}
 	first = *wb_px(0, 0) & 0xffffff;
 	last = *wb_px(kwb.width - 1, kwb.height - 1) & 0xffffff;
+	if (may_leave_out && first == 0 && last == 0)
+		return true;
 	if (first != (KIN_COLOR & 0xffffff) || last != 0)
 		flag("written back %06x at 0,0 and %06x at the end, want %06x and 0",
 		     first, last, KIN_COLOR & 0xffffff);
+	return false;
 }
 
 static void wb_check(unsigned int ran, unsigned int n)
 {
-	wb_check_frame(ran >= 2, n);
+	wb_check_frame(ran >= 2, n, false);
 }
 
 static void wb_undo(void)
@@ -836,7 +852,7 @@ static int hs_step(unsigned int i, unsigned int n)
 
 static void hs_check(unsigned int ran, unsigned int n)
 {
-	wb_check_frame(ran >= 3, n);
+	wb_check_frame(ran >= 3, n, false);
 }
 
 static void hs_undo(void)
@@ -847,6 +863,136 @@ static void hs_undo(void)
 	gk_disable(&k);
 	close_handle(display, &c.hd);
 	close_fd(&c.dmabuf);
+}
+
+/* ---- udmabuf-scanout ---- */
+
+static const char *const ub_steps[] = { "import-display", "addfb", "commit", NULL };
+
+/*
+ * A udmabuf of memfd pages of KIN_COLOR, written through the memfd, not
+ * the dma-buf: no CPU access of udmabuf's has begun, so it has no table
+ * yet.  And the writeback target's framebuffer.
+ */
+static void ub_prepare(unsigned int n)
+{
+	struct udmabuf_create u = { .size = HS_SIZE };
+	uint32_t *p;
+
+	wb_prepare(n);
+	c.memfd = memfd_create("gembuf_fault", MFD_ALLOW_SEALING | MFD_CLOEXEC);
+	igt_assert_fd(c.memfd);
+	igt_assert_eq(ftruncate(c.memfd, HS_SIZE), 0);
+	igt_assert_eq(fcntl(c.memfd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+	u.memfd = c.memfd;
+	u.flags = UDMABUF_FLAGS_CLOEXEC;
+	c.dmabuf = ioctl(udmabuf, UDMABUF_CREATE, &u);
+	igt_assert_fd(c.dmabuf);
+	p = mmap(NULL, HS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, c.memfd, 0);
+	igt_assert(p != MAP_FAILED);
+	for (unsigned int i = 0; i < HS_SIZE / 4; i++)
+		p[i] = KIN_COLOR;
+	munmap(p, HS_SIZE);
+	igt_assert_eq(addfb(kwb.handle, kwb.width, kwb.height, &c.wbfb), 0);
+}
+
+/* As heap-scanout: import, framebuffer, the commit that shows it. */
+static int ub_step(unsigned int i, unsigned int n)
+{
+	return hs_step(i, n);
+}
+
+/*
+ * The exporter's CPU access begins in the commit tail: when it fails (its
+ * table not made), the commit still succeeds, with the plane left out of
+ * the frames of that state.  Only where a failure was injected; the next
+ * commit, a new state, begins the access again and shows the plane.
+ */
+static void ub_check(unsigned int ran, unsigned int n)
+{
+	int ret;
+
+	if (!wb_check_frame(ran >= 3, n, c.injected))
+		return;
+	st.left_out++;
+	close_fd(&c.wb_fence);
+	wb_prepare(n);
+	rq_start(c.fb, false);
+	rq_add(k.wb_id, k.wb_crtc_id, k.crtc_id);
+	rq_add(k.wb_id, k.wb_fb_prop, c.wbfb);
+	rq_add(k.wb_id, k.wb_fence_prop, (uintptr_t)&c.wb_fence);
+	ret = rq_commit(0);
+	if (ret) {
+		flag("the commit after the plane was left out: %s", errname(-ret));
+		return;
+	}
+	wb_check_frame(true, n, false);
+}
+
+static void ub_undo(void)
+{
+	hs_undo();
+	close_fd(&c.memfd);
+}
+
+/* ---- engine-copy ---- */
+
+#define EC_WORDS 16
+
+static const char *const ec_steps[] = { "copy", "wait", NULL };
+
+/*
+ * Two objects of the engine, with memory written through a CPU mapping
+ * (the source a word pattern, the destination zeros), neither mapped for
+ * the engine yet nor with a fence in its reservation object.
+ */
+static void ec_prepare(unsigned int n)
+{
+	uint32_t *p;
+
+	for (unsigned int o = 0; o < 2; o++) {
+		c.size[o] = FILL_SIZE;
+		igt_assert_eq(__gembuf_create(engine, &c.size[o], 0, GEMBUF_CACHE_WB,
+					      &c.h[o]), 0);
+		p = gembuf_mmap(engine, c.h[o], FILL_SIZE);
+		for (unsigned int i = 0; i < FILL_SIZE / 4; i++)
+			p[i] = o ? fill_value(n) + i : 0;
+		munmap(p, FILL_SIZE);
+	}
+}
+
+/* The first EC_WORDS words of the source into the destination. */
+static int ec_step(unsigned int i, unsigned int n)
+{
+	if (!i)
+		return __gembuf_copy(engine, c.h[0], 0, c.h[1], 0, EC_WORDS * 4);
+	return __gembuf_wait(engine, c.h[0], 0, 10 * NS_PER_S);
+}
+
+static void ec_check(unsigned int ran, unsigned int n)
+{
+	uint32_t *p;
+
+	/* Copied and waited for: copied; refused: untouched. */
+	if (ran == 1)
+		return;
+	p = __gembuf_mmap(engine, c.h[0], FILL_SIZE, PROT_READ, MAP_SHARED);
+	if (!p) {
+		flag("mmap of the copy's destination: %s", errname(errno));
+		return;
+	}
+	for (unsigned int i = 0; i <= EC_WORDS; i++)
+		if (p[i] != (i < EC_WORDS && ran ? fill_value(n) + i : 0)) {
+			flag("the copy's destination word %u is %08x", i, p[i]);
+			break;
+		}
+	munmap(p, FILL_SIZE);
+}
+
+static void ec_undo(void)
+{
+	close_handle(engine, &c.h[0]);
+	close_handle(engine, &c.h[1]);
 }
 
 /* ---- vivid-expbuf ---- */
@@ -964,12 +1110,14 @@ static const struct seq seqs[] = {
 	SEQ("sync-file", sf, NULL),
 	SEQ("addfb-commit", ac, ac_prepare, .kms = true),
 	SEQ("writeback", wb, wb_prepare, .kms = true),
+	SEQ("engine-copy", ec, ec_prepare),
+	SEQ("udmabuf-scanout", ub, ub_prepare, .kms = true),
 };
 
 static void ctx_reset(void)
 {
 	memset(&c, 0, sizeof(c));
-	c.dmabuf = c.sync = c.swfence = c.wb_fence = -1;
+	c.dmabuf = c.sync = c.swfence = c.memfd = c.wb_fence = -1;
 }
 
 static void count_errno(int err)
@@ -1000,11 +1148,11 @@ static void report(const struct seq *s, double t, bool complete)
 					len ? ", " : "", s->steps[i], st.step_fail[i]);
 	igt_info("%s: %s at n=%u after %u runs (%s) in %.1f s; %u failures injected: "
 		 "%u failed a step [%s] with %s, %u absorbed (all steps succeeded); "
-		 "%u writeback fences signalled an error\n",
+		 "%u writeback fences signalled an error; %u commits left a plane out\n",
 		 s->name, complete ? "complete" : "STOPPED", st.last_n, st.runs,
 		 st.last_n > DENSE_N ? "every n to 200, then every 7th" : "every n",
 		 t, st.injected, st.injected - st.absorbed, steps, errs[0] ? errs : "-",
-		 st.absorbed, st.fence_errors);
+		 st.absorbed, st.fence_errors, st.left_out);
 }
 
 static void sweep(const struct seq *s)
@@ -1048,6 +1196,7 @@ static void sweep(const struct seq *s)
 			  ret ? s->steps[i] : "all steps done", ret ? errname(-ret) : "",
 			  left ? "not injected" : "injected");
 
+		c.injected = !left;
 		s->check(i, n);
 		s->undo();
 		settle_gauges(&start);
@@ -1117,10 +1266,13 @@ igt_main
 	igt_describe("Every allocation of short gembuf ioctl sequences (objects and mmap, "
 		     "engine to display by PRIME, foreign dma-buf imports, a system-heap "
 		     "buffer scanned out, vivid's VIDIOC_EXPBUF, sync_files, "
-		     "framebuffers and commits, writeback) fails in turn by fail-nth: "
-		     "each failing step fails with ENOMEM, results of the steps that "
-		     "succeed are right, fences signal, and undoing the sequence brings "
-		     "gembuf's and VCM's gauges back.");
+		     "framebuffers and commits, writeback, an engine copy between "
+		     "objects it never used, a udmabuf scanned out) fails in turn by "
+		     "fail-nth: each failing step fails with ENOMEM, results of the "
+		     "steps that succeed are right (a plane whose exporter's CPU access "
+		     "failed in the commit tail is left out of that state's frames and "
+		     "shown by the next commit), fences signal, and undoing the "
+		     "sequence brings gembuf's and VCM's gauges back.");
 	igt_subtest_with_dynamic("fail-nth") {
 		for (unsigned int i = 0; i < ARRAY_SIZE(seqs); i++) {
 			const struct seq *s = &seqs[i];
@@ -1137,6 +1289,10 @@ igt_main
 								    NULL, 0);
 					igt_require_f(vivid >= 0,
 						      "no capture node of vivid's dma-contig instance\n");
+				}
+				if (s->step == ub_step && udmabuf < 0) {
+					udmabuf = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
+					igt_require_f(udmabuf >= 0, "no /dev/udmabuf\n");
 				}
 				if (s->step == sf_step && timeline < 0) {
 					igt_require(kernel_has_sw_sync());
@@ -1157,6 +1313,8 @@ igt_main
 			close(timeline);
 		if (vivid >= 0)
 			close(vivid);
+		if (udmabuf >= 0)
+			close(udmabuf);
 		if (heap >= 0)
 			close(heap);
 		drm_close_driver(engine);

@@ -4,6 +4,7 @@
  * cannot be unloaded under a buffer someone still uses; a fence that
  * outlives the module does not reach into its memory.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <time.h>
@@ -293,6 +294,208 @@ static void load_fault_sweep(void)
 	igt_assert_eq(system("modprobe gembuf"), 0);
 }
 
+#define DMA_DRIVER	"/sys/bus/pci/drivers/gembuf_dma"
+#define PROBE_BUDGET_S	120.0	/* guest seconds for the probe sweep */
+
+/* The PCI address of a device gembuf_dma drives, into @addr. */
+static bool engine_pci_addr(char *addr, size_t len)
+{
+	DIR *dir = opendir(DMA_DRIVER);
+	struct dirent *de;
+	bool found = false;
+
+	while (dir && !found && (de = readdir(dir)))
+		if (!strncmp(de->d_name, "0000:", 5) && strlen(de->d_name) < len) {
+			memcpy(addr, de->d_name, strlen(de->d_name) + 1);
+			found = true;
+		}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+static bool engine_bound(const char *addr)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), DMA_DRIVER "/%s", addr);
+	return !access(path, F_OK);
+}
+
+/* gembuf_dma's sysfs file @file ("bind", "unbind"), opened for writing. */
+static int driver_file(const char *file)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), DMA_DRIVER "/%s", file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	igt_assert_f(fd >= 0, "%s: %s\n", path, strerror(errno));
+	return fd;
+}
+
+/* Write @addr to the open driver file @fd and close it: 0 or -errno. */
+static int driver_write(int fd, const char *addr)
+{
+	int ret = 0;
+
+	if (write(fd, addr, strlen(addr)) != (ssize_t)strlen(addr))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* The name of the engine's render minor at PCI address @addr, in sysfs. */
+static bool engine_render_name(const char *addr, char *name, size_t len)
+{
+	char path[300];
+	struct dirent *de;
+	bool found = false;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/drm", addr);
+	dir = opendir(path);
+	while (dir && !found && (de = readdir(dir)))
+		if (!strncmp(de->d_name, "renderD", 7) && strlen(de->d_name) < len) {
+			memcpy(name, de->d_name, strlen(de->d_name) + 1);
+			found = true;
+		}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+/* The render node of the engine at PCI address @addr, opened, or -1. */
+static int engine_render_of(const char *addr)
+{
+	char name[32], path[64];
+
+	if (!engine_render_name(addr, name, sizeof(name)))
+		return -1;
+	snprintf(path, sizeof(path), "/dev/dri/%s", name);
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+/* What an unbound engine leaves: VCM's gauges, gembuf's objects and mappings. */
+static void unbound_gauges(const char *addr, char *buf, size_t len)
+{
+	size_t used;
+
+	vcm_gauges(buf, len);
+	used = strlen(buf);
+	snprintf(buf + used, len - used, "objects %ld\nmappings %ld\ndma-api %d\n",
+		 gembuf_state("objects"), gembuf_state("mappings"),
+		 gembuf_dma_api_mappings(addr));
+}
+
+static char probe_addr[64];
+
+/* A probe sweep that failed leaves its engine bound again. */
+static void probe_rebind(int sig)
+{
+	int fd;
+
+	if (!probe_addr[0] || engine_bound(probe_addr))
+		return;
+	fd = open(DMA_DRIVER "/bind", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0 && driver_write(fd, probe_addr))
+		igt_warn("%s is left unbound\n", probe_addr);
+}
+
+/*
+ * The engine's PCI probe with the nth allocation of the binding thread
+ * failed (fail-nth), for every n from 1 until a bind passes its last
+ * allocation: the driver core probes in the thread that writes the
+ * device's address to gembuf_dma's bind file.  The bind fails, leaving
+ * the device unbound and nothing of the engine's in VCM's gauges,
+ * gembuf's counters or the DMA API debug layer's mappings; or it
+ * succeeds (a failure absorbed) with a render node, and unbinding then
+ * leaves the same.  The load sweep reaches the probe only past its 300th
+ * point, sampled: this one fails each allocation of the probe in turn,
+ * the unwinding of the engine's pattern page and of drm_dev_register()
+ * among them.  The engine, bound again at the end, fills and reads back.
+ */
+static void probe_fault_sweep(void)
+{
+	unsigned int n, last = 0, failed = 0, absorbed = 0, nodeless = 0;
+	char before[2048], after[2048], minor[32];
+	bool injected = true;
+	uint32_t h;
+	double t0;
+	int ret, fd;
+
+	igt_require_f(getenv("GEMBUF_LOAD_SWEEP"),
+		      "the probe sweep runs with gembuf_load_sweep=1, as the load sweep\n");
+	igt_require(engine_pci_addr(probe_addr, sizeof(probe_addr)));
+	igt_install_exit_handler(probe_rebind);
+	failnth_setup();
+	igt_assert_eq(driver_write(driver_file("unbind"), probe_addr), 0);
+	unbound_gauges(probe_addr, before, sizeof(before));
+	t0 = now_s();
+	for (n = 1; injected && now_s() - t0 < PROBE_BUDGET_S; n++) {
+		fd = driver_file("bind");
+		failnth_arm(n);
+		ret = driver_write(fd, probe_addr);
+		injected = !failnth_disarm();
+		last = n;
+
+		if (ret) {
+			failed++;
+			igt_assert_f(injected, "bind failed (%s) with no failure injected\n",
+				     strerror(-ret));
+			igt_assert_f(!engine_bound(probe_addr),
+				     "n=%u: a failed bind left %s bound\n", n, probe_addr);
+		} else {
+			igt_assert_f(engine_bound(probe_addr), "n=%u: %s not bound\n",
+				     n, probe_addr);
+			igt_assert_f(engine_render_name(probe_addr, minor, sizeof(minor)),
+				     "n=%u: %s bound without a render minor\n", n, probe_addr);
+			fd = engine_render_of(probe_addr);
+			/*
+			 * device_add() makes the minor's devtmpfs node at best:
+			 * the failure of that node's name, in this thread,
+			 * leaves a registered minor without one.
+			 */
+			igt_assert_f(fd >= 0 || (injected && errno == ENOENT),
+				     "n=%u: %s's render node: %s\n", n, probe_addr,
+				     strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			else
+				nodeless++;
+			if (!injected)
+				break;
+			absorbed++;
+			igt_assert_eq(driver_write(driver_file("unbind"), probe_addr), 0);
+		}
+		/* The DRM device goes with its last reference: give it a second. */
+		unbound_gauges(probe_addr, after, sizeof(after));
+		for (int t = 0; t < 20 && strcmp(before, after); t++) {
+			usleep(50 * 1000);
+			unbound_gauges(probe_addr, after, sizeof(after));
+		}
+		igt_assert_f(!strcmp(before, after),
+			     "n=%u (%s): the gauges moved:\n%s\nto\n%s\n",
+			     n, ret ? strerror(-ret) : "bound", before, after);
+	}
+	failnth_teardown();
+	igt_assert_f(!injected, "the probe has more points than the budget: stopped at n=%u\n",
+		     last);
+	igt_info("binds with n = 1 to %u: %u failed, %u bound despite a failure (%u without a devtmpfs node), in %.0f s\n",
+		 last, failed, absorbed, nodeless, now_s() - t0);
+	if (!engine_bound(probe_addr))
+		igt_assert_eq(driver_write(driver_file("bind"), probe_addr), 0);
+
+	fd = engine_render_of(probe_addr);
+	igt_assert_lte(0, fd);
+	h = gembuf_create(fd, 4096, 0, GEMBUF_CACHE_WB);
+	igt_assert_eq(__gembuf_fill(fd, h, 0, 4096, 0x600d), 0);
+	gembuf_wait(fd, h);
+	gembuf_check_words(fd, h, 4096, 0x600d);
+	gem_close(fd, h);
+	close(fd);
+}
+
 igt_main
 {
 	igt_describe("With every DRM file closed but a dma-buf open, unloading gembuf is refused; the dma-buf still maps.");
@@ -319,4 +522,8 @@ igt_main
 	igt_describe("Loading gembuf with each of its load's allocations failed in turn (fail-nth): the load fails or succeeds, leaks nothing, leaves VCM's gauges as they were, and the module unloads.");
 	igt_subtest("load-fault-sweep")
 		load_fault_sweep();
+
+	igt_describe("Binding a DMA engine with each of its probe's allocations failed in turn (fail-nth): the bind fails and leaves the device unbound, or succeeds, and either way the engine leaves nothing behind in VCM's and gembuf's gauges or the DMA API's mappings once unbound; bound again, it works.");
+	igt_subtest("probe-fault-sweep")
+		probe_fault_sweep();
 }

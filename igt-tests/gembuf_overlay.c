@@ -28,6 +28,9 @@
 #include "igt_kms.h"
 #include "igt_pipe_crc.h"
 
+/* cursor-move-vs-compose's refresh rate, in Hz */
+#define SLOW_HZ	20
+
 IGT_TEST_DESCRIPTION("Compose gembuf overlay planes and check the pixels.");
 
 static struct gk k;
@@ -142,6 +145,29 @@ static void writeback_current(void)
 	igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_fence_prop,
 					    (uint64_t)(uintptr_t)&fence) >= 0);
 	igt_assert_eq(drmModeAtomicCommit(k.fd, req, 0, NULL), 0);
+	drmModeAtomicFree(req);
+	gk_commit_finish(&k, fence);
+}
+
+/*
+ * A commit of the CRTC's ACTIVE alone (its mode and planes kept), with a
+ * writeback of the first frame, and the wait for it, when @on.
+ */
+static void set_active(bool on)
+{
+	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+	int32_t fence = -1;
+
+	igt_assert(drmModeAtomicAddProperty(req, k.crtc_id, k.crtc_active, on) >= 0);
+	if (on) {
+		igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_crtc_id,
+						    k.crtc_id) >= 0);
+		igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_fb_prop,
+						    wb.fb_id) >= 0);
+		igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_fence_prop,
+						    (uint64_t)(uintptr_t)&fence) >= 0);
+	}
+	igt_assert_eq(drmModeAtomicCommit(k.fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET, NULL), 0);
 	drmModeAtomicFree(req);
 	gk_commit_finish(&k, fence);
 }
@@ -626,6 +652,37 @@ igt_main
 		gk_fb_destroy(&k, &cur);
 	}
 
+	igt_describe("A legacy cursor move while the CRTC is off (ACTIVE 0, its mode and planes kept) is not made in place, which takes a CRTC that composes, but committed: the first frame once the CRTC is on again shows the cursor at its new place.");
+	igt_subtest("cursor-move-while-off") {
+		struct gk_layer l[1] = { base_layer() };
+		struct gk_fb cur;
+		long frames;
+
+		gk_fb_fill(&primary, 0x102030);
+		igt_assert_eq(gk_commit(&k, l, 1, NULL, 0), 0);
+		gk_fb_create(&k, &cur, 64, 64, DRM_FORMAT_ARGB8888);
+		gk_fb_fill(&cur, 0xff40c080);
+		igt_assert_eq(drmModeSetCursor(k.fd, k.crtc_id, cur.handle, 64, 64), 0);
+		igt_assert_eq(drmModeMoveCursor(k.fd, k.crtc_id, 100, 60), 0);
+		writeback_current();
+		assert_px(100, 60, 0x40c080);
+
+		set_active(false);
+		frames = gembuf_state("frames_composed");
+		igt_assert_eq(drmModeMoveCursor(k.fd, k.crtc_id, 300, 200), 0);
+		/* Committed, not composed: the CRTC is off. */
+		igt_assert_eq(gembuf_state("frames_composed"), frames);
+		memset(wb.map, 0, wb.size);
+		set_active(true);
+		assert_px(300, 200, 0x40c080);
+		assert_px(363, 263, 0x40c080);
+		assert_px(100, 60, 0x102030);
+		assert_px(299, 230, 0x102030);
+
+		igt_assert_eq(drmModeSetCursor(k.fd, k.crtc_id, 0, 0, 0), 0);
+		gk_fb_destroy(&k, &cur);
+	}
+
 	igt_describe("While a process moves the cursor back and forth with the legacy ioctl as fast as it can, every frame written back shows the cursor whole at one of its two places: a frame is composed from one place of the cursor, taken when the frame begins, never from a move half seen.");
 	igt_subtest("cursor-move-whole-frames") {
 		/* Near the top and the bottom of the frame, apart in x too. */
@@ -674,6 +731,7 @@ igt_main
 		struct gk_layer l[GK_MAX_PLANES] = {};
 		struct gk_fb full[GK_MAX_PLANES], cur;
 		long ns0, n0, frames, compose;
+		unsigned long moves;
 		drmModeModeInfo slow;
 		uint64_t median;
 		unsigned int n;
@@ -682,10 +740,11 @@ igt_main
 		igt_assert(cursor);
 		igt_require(gk_set_mode(&k, 1920, 1080));
 		/*
-		 * 5 Hz: the CRC entries of the frames the slow composes span
-		 * fit DRM's buffer of them, unread.
+		 * 20 Hz: a period shorter than a frame's composition of these
+		 * planes (about 130 ms on the debug kernel), and few enough
+		 * CRC entries for DRM's buffer of them, unread.
 		 */
-		slow = gk_mode_at_hz(&k.mode, 5);
+		slow = gk_mode_at_hz(&k.mode, SLOW_HZ);
 		gk_set_mode_info(&k, &slow);
 		/* The primary and the overlays: the planes before the cursor. */
 		n = cursor - k.planes;
@@ -714,17 +773,27 @@ igt_main
 		igt_assert_lt(4, frames);
 		compose = (gembuf_state("compose_ns") - ns0) / frames;
 		median = gk_mover_median_ns(m);
+		moves = m->moves;
 		igt_info("%lu moves, the median %.3f ms, the longest %.3f ms; %ld frames, %.3f ms each\n",
-			 m->moves, median / 1e6, m->max_ns / 1e6, frames, compose / 1e6);
+			 moves, median / 1e6, m->max_ns / 1e6, frames, compose / 1e6);
+		/* Back to the subtests' mode and planes, whatever comes next. */
+		igt_assert_eq(drmModeSetCursor(k.fd, k.crtc_id, 0, 0, 0), 0);
+		igt_assert(gk_set_mode(&k, 640, 480));
+		l[0] = base_layer();
+		igt_assert_eq(gk_commit(&k, l, 1, NULL, 0), 0);
+		gk_fb_destroy(&k, &cur);
+		for (unsigned int i = 0; i < n; i++)
+			gk_fb_destroy(&k, &full[i]);
+		gk_mover_free(m);
 		/*
 		 * The composer must be busy all the time (a frame composes in
-		 * more than the 200 ms period): with idle gaps between frames,
-		 * moves made in the gaps would make the median fast even if
-		 * moves during a frame waited for it.
+		 * more than the period): with idle gaps between frames, moves
+		 * made in the gaps would make the median fast even if moves
+		 * during a frame waited for it.
 		 */
-		igt_require_f(compose > 200000000,
-			      "frames compose in %.3f ms, under the 200 ms period: the composer idles\n",
-			      compose / 1e6);
+		igt_require_f(compose > 1000000000 / SLOW_HZ,
+			      "frames compose in %.3f ms, under the %d ms period: the composer idles\n",
+			      compose / 1e6, 1000 / SLOW_HZ);
 		/*
 		 * Times of the guest's clock, which under QEMU's -icount
 		 * shift=0,sleep=off counts its instructions: a vCPU the host
@@ -738,16 +807,7 @@ igt_main
 		igt_assert_f(median * 4 < (uint64_t)compose,
 			     "cursor moves took %.3f ms (median), a frame composes in %.3f ms\n",
 			     median / 1e6, compose / 1e6);
-		igt_assert_lt(frames, (long)m->moves);
-
-		igt_assert_eq(drmModeSetCursor(k.fd, k.crtc_id, 0, 0, 0), 0);
-		igt_assert(gk_set_mode(&k, 640, 480));
-		l[0] = base_layer();
-		igt_assert_eq(gk_commit(&k, l, 1, NULL, 0), 0);
-		gk_fb_destroy(&k, &cur);
-		for (unsigned int i = 0; i < n; i++)
-			gk_fb_destroy(&k, &full[i]);
-		gk_mover_free(m);
+		igt_assert_lt(frames, (long)moves);
 	}
 
 	/* A mover a failed subtest above left running moves no cursor below. */
@@ -1105,7 +1165,7 @@ igt_main
 		gk_fb_destroy(&k, &ov);
 	}
 
-	igt_describe("Bad framebuffers (formats no plane offers, modifiers, buffers too small, pitches and offsets that split a pixel) and bad plane states (a format or size the plane does not take, out-of-range properties, a wrong writeback size) are refused with EINVAL, leaving the frame as it was and nothing allocated.");
+	igt_describe("Bad framebuffers (formats no plane offers, modifiers, buffers too small, pitches and offsets that split a pixel), bad plane states (a format or size the plane does not take, out-of-range properties, a wrong writeback size) and gamma LUTs of a size other than GAMMA_LUT_SIZE are refused with EINVAL, leaving the frame as it was and nothing allocated.");
 	igt_subtest_with_dynamic("bad-input") {
 		static const struct {
 			const char *name;
@@ -1222,6 +1282,58 @@ igt_main
 			gk_fb_destroy(&k, &nv12);
 			gk_fb_destroy(&k, &fb);
 			igt_assert_eq(gembuf_state("objects"), objects);
+		}
+
+		/*
+		 * DRM takes any GAMMA_LUT blob of whole entries; the CRTC's
+		 * check refuses one of other than GAMMA_LUT_SIZE (256) of
+		 * them, and takes that size.
+		 */
+		igt_dynamic("gamma-lut-sizes") {
+			static const unsigned int sizes[] = { 1, 255, 257 };
+			struct drm_color_lut lut[257];
+			struct gk_layer l[1] = { base_layer() };
+			uint64_t lut_size = 0;
+
+			igt_assert(k.crtc_gamma_prop);
+			igt_assert(gk_prop(fd, k.crtc_id, DRM_MODE_OBJECT_CRTC,
+					   "GAMMA_LUT_SIZE", &lut_size));
+			igt_assert_eq_u64(lut_size, 256);
+			for (unsigned int i = 0; i < ARRAY_SIZE(lut); i++) {
+				uint16_t v = i < 256 ? i * 257 : 0xffff;
+
+				lut[i] = (struct drm_color_lut){ .red = v, .green = v, .blue = v };
+			}
+			gk_set_gamma(&k, NULL);
+			gk_fb_noise(&primary, 51);
+			check_ref(l, 1, 0);
+
+			for (unsigned int i = 0; i <= ARRAY_SIZE(sizes); i++) {
+				unsigned int n = i < ARRAY_SIZE(sizes) ? sizes[i] : lut_size;
+				int want = n == lut_size ? 0 : -EINVAL;
+				drmModeAtomicReqPtr req = drmModeAtomicAlloc();
+				uint32_t blob;
+
+				igt_assert_eq(drmModeCreatePropertyBlob(fd, lut, n * sizeof(lut[0]),
+									&blob), 0);
+				igt_assert(drmModeAtomicAddProperty(req, k.crtc_id,
+								    k.crtc_gamma_prop, blob) >= 0);
+				igt_assert_f(drmModeAtomicCommit(fd, req, DRM_MODE_ATOMIC_TEST_ONLY,
+								 NULL) == want,
+					     "a gamma LUT of %u entries %s\n", n,
+					     want ? "accepted" : "refused");
+				/* The LUT that fits is only tried: frames stay without gamma. */
+				if (want)
+					igt_assert_f(drmModeAtomicCommit(fd, req, 0, NULL) == want,
+						     "a gamma LUT of %u entries accepted\n", n);
+				drmModeAtomicFree(req);
+				drmModeDestroyPropertyBlob(fd, blob);
+			}
+
+			/* None of it reached the screen: frames are still without gamma. */
+			writeback_current();
+			gk_ref_compose(&k, l, 1, ref);
+			igt_assert_eq(gk_ref_compare(&wb, ref, 0), 0);
 		}
 	}
 

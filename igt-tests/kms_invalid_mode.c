@@ -5,6 +5,8 @@
  * pipe's connector, made invalid one way at a time, must be refused.
  * Upstream's clock-too-high asks i915's debugfs for the highest dot
  * clock and skips elsewhere; here it uses the 600 MHz gembuf states.
+ * Besides upstream's: clock-too-low, a frame longer than the second the
+ * display's vblank timer takes, refused with EINVAL.
  */
 #include <limits.h>
 #include <string.h>
@@ -30,6 +32,17 @@ static void bad_hsync_end(drmModeModeInfo *m) { m->hsync_end = m->hsync_start - 
 static void bad_vsync_end(drmModeModeInfo *m) { m->vsync_end = m->vsync_start - 1; }
 static void bad_htotal(drmModeModeInfo *m) { m->htotal = m->hsync_end - 1; }
 static void bad_vtotal(drmModeModeInfo *m) { m->vtotal = m->vsync_end - 1; }
+
+/*
+ * One kHz below the pixel clock of a frame of one second: the frame
+ * lasts just over a second.  The preferred mode has hundreds of
+ * thousands of pixels a frame, so the clock stays far from zero
+ * (zero-clock's case).
+ */
+static void clock_too_low(drmModeModeInfo *m)
+{
+	m->clock = (uint64_t)m->htotal * m->vtotal / 1000 - 1;
+}
 
 static void overflow_vrefresh(drmModeModeInfo *m)
 {
@@ -77,7 +90,8 @@ static drmModeModeInfo preferred(uint32_t conn_id)
 	return m;
 }
 
-static void test_pipe(unsigned int pipe, void (*adjust)(drmModeModeInfo *m))
+/* The modeset of @pipe with its preferred mode, @adjust'ed: refused, with @err if not 0. */
+static void test_pipe(unsigned int pipe, void (*adjust)(drmModeModeInfo *m), int err)
 {
 	struct gk k;
 	struct gk_fb fb;
@@ -90,7 +104,10 @@ static void test_pipe(unsigned int pipe, void (*adjust)(drmModeModeInfo *m))
 		     mode.vdisplay > 64 ? mode.vdisplay : 64, DRM_FORMAT_XRGB8888);
 	adjust(&mode);
 	ret = drmModeSetCrtc(fd, k.crtc_id, fb.fb_id, 0, 0, &k.conn_id, 1, &mode);
-	igt_assert_lt(ret, 0);
+	if (err)
+		igt_assert_eq(ret, -err);
+	else
+		igt_assert_lt(ret, 0);
 	gk_fb_destroy(&k, &fb);
 }
 
@@ -106,8 +123,15 @@ igt_main
 		igt_subtest_with_dynamic(subtests[i].name) {
 			for (int pipe = 0; pipe < gk_num_pipes(fd); pipe++)
 				igt_dynamic_f("pipe-%c-Virtual-%d", 'A' + pipe, pipe + 1)
-					test_pipe(pipe, subtests[i].adjust);
+					test_pipe(pipe, subtests[i].adjust, 0);
 		}
+	}
+
+	igt_describe("A mode whose frame lasts more than a second, the longest the display's vblank timer takes, is refused with EINVAL.");
+	igt_subtest_with_dynamic("clock-too-low") {
+		for (int pipe = 0; pipe < gk_num_pipes(fd); pipe++)
+			igt_dynamic_f("pipe-%c-Virtual-%d", 'A' + pipe, pipe + 1)
+				test_pipe(pipe, clock_too_low, EINVAL);
 	}
 
 	igt_fixture

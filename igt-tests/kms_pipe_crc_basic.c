@@ -6,7 +6,8 @@
  * a bad source is refused with EINVAL, equal pictures in XR24 and NV12
  * give equal CRCs, and a capture survives its CRTC going off and on.
  * Besides upstream's: a black frame's CRC is not all zeros, which
- * upstream's CRC reader warns about as a dead CRC.
+ * upstream's CRC reader warns about as a dead CRC; and the control file
+ * lists the driver's one source, marked as the one selected.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -232,6 +233,35 @@ static void test_black_crc(struct gk *k)
 	gk_fb_destroy(k, &fb);
 }
 
+/*
+ * Reading crtc-<n>/crc/control lists the sources the CRTC offers, one a
+ * line, the one selected marked with '*' (drm_debugfs_crc.c): gembuf's
+ * only one is "auto", selected from the start and after it is written.
+ */
+static void test_crc_sources(struct gk *k)
+{
+	int dir = igt_debugfs_dir(fd);
+	char path[64], buf[64];
+
+	igt_assert_lte(0, dir);
+	snprintf(path, sizeof(path), "crtc-%u/crc/control", k->pipe);
+	for (int round = 0; round < 2; round++) {
+		int ctl = openat(dir, path, O_RDONLY);
+		ssize_t n;
+
+		igt_assert_lte(0, ctl);
+		n = read(ctl, buf, sizeof(buf) - 1);
+		close(ctl);
+		igt_assert_lt(0, n);
+		buf[n] = 0;
+		igt_assert_f(!strcmp(buf, "auto*\n"),
+			     "%s lists \"%s\", not auto alone and selected\n", path, buf);
+		if (!round)
+			igt_assert(igt_sysfs_set(dir, path, IGT_PIPE_CRC_SOURCE_AUTO));
+	}
+	close(dir);
+}
+
 /* Run @body once per pipe, as a dynamic subtest pipe-<X>-<output>. */
 #define for_each_pipe_dynamic(k, body)					\
 	for (int pipe = 0; pipe < num_pipes; pipe++) {				\
@@ -293,6 +323,10 @@ igt_main
 	igt_describe("A black frame's CRC is not all zeros (nor all ones), which igt would take for a dead CRC.");
 	igt_subtest_with_dynamic("black-crc-nonzero")
 		for_each_pipe_dynamic(k, test_black_crc(&k));
+
+	igt_describe("The CRC control file lists the CRTC's one source, auto, as the one selected, before and after it is written.");
+	igt_subtest_with_dynamic("crc-sources")
+		for_each_pipe_dynamic(k, test_crc_sources(&k));
 
 	igt_describe("Basic sanity check for CRC mismatches with XR24 format");
 	igt_subtest_with_dynamic("compare-crc-sanitycheck-xr24")

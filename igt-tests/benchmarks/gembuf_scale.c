@@ -31,10 +31,10 @@
  *   frames, and edu's third instance is not a DRM device).
  *
  * The operations, on the engine's render node unless said otherwise,
- * each the mean of a batch of calls (engine map and submit: see below) (the sizes of the batches in
- * BATCH_*), on the subject object S (4 KiB, engine-made, shared, mapped
- * or not as the population has it) or on fresh objects given the same
- * treatment:
+ * each the mean of a batch of calls, the sizes of the batches in
+ * BATCH_* (engine map and submit: see below), on the subject object S
+ * (4 KiB, engine-made, shared, mapped or not as the population has it)
+ * or on fresh objects given the same treatment:
  *
  * - create, close: GEM_CREATE of 4 KiB with no memory, then GEM_CLOSE
  *   of each, timed apart;
@@ -48,11 +48,12 @@
  *   the same object, mapped by then (both return once the job is
  *   queued; the jobs of the first round are done before the second);
  * - submit: that second DMA_FILL ioctl, of 4 bytes;
- *   both the median of the batch's objects, not their mean: in every
- *   population alike, a DMA_FILL ioctl now and then takes about 2.6 us
- *   more than the others, and a mean of four carried that into the
+ *   both the median of the batch's objects, not their mean: a DMA_FILL
+ *   ioctl now and then takes about 2.6 us more than the others, at
+ *   every size of every population (the submit's maximum shows it), and
+ *   a mean of BATCH_JOBS objects carried one such call into the
  *   difference, which moved the engine map's ratio at one size between
- *   1.2 and 2.9 from batch to batch, its cost unchanged;
+ *   1.2 and 2.9 from batch to batch;
  * - commit: a nonblocking atomic commit on gembuf's display that flips
  *   a 32x32 overlay plane between S (imported on the display) and an
  *   object of the display's, the ioctl alone, each after the previous
@@ -476,7 +477,9 @@ static double median(const double *x, unsigned int n)
 {
 	double s[MAX_MEDIAN];
 
-	igt_assert(n && n <= MAX_MEDIAN);
+	igt_assert(n);
+	_Static_assert(REPS <= MAX_MEDIAN && BATCH_JOBS <= MAX_MEDIAN,
+		       "median() takes up to MAX_MEDIAN values");
 	memcpy(s, x, n * sizeof(*s));
 	for (unsigned int i = 1; i < n; i++)
 		for (unsigned int j = i; j && s[j - 1] > s[j]; j--) {
