@@ -297,21 +297,28 @@ static void load_fault_sweep(void)
 #define DMA_DRIVER	"/sys/bus/pci/drivers/gembuf_dma"
 #define PROBE_BUDGET_S	120.0	/* guest seconds for the probe sweep */
 
-/* The PCI address of a device gembuf_dma drives, into @addr. */
-static bool engine_pci_addr(char *addr, size_t len)
+/* The first entry of directory @path named @prefix..., into @name. */
+static bool dir_entry(const char *path, const char *prefix, char *name, size_t len)
 {
-	DIR *dir = opendir(DMA_DRIVER);
+	DIR *dir = opendir(path);
 	struct dirent *de;
 	bool found = false;
 
 	while (dir && !found && (de = readdir(dir)))
-		if (!strncmp(de->d_name, "0000:", 5) && strlen(de->d_name) < len) {
-			memcpy(addr, de->d_name, strlen(de->d_name) + 1);
+		if (!strncmp(de->d_name, prefix, strlen(prefix)) &&
+		    strlen(de->d_name) < len) {
+			memcpy(name, de->d_name, strlen(de->d_name) + 1);
 			found = true;
 		}
 	if (dir)
 		closedir(dir);
 	return found;
+}
+
+/* The PCI address of a device gembuf_dma drives, into @addr. */
+static bool engine_pci_addr(char *addr, size_t len)
+{
+	return dir_entry(DMA_DRIVER, "0000:", addr, len);
 }
 
 static bool engine_bound(const char *addr)
@@ -349,20 +356,9 @@ static int driver_write(int fd, const char *addr)
 static bool engine_render_name(const char *addr, char *name, size_t len)
 {
 	char path[300];
-	struct dirent *de;
-	bool found = false;
-	DIR *dir;
 
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/drm", addr);
-	dir = opendir(path);
-	while (dir && !found && (de = readdir(dir)))
-		if (!strncmp(de->d_name, "renderD", 7) && strlen(de->d_name) < len) {
-			memcpy(name, de->d_name, strlen(de->d_name) + 1);
-			found = true;
-		}
-	if (dir)
-		closedir(dir);
-	return found;
+	return dir_entry(path, "renderD", name, len);
 }
 
 /* The render node of the engine at PCI address @addr, opened, or -1. */
@@ -420,7 +416,6 @@ static void probe_fault_sweep(void)
 	unsigned int n, last = 0, failed = 0, absorbed = 0, nodeless = 0;
 	char before[2048], after[2048], minor[32];
 	bool injected = true;
-	uint32_t h;
 	double t0;
 	int ret, fd;
 
@@ -488,11 +483,7 @@ static void probe_fault_sweep(void)
 
 	fd = engine_render_of(probe_addr);
 	igt_assert_lte(0, fd);
-	h = gembuf_create(fd, 4096, 0, GEMBUF_CACHE_WB);
-	igt_assert_eq(__gembuf_fill(fd, h, 0, 4096, 0x600d), 0);
-	gembuf_wait(fd, h);
-	gembuf_check_words(fd, h, 4096, 0x600d);
-	gem_close(fd, h);
+	gembuf_engine_check(fd, 0x600d);
 	close(fd);
 }
 

@@ -140,10 +140,7 @@ static void writeback_current(void)
 	drmModeAtomicReqPtr req = drmModeAtomicAlloc();
 	int32_t fence = -1;
 
-	igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_crtc_id, k.crtc_id) >= 0);
-	igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_fb_prop, wb.fb_id) >= 0);
-	igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_fence_prop,
-					    (uint64_t)(uintptr_t)&fence) >= 0);
+	gk_req_writeback(&k, req, wb.fb_id, &fence);
 	igt_assert_eq(drmModeAtomicCommit(k.fd, req, 0, NULL), 0);
 	drmModeAtomicFree(req);
 	gk_commit_finish(&k, fence);
@@ -159,14 +156,8 @@ static void set_active(bool on)
 	int32_t fence = -1;
 
 	igt_assert(drmModeAtomicAddProperty(req, k.crtc_id, k.crtc_active, on) >= 0);
-	if (on) {
-		igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_crtc_id,
-						    k.crtc_id) >= 0);
-		igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_fb_prop,
-						    wb.fb_id) >= 0);
-		igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_fence_prop,
-						    (uint64_t)(uintptr_t)&fence) >= 0);
-	}
+	if (on)
+		gk_req_writeback(&k, req, wb.fb_id, &fence);
 	igt_assert_eq(drmModeAtomicCommit(k.fd, req, DRM_MODE_ATOMIC_ALLOW_MODESET, NULL), 0);
 	drmModeAtomicFree(req);
 	gk_commit_finish(&k, fence);

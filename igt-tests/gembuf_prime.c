@@ -637,12 +637,7 @@ igt_main
 		{
 			int32_t wb_fence = -1;
 
-			igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_crtc_id,
-							    k.crtc_id) >= 0);
-			igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_fb_prop,
-							    wb.fb_id) >= 0);
-			igt_assert(drmModeAtomicAddProperty(req, k.wb_id, k.wb_fence_prop,
-							    (uint64_t)(uintptr_t)&wb_fence) >= 0);
+			gk_req_writeback(&k, req, wb.fb_id, &wb_fence);
 			/* The writeback connector joins the CRTC: a modeset. */
 			igt_assert_eq(drmModeAtomicCommit(display, req,
 							  DRM_MODE_ATOMIC_ALLOW_MODESET,

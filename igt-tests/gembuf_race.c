@@ -873,11 +873,7 @@ static void unbind(void)
 
 	gembuf_knob_write(DMA_DRIVER, "bind", addr);
 	engine = gembuf_open_engine();
-	h = gembuf_create(engine, 4096, 0, GEMBUF_CACHE_WB);
-	igt_assert_eq(__gembuf_fill(engine, h, 0, 4096, 0x2222), 0);
-	gembuf_wait(engine, h);
-	gembuf_check_words(engine, h, 4096, 0x2222);
-	gem_close(engine, h);
+	gembuf_engine_check(engine, 0x2222);
 	drm_close_driver(engine);
 	igt_assert_lte(settle("objects", objects), objects);
 }

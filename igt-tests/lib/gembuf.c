@@ -516,6 +516,16 @@ void gembuf_check_words(int fd, uint32_t h, size_t size, uint32_t v)
 	munmap(p, size);
 }
 
+void gembuf_engine_check(int fd, uint32_t v)
+{
+	uint32_t h = gembuf_create(fd, 4096, 0, GEMBUF_CACHE_WB);
+
+	igt_assert_eq(__gembuf_fill(fd, h, 0, 4096, v), 0);
+	gembuf_wait(fd, h);
+	gembuf_check_words(fd, h, 4096, v);
+	gem_close(fd, h);
+}
+
 long gembuf_state_settle(const char *key, long want)
 {
 	long v = gembuf_state(key);

@@ -130,6 +130,11 @@ int gembuf_dma_api_mappings(const char *dev);
 /* Every 32-bit word of the first @size bytes of @h, mapped, is @v. */
 void gembuf_check_words(int fd, uint32_t h, size_t size, uint32_t v);
 /*
+ * The engine of @fd works: a new 4 KiB object filled with @v by DMA,
+ * waited for, read back and closed.
+ */
+void gembuf_engine_check(int fd, uint32_t v);
+/*
  * Counter @key once it reads @want, or after five seconds: finished
  * engine jobs drop their objects from a worker, shortly after the
  * objects went idle.

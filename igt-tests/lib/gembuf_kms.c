@@ -323,6 +323,14 @@ static void add(drmModeAtomicReqPtr req, uint32_t obj, uint32_t prop, uint64_t v
 		igt_assert(drmModeAtomicAddProperty(req, obj, prop, v) >= 0);
 }
 
+void gk_req_writeback(const struct gk *k, drmModeAtomicReqPtr req, uint32_t fb_id,
+		      int32_t *fence)
+{
+	add(req, k->wb_id, k->wb_crtc_id, k->crtc_id);
+	add(req, k->wb_id, k->wb_fb_prop, fb_id);
+	add(req, k->wb_id, k->wb_fence_prop, (uint64_t)(uintptr_t)fence);
+}
+
 /*
  * Commit @layers on the first planes (primary, then overlays, then the
  * cursor) with @wb as writeback target and @flags as they are, plane
@@ -374,11 +382,8 @@ static int commit_start(struct gk *k, const struct gk_layer *layers, unsigned in
 			add(req, p->id, p->in_fence_prop, (uint64_t)in_fence);
 	}
 	add(req, k->crtc_id, k->crtc_gamma_prop, k->gamma_blob);
-	if (wb) {
-		add(req, k->wb_id, k->wb_crtc_id, k->crtc_id);
-		add(req, k->wb_id, k->wb_fb_prop, wb->fb_id);
-		add(req, k->wb_id, k->wb_fence_prop, (uint64_t)(uintptr_t)&wb_fence);
-	}
+	if (wb)
+		gk_req_writeback(k, req, wb->fb_id, &wb_fence);
 	*fence = -1;
 	ret = drmModeAtomicCommit(k->fd, req, flags, NULL);
 	drmModeAtomicFree(req);

@@ -121,6 +121,12 @@ int gk_flip_start(struct gk *k, const struct gk_layer *layers, unsigned int n,
 		  int in_fence, int *fence);
 void gk_commit_finish(struct gk *k, int fence);
 /*
+ * Add to @req the writeback connector of @k on its CRTC, into framebuffer
+ * @fb_id, with its out-fence into *@fence.
+ */
+void gk_req_writeback(const struct gk *k, drmModeAtomicReqPtr req, uint32_t fb_id,
+		      int32_t *fence);
+/*
  * The sequence of the next event read from @fd, which must be a page
  * flip's; its timestamp in microseconds in *@us unless @us is NULL.
  */
