@@ -607,6 +607,297 @@ static void vcm_edu_test_range_errors(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_vcm(test, far), 0);
 }
 
+/*
+ * fail-nth inside the kernel, as igt's fail-nth from user space: the
+ * @n-th allocation of this task fails (slab or page allocator), 0
+ * disarms.  The guest runner sets failslab's and fail_page_alloc's knobs
+ * before it loads the suites, as igt's fail-nth does, so that
+ * allocations that may sleep can fail and no failure dumps a stack.
+ */
+#ifdef CONFIG_FAULT_INJECTION
+static void edu_fail_nth(unsigned int n)
+{
+	WRITE_ONCE(current->fail_nth, n);
+}
+
+/* Disarm fail-nth; true if the armed allocation came and failed. */
+static bool edu_fail_nth_done(void)
+{
+	bool injected = !READ_ONCE(current->fail_nth);
+
+	WRITE_ONCE(current->fail_nth, 0);
+	return injected;
+}
+
+/* Hold fail-nth's count over a call that must not see a failure. */
+static unsigned int edu_fail_nth_pause(void)
+{
+	unsigned int n = READ_ONCE(current->fail_nth);
+
+	WRITE_ONCE(current->fail_nth, 0);
+	return n;
+}
+#else
+static void edu_fail_nth(unsigned int n)
+{
+}
+
+static bool edu_fail_nth_done(void)
+{
+	return false;
+}
+
+static unsigned int edu_fail_nth_pause(void)
+{
+	return 0;
+}
+#endif
+
+/*
+ * What one pass of the sweep made, released by edu_sweep_release(), and
+ * where its failure is injected: the @n-th allocation of step @armed.
+ */
+struct edu_sweep {
+	struct vcm *vcm, *clone, *dvcm;
+	struct vcm_avcm *avcm, *davcm;
+	struct vcm_bound *bound;
+	struct vcm_physmem *pm, *dpm;
+	struct vcm_res *res[4], *dres[2];
+	unsigned int step, armed, n;
+	bool injected;
+};
+
+/*
+ * Begin the next step of a pass: fail-nth is armed for the swept step
+ * alone, so that each step's allocations are failed in turn however many
+ * the steps before it made.
+ */
+static void edu_step(struct edu_sweep *s)
+{
+	if (s->step && s->step - 1 == s->armed)
+		s->injected = edu_fail_nth_done();
+	if (s->step == s->armed)
+		edu_fail_nth(s->n);
+	s->step++;
+}
+
+static int edu_sweep_steps(struct edu_sweep *s, struct device *dev)
+{
+	/* and a second mapping of the memory: write-only, exec, privileged */
+	static const u32 attr[] = { RW, VCM_WRITE | VCM_EXECUTE | VCM_SUPERVISOR };
+	struct vcm_constraint c;
+	unsigned int n;
+	int ret, i;
+
+	edu_step(s);
+	s->pm = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, SZ_2M + 3 * SZ_4K, 0, 0);
+	if (IS_ERR(s->pm))
+		return PTR_ERR(s->pm);
+	edu_step(s);
+	s->vcm = vcm_create(EDU_VCM_START, EDU_VCM_LEN);
+	if (IS_ERR(s->vcm))
+		return PTR_ERR(s->vcm);
+	/* Backed before the device comes: its association maps them. */
+	for (i = 0; i < ARRAY_SIZE(attr); i++) {
+		edu_step(s);
+		s->res[i] = vcm_reserve(s->vcm, SZ_2M + 3 * SZ_4K, attr[i]);
+		if (IS_ERR(s->res[i]))
+			return PTR_ERR(s->res[i]);
+		edu_step(s);
+		ret = vcm_back(s->res[i], s->pm);
+		if (ret)
+			return ret;
+	}
+	edu_step(s);
+	s->bound = vcm_create_bound(s->vcm, SZ_4M);
+	if (IS_ERR(s->bound))
+		return PTR_ERR(s->bound);
+	edu_step(s);
+	s->res[2] = vcm_reserve_from_bound(s->bound, SZ_1M, VCM_READ);
+	if (IS_ERR(s->res[2]))
+		return PTR_ERR(s->res[2]);
+	edu_step(s);
+	s->clone = vcm_clone(s->vcm);
+	if (IS_ERR(s->clone))
+		return PTR_ERR(s->clone);
+	edu_step(s);
+	s->avcm = vcm_assoc(s->vcm, dev, 0);
+	if (IS_ERR(s->avcm))
+		return PTR_ERR(s->avcm);
+	edu_step(s);
+	ret = vcm_activate(s->avcm);
+	if (ret)
+		return ret;
+	/* Backed while active: mapped at once. */
+	edu_step(s);
+	s->res[3] = vcm_reserve(s->vcm, SZ_2M + 3 * SZ_4K, RW);
+	if (IS_ERR(s->res[3]))
+		return PTR_ERR(s->res[3]);
+	edu_step(s);
+	ret = vcm_back(s->res[3], s->pm);
+	if (ret)
+		return ret;
+	/*
+	 * Not under fault injection: detaching gives the device back its
+	 * default domain, an attach the IOMMU core requires to succeed, and
+	 * 6.12's SMMUv3 driver allocates in it.  A failure there WARNs in
+	 * the core and leaks the driver's entry for the VCM's domain.
+	 */
+	edu_step(s);
+	n = edu_fail_nth_pause();
+	ret = vcm_deactivate(s->avcm);
+	edu_fail_nth(n);
+	if (ret)
+		return ret;
+
+	/* edu's DMA VCM, where the DMA API maps what is backed. */
+	edu_step(s);
+	s->dvcm = vcm_create_dma();
+	if (IS_ERR(s->dvcm))
+		return PTR_ERR(s->dvcm);
+	edu_step(s);
+	s->davcm = vcm_assoc(s->dvcm, dev, 0);
+	if (IS_ERR(s->davcm))
+		return PTR_ERR(s->davcm);
+	edu_step(s);
+	ret = vcm_constraint_of_vcm(s->dvcm, &c);
+	if (ret)
+		return ret;
+	s->dpm = vcm_phys_alloc_for(SZ_4M, 0, &c);
+	if (IS_ERR(s->dpm))
+		return PTR_ERR(s->dpm);
+	edu_step(s);
+	ret = vcm_activate(s->davcm);
+	if (ret)
+		return ret;
+	for (i = 0; i < ARRAY_SIZE(s->dres); i++) {
+		edu_step(s);
+		s->dres[i] = vcm_reserve(s->dvcm, SZ_4M, RW_CACHED);
+		if (IS_ERR(s->dres[i]))
+			return PTR_ERR(s->dres[i]);
+		edu_step(s);
+		ret = vcm_back(s->dres[i], s->dpm);
+		if (ret)
+			return ret;
+	}
+	/* Inactive, they stay backed; active again, each is mapped again. */
+	edu_step(s);
+	ret = vcm_deactivate(s->davcm);
+	if (ret)
+		return ret;
+	edu_step(s);
+	return vcm_activate(s->davcm);
+}
+
+/* One pass, with the @n-th allocation of step @armed failed. */
+static int edu_sweep_make(struct edu_sweep *s, struct device *dev,
+			  unsigned int armed, unsigned int n)
+{
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->armed = armed;
+	s->n = n;
+	ret = edu_sweep_steps(s, dev);
+	if (s->step && s->step - 1 == s->armed)
+		s->injected = edu_fail_nth_done();
+	return ret;
+}
+
+/* Release what edu_sweep_make() made, up to where it stopped. */
+static void edu_sweep_release(struct kunit *test, struct edu_sweep *s)
+{
+	struct vcm *vcms[] = { s->dvcm, s->clone, s->vcm };
+	struct vcm_avcm *avcms[] = { s->davcm, NULL, s->avcm };
+	struct vcm_res *res;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(vcms); i++) {
+		if (IS_ERR_OR_NULL(vcms[i]))
+			continue;
+		if (!IS_ERR_OR_NULL(avcms[i])) {
+			if (vcm_is_active(avcms[i]))
+				KUNIT_EXPECT_EQ(test, vcm_deactivate(avcms[i]), 0);
+			KUNIT_EXPECT_EQ(test, vcm_deassoc(avcms[i]), 0);
+		}
+		while ((res = vcm_get_next_res(vcms[i], NULL))) {
+			if (!IS_ERR(vcm_get_physmem_from_res(res)))
+				KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
+			KUNIT_ASSERT_EQ(test, vcm_unreserve(res), 0);
+		}
+		if (vcms[i] == s->vcm && !IS_ERR_OR_NULL(s->bound))
+			KUNIT_EXPECT_EQ(test, vcm_free_bound(s->bound), 0);
+		KUNIT_EXPECT_EQ(test, vcm_free(vcms[i]), 0);
+	}
+	if (!IS_ERR_OR_NULL(s->dpm))
+		KUNIT_EXPECT_EQ(test, vcm_phys_free(s->dpm), 0);
+	if (!IS_ERR_OR_NULL(s->pm))
+		KUNIT_EXPECT_EQ(test, vcm_phys_free(s->pm), 0);
+}
+
+/*
+ * Every allocation on a buffer's way through an IOMMU VCM and a DMA VCM
+ * of edu failed in turn: a physmem of mixed chunks backing reservations
+ * before the association (which maps them into the new domain, and
+ * unmaps those it mapped when one fails), a bound, a clone (which frees
+ * what it copied when it fails half-way), an activation, a reservation
+ * backed while active, and a DMA VCM whose activation maps the backed
+ * ones through the DMA API (and unmaps them when one fails).  Each step
+ * is swept on its own, n = 1, 2, ... until its last allocation passed.
+ * A pass either fails with -ENOMEM or absorbs the failure (a smaller
+ * chunk, a retry); then everything is released and every gauge is back.
+ */
+static void vcm_edu_test_fail_nth(struct kunit *test)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+	unsigned int armed, n, steps, failed = 0, absorbed = 0, passes = 0;
+	long before[VCM_STAT_FIRST_EVENT];
+	struct edu_sweep s;
+	int ret, i;
+
+	if (!IS_ENABLED(CONFIG_FAILSLAB) || !IS_ENABLED(CONFIG_FAIL_PAGE_ALLOC))
+		kunit_skip(test, "needs CONFIG_FAILSLAB and CONFIG_FAIL_PAGE_ALLOC");
+	KUNIT_ASSERT_EQ(test, vcm_deactivate(ctx->avcm), 0);
+	for (i = 0; i < VCM_STAT_FIRST_EVENT; i++)
+		before[i] = vcm_stat_read(i);
+	/* A pass with nothing armed counts the steps. */
+	KUNIT_ASSERT_EQ(test, edu_sweep_make(&s, ctx->dev, UINT_MAX, 0), 0);
+	steps = s.step;
+	edu_sweep_release(test, &s);
+	for (armed = 0; armed < steps; armed++) {
+		for (n = 1; n < 200; n++) {
+			ret = edu_sweep_make(&s, ctx->dev, armed, n);
+			edu_sweep_release(test, &s);
+			passes++;
+			for (i = 0; i < VCM_STAT_FIRST_EVENT; i++)
+				KUNIT_ASSERT_EQ_MSG(test, vcm_stat_read(i), before[i],
+						    "step %u, n=%u: counter %s",
+						    armed, n, vcm_stat_names[i]);
+			if (!s.injected) {
+				KUNIT_ASSERT_EQ_MSG(test, ret, 0,
+						    "step %u, n=%u: no failure injected",
+						    armed, n);
+				break;
+			}
+			if (ret) {
+				KUNIT_ASSERT_EQ_MSG(test, ret, -ENOMEM,
+						    "step %u, n=%u", armed, n);
+				failed++;
+			} else {
+				absorbed++;
+			}
+		}
+		KUNIT_ASSERT_LT_MSG(test, n, 200U, "step %u: the sweep did not end",
+				    armed);
+	}
+	/* Fault injection must have reached the paths, not only the first. */
+	KUNIT_EXPECT_GT_MSG(test, failed, 10U,
+			    "failslab's and fail_page_alloc's knobs not set?");
+	kunit_info(test, "%u passes over %u steps: %u failed with -ENOMEM, %u absorbed a failure\n",
+		   passes, steps, failed, absorbed);
+	KUNIT_EXPECT_EQ(test, vcm_activate(ctx->avcm), 0);
+}
+
 static struct kunit_case vcm_edu_test_cases[] = {
 	KUNIT_CASE(vcm_edu_test_identify),
 	KUNIT_CASE(vcm_edu_test_mixed_chunks),
@@ -617,6 +908,7 @@ static struct kunit_case vcm_edu_test_cases[] = {
 	KUNIT_CASE(vcm_edu_test_fault_hook),
 	KUNIT_CASE(vcm_edu_test_domains),
 	KUNIT_CASE(vcm_edu_test_range_errors),
+	KUNIT_CASE_SLOW(vcm_edu_test_fail_nth),
 	{}
 };
 
