@@ -13,11 +13,23 @@ covers both boots of make coverage (IOMMU translation and passthrough).
 Only the project's own files count: drivers/vcm, the GEM VCM helper and
 drivers/gpu/drm/gembuf, without their KUnit suites.  Writes
 OUTDIR/coverage.txt (the table, then the lines never run, by function)
-and prints the table.
+and prints the table.  OUTDIR/branches.txt lists each line with a branch
+never taken: how many of its branches were taken, and its text.
+
+Branches are counted twice.  "branches" are all of gcov's, as gcov -b
+counts them.  "in conditions" are those of lines that are, or are part
+of, a condition in the source: an if, while, for, switch or case, a
+for_each macro, or a line with ?:, && or ||.  The others come from
+macros a statement expands to (flush_workqueue()'s checks of system
+workqueues, dma_resv_assert_held(), a WARN_ON() used as a statement),
+whose outcomes are not the driver's; lcov's "--filter branch" leaves
+out the same kind, line by line.  The same condition inlined into
+several callers counts once per caller in both.
 """
 import collections
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -90,6 +102,51 @@ def collect(kout, dirs):
     return lines, branches, funcs
 
 
+# A line that holds a condition, or a for_each macro's loop.
+COND = re.compile(r"\b(if|while|for|switch|case)\b|\?|&&|\|\||\w*for_each\w*\s*\(")
+# The keywords whose parenthesised condition may span several lines.
+OPEN = re.compile(r"\b(if|while|for|switch|\w*for_each\w*)\s*\(")
+
+
+def code_lines(path):
+    """The lines of a C file without comments and string literals."""
+    try:
+        with open(path) as fh:
+            text = fh.read()
+    except OSError:
+        return []
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"),
+                  text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    text = re.sub(r'"(\\.|[^"\\\n])*"', '""', text)
+    text = re.sub(r"'(\\.|[^'\\\n])*'", "''", text)
+    return text.split("\n")
+
+
+def condition_lines(path):
+    """The numbers of the lines of @path that hold or continue a condition."""
+    out, depth, inside = set(), 0, False
+    for n, line in enumerate(code_lines(path), 1):
+        if inside or COND.search(line):
+            out.add(n)
+        i = 0
+        while i < len(line):
+            if not inside:
+                m = OPEN.search(line, i)
+                if not m:
+                    break
+                inside, depth, i = True, 1, m.end()
+                continue
+            if line[i] == "(":
+                depth += 1
+            elif line[i] == ")":
+                depth -= 1
+                if not depth:
+                    inside = False
+            i += 1
+    return out
+
+
 def pct(a, b):
     return 100.0 * a / b if b else 100.0
 
@@ -118,40 +175,50 @@ def main():
         sys.exit("coverage: no GCOV counts came out of the guest")
     lines, branches, funcs = collect(kout, dirs)
 
-    per = collections.defaultdict(lambda: [0, 0, 0, 0, 0, 0])
+    per = collections.defaultdict(lambda: [0] * 8)
     for (f, _), c in lines.items():
         per[f][0] += c > 0
         per[f][1] += 1
     for (f, _), (_, _, c) in funcs.items():
         per[f][2] += c > 0
         per[f][3] += 1
-    for (f, *_), c in branches.items():
+    conds = {}
+    for (f, ln, *_), c in branches.items():
         per[f][4] += c > 0
         per[f][5] += 1
+        if f not in conds:
+            conds[f] = condition_lines(f)
+        if ln in conds[f]:
+            per[f][6] += c > 0
+            per[f][7] += 1
+
+    def row(name, v):
+        return (f"{name:44} {v[0]:5}/{v[1]:5} {pct(v[0], v[1]):5.1f}%"
+                f" {v[2]:4}/{v[3]:4} {pct(v[2], v[3]):5.1f}%"
+                f" {v[4]:5}/{v[5]:5} {pct(v[4], v[5]):5.1f}%"
+                f" {v[6]:5}/{v[7]:5} {pct(v[6], v[7]):5.1f}%")
 
     rows = []
-    head = f"{'file':44} {'lines':>17} {'functions':>15} {'branches':>17}"
+    head = (f"{'file':44} {'lines':>17} {'functions':>15} {'branches':>17}"
+            f" {'in conditions':>17}")
     rows.append(head)
     rows.append("-" * len(head))
-    groups = collections.defaultdict(lambda: [0] * 6)
+    groups = collections.defaultdict(lambda: [0] * 8)
     for f in sorted(per):
         v = per[f]
         g = ("vcm" if f.startswith("drivers/vcm/") else
              "helper" if f in FILES else "gembuf")
         for k in (g, "total"):
             groups[k] = [a + b for a, b in zip(groups[k], v)]
-        rows.append(f"{f:44} {v[0]:5}/{v[1]:5} {pct(v[0], v[1]):5.1f}%"
-                    f" {v[2]:4}/{v[3]:4} {pct(v[2], v[3]):5.1f}%"
-                    f" {v[4]:5}/{v[5]:5} {pct(v[4], v[5]):5.1f}%")
+        rows.append(row(f, v))
     rows.append("-" * len(head))
     for k in ("vcm", "helper", "gembuf", "total"):
-        v = groups[k]
-        rows.append(f"{k:44} {v[0]:5}/{v[1]:5} {pct(v[0], v[1]):5.1f}%"
-                    f" {v[2]:4}/{v[3]:4} {pct(v[2], v[3]):5.1f}%"
-                    f" {v[4]:5}/{v[5]:5} {pct(v[4], v[5]):5.1f}%")
+        rows.append(row(k, groups[k]))
     t = groups["total"]
     rows.append(f"targets: lines {pct(t[0], t[1]):.1f}% of {TARGET_LINES}%, "
-                f"branches {pct(t[4], t[5]):.1f}% of {TARGET_BRANCHES}%")
+                f"branches {pct(t[4], t[5]):.1f}% "
+                f"({pct(t[6], t[7]):.1f}% of those in conditions) "
+                f"of {TARGET_BRANCHES}%")
 
     missed = ["", "Lines never run, by function:"]
     byfile = collections.defaultdict(list)
@@ -168,9 +235,32 @@ def main():
         for name in sorted(owner, key=lambda n: min(owner[n])):
             missed.append(f"  {name}: {ranges(owner[name])}")
 
+    # Branches never taken: per line, taken of all (both boots' counts).
+    perline = collections.defaultdict(lambda: [0, 0])
+    for (f, ln, *_), c in branches.items():
+        perline[(f, ln)][0] += c > 0
+        perline[(f, ln)][1] += 1
+    untaken = ["Lines with a branch never taken: taken/all, C where the line",
+               "is in a condition (see coverage.py), then the line."]
+    src = {}
+    for (f, ln), (a, b) in sorted(perline.items()):
+        if a == b:
+            continue
+        if f not in src:
+            try:
+                with open(f) as fh:
+                    src[f] = fh.read().splitlines()
+            except OSError:
+                src[f] = []
+        text = src[f][ln - 1].strip() if ln <= len(src[f]) else ""
+        mark = "C" if ln in conds.get(f, ()) else " "
+        untaken.append(f"{f}:{ln}: {a}/{b} {mark} {text}")
+
     os.makedirs(outdir, exist_ok=True)
     with open(os.path.join(outdir, "coverage.txt"), "w") as fh:
         fh.write("\n".join(rows + missed) + "\n")
+    with open(os.path.join(outdir, "branches.txt"), "w") as fh:
+        fh.write("\n".join(untaken) + "\n")
     print("\n".join(rows))
     print(f"lines never run, by function: {os.path.join(outdir, 'coverage.txt')}")
 
