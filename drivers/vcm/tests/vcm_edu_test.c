@@ -18,7 +18,9 @@
 #include <linux/dma-mapping.h>
 #include <linux/iommu.h>
 #include <linux/module.h>
+#include <linux/sched.h>
 #include <linux/sizes.h>
+#include <linux/slab.h>
 #include <linux/vcm.h>
 
 #include "../vcm_priv.h"
@@ -629,6 +631,28 @@ static bool edu_fail_nth_done(void)
 	return injected;
 }
 
+/*
+ * Whether fail-nth fails both a slab and a page allocation that may
+ * sleep: the knobs are set as the sweep needs them.
+ */
+static bool edu_fail_nth_works(void)
+{
+	struct page *page;
+	bool slab, pages;
+	void *p;
+
+	edu_fail_nth(1);
+	p = kmalloc(64, GFP_KERNEL);
+	slab = !p && edu_fail_nth_done();
+	kfree(p);
+	edu_fail_nth(1);
+	page = alloc_page(GFP_KERNEL);
+	pages = !page && edu_fail_nth_done();
+	if (page)
+		__free_page(page);
+	return slab && pages;
+}
+
 /* Hold fail-nth's count over a call that must not see a failure. */
 static unsigned int edu_fail_nth_pause(void)
 {
@@ -650,6 +674,11 @@ static bool edu_fail_nth_done(void)
 static unsigned int edu_fail_nth_pause(void)
 {
 	return 0;
+}
+
+static bool edu_fail_nth_works(void)
+{
+	return false;
 }
 #endif
 
@@ -683,7 +712,7 @@ static void edu_step(struct edu_sweep *s)
 
 static int edu_sweep_steps(struct edu_sweep *s, struct device *dev)
 {
-	/* and a second mapping of the memory: write-only, exec, privileged */
+	/* plain, and a mapping that is write-only, exec and privileged */
 	static const u32 attr[] = { RW, VCM_WRITE | VCM_EXECUTE | VCM_SUPERVISOR };
 	struct vcm_constraint c;
 	unsigned int n;
@@ -739,9 +768,15 @@ static int edu_sweep_steps(struct edu_sweep *s, struct device *dev)
 		return ret;
 	/*
 	 * Not under fault injection: detaching gives the device back its
-	 * default domain, an attach the IOMMU core requires to succeed, and
-	 * 6.12's SMMUv3 driver allocates in it.  A failure there WARNs in
-	 * the core and leaks the driver's entry for the VCM's domain.
+	 * (paging) default domain, an attach the IOMMU core requires to
+	 * succeed, and 6.12's SMMUv3 driver allocates in it before it
+	 * changes the stream table.  A failure there WARNs in the core,
+	 * which records the default domain as attached while the device
+	 * still translates through the VCM's; the VCM's domain and page
+	 * tables are then freed under the device.  vcm_iommu_deactivate()
+	 * cannot see it: iommu_detach_device() returns nothing.  (A failed
+	 * attach in vcm_activate() is undone by the core with the same
+	 * attach, which succeeds here only because fail-nth fails once.)
 	 */
 	edu_step(s);
 	n = edu_fail_nth_pause();
@@ -823,7 +858,10 @@ static void edu_sweep_release(struct kunit *test, struct edu_sweep *s)
 		while ((res = vcm_get_next_res(vcms[i], NULL))) {
 			if (!IS_ERR(vcm_get_physmem_from_res(res)))
 				KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
-			KUNIT_ASSERT_EQ(test, vcm_unreserve(res), 0);
+			if (vcm_unreserve(res)) {
+				KUNIT_FAIL(test, "a reservation is left");
+				break;
+			}
 		}
 		if (vcms[i] == s->vcm && !IS_ERR_OR_NULL(s->bound))
 			KUNIT_EXPECT_EQ(test, vcm_free_bound(s->bound), 0);
@@ -855,17 +893,22 @@ static void vcm_edu_test_fail_nth(struct kunit *test)
 	struct edu_sweep s;
 	int ret, i;
 
-	if (!IS_ENABLED(CONFIG_FAILSLAB) || !IS_ENABLED(CONFIG_FAIL_PAGE_ALLOC))
-		kunit_skip(test, "needs CONFIG_FAILSLAB and CONFIG_FAIL_PAGE_ALLOC");
+	if (!edu_fail_nth_works())
+		kunit_skip(test, "fail-nth fails no allocation that may sleep: knobs unset");
 	KUNIT_ASSERT_EQ(test, vcm_deactivate(ctx->avcm), 0);
 	for (i = 0; i < VCM_STAT_FIRST_EVENT; i++)
 		before[i] = vcm_stat_read(i);
 	/* A pass with nothing armed counts the steps. */
-	KUNIT_ASSERT_EQ(test, edu_sweep_make(&s, ctx->dev, UINT_MAX, 0), 0);
+	ret = edu_sweep_make(&s, ctx->dev, UINT_MAX, 0);
 	steps = s.step;
 	edu_sweep_release(test, &s);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	/*
+	 * A step's allocations: a few, or a chunk's worth of pages where a
+	 * high-order allocation failed on its own and fell back to pages.
+	 */
 	for (armed = 0; armed < steps; armed++) {
-		for (n = 1; n < 200; n++) {
+		for (n = 1; n < 2000; n++) {
 			ret = edu_sweep_make(&s, ctx->dev, armed, n);
 			edu_sweep_release(test, &s);
 			passes++;
@@ -887,12 +930,9 @@ static void vcm_edu_test_fail_nth(struct kunit *test)
 				absorbed++;
 			}
 		}
-		KUNIT_ASSERT_LT_MSG(test, n, 200U, "step %u: the sweep did not end",
+		KUNIT_ASSERT_LT_MSG(test, n, 2000U, "step %u: the sweep did not end",
 				    armed);
 	}
-	/* Fault injection must have reached the paths, not only the first. */
-	KUNIT_EXPECT_GT_MSG(test, failed, 10U,
-			    "failslab's and fail_page_alloc's knobs not set?");
 	kunit_info(test, "%u passes over %u steps: %u failed with -ENOMEM, %u absorbed a failure\n",
 		   passes, steps, failed, absorbed);
 	KUNIT_EXPECT_EQ(test, vcm_activate(ctx->avcm), 0);
