@@ -18,6 +18,7 @@
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/scatterlist.h>
+#include <linux/sched.h>
 #include <linux/seq_buf.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
@@ -1389,6 +1390,241 @@ static void drm_gem_vcm_test_import_short(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&ctx->imports));
 }
 
+#ifdef CONFIG_FAULT_INJECTION
+/*
+ * fail-nth inside the kernel, as igt's fail-nth from user space: the
+ * @n-th allocation of this task fails, 0 disarms.  The guest runner sets
+ * failslab's and fail_page_alloc's knobs as igt's fail-nth does.
+ */
+static void drm_gem_vcm_test_fail_nth(unsigned int n)
+{
+	WRITE_ONCE(current->fail_nth, n);
+}
+
+/* Disarm fail-nth; true if the armed allocation came and failed. */
+static bool drm_gem_vcm_test_fail_nth_done(void)
+{
+	bool injected = !READ_ONCE(current->fail_nth);
+
+	WRITE_ONCE(current->fail_nth, 0);
+	return injected;
+}
+
+/* Whether fail-nth fails a slab and a page allocation that may sleep. */
+static bool drm_gem_vcm_test_fail_nth_works(void)
+{
+	struct page *page;
+	bool slab, pages;
+	void *p;
+
+	drm_gem_vcm_test_fail_nth(1);
+	p = kmalloc(64, GFP_KERNEL);
+	slab = !p && drm_gem_vcm_test_fail_nth_done();
+	kfree(p);
+	drm_gem_vcm_test_fail_nth(1);
+	page = alloc_page(GFP_KERNEL);
+	pages = !page && drm_gem_vcm_test_fail_nth_done();
+	if (page)
+		__free_page(page);
+	return slab && pages;
+}
+#else
+static void drm_gem_vcm_test_fail_nth(unsigned int n)
+{
+}
+
+static bool drm_gem_vcm_test_fail_nth_done(void)
+{
+	return false;
+}
+
+static bool drm_gem_vcm_test_fail_nth_works(void)
+{
+	return false;
+}
+#endif
+
+/*
+ * What one pass of the fail-nth sweep made, and where its failure is
+ * injected: the @n-th allocation of step @armed.
+ */
+struct drm_gem_vcm_test_sweep {
+	struct drm_gem_vcm_test_device *tdev;
+	struct device *dev, *peer;
+	struct drm_gem_vcm_context *importer;
+	struct drm_gem_vcm_object *obj;
+	struct iosys_map map, imap;
+	bool vmapped, ivmapped;
+	struct dma_buf *dmabuf;
+	struct dma_buf_attachment *attach;
+	struct sg_table *sgt;
+	struct drm_gem_object *import;
+	unsigned int step, armed, n;
+	bool injected;
+};
+
+/* Begin the next step: fail-nth is armed for the swept step alone. */
+static void drm_gem_vcm_test_step(struct drm_gem_vcm_test_sweep *s)
+{
+	if (s->step && s->step - 1 == s->armed)
+		s->injected = drm_gem_vcm_test_fail_nth_done();
+	if (s->step == s->armed)
+		drm_gem_vcm_test_fail_nth(s->n);
+	s->step++;
+}
+
+static int drm_gem_vcm_test_sweep_steps(struct drm_gem_vcm_test_sweep *s)
+{
+	struct drm_gem_vcm_test_device *tdev = s->tdev;
+	int ret;
+
+	drm_gem_vcm_test_step(s);
+	ret = drmm_gem_vcm_init(&tdev->drm, &tdev->ctx, DRM_GEM_VCM_DMA);
+	if (ret)
+		return ret;
+	drm_gem_vcm_test_step(s);
+	s->obj = drm_gem_vcm_create(&tdev->ctx, TEST_SIZE);
+	if (IS_ERR(s->obj))
+		return PTR_ERR(s->obj);
+	drm_gem_vcm_test_step(s);
+	s->dmabuf = drm_gem_vcm_prime_export(&s->obj->base, O_RDWR);
+	if (IS_ERR(s->dmabuf))
+		return PTR_ERR(s->dmabuf);
+	drm_gem_vcm_test_step(s);
+	s->attach = dma_buf_attach(s->dmabuf, s->peer);
+	if (IS_ERR(s->attach))
+		return PTR_ERR(s->attach);
+	drm_gem_vcm_test_step(s);
+	s->sgt = dma_buf_map_attachment_unlocked(s->attach, DMA_BIDIRECTIONAL);
+	if (IS_ERR(s->sgt))
+		return PTR_ERR(s->sgt);
+	/*
+	 * Mapped by the CPU once the peer has placed the memory: mapped
+	 * memory does not move, so a peer mapping after it could be refused
+	 * (-EBUSY) where an absorbed failure gave scattered chunks.
+	 */
+	drm_gem_vcm_test_step(s);
+	ret = drm_gem_vmap_unlocked(&s->obj->base, &s->map);
+	if (ret)
+		return ret;
+	s->vmapped = true;
+	drm_gem_vcm_test_step(s);
+	s->import = drm_gem_vcm_prime_import(s->importer, s->dmabuf);
+	if (IS_ERR(s->import))
+		return PTR_ERR(s->import);
+	drm_gem_vcm_test_step(s);
+	ret = drm_gem_vmap_unlocked(s->import, &s->imap);
+	if (ret)
+		return ret;
+	s->ivmapped = true;
+	return 0;
+}
+
+/*
+ * One pass with the @n-th allocation of step @armed failed, on a new DRM
+ * device: returns what the step returned; releases all of it, the
+ * device's context last, checking that the context counts nothing left.
+ */
+static int drm_gem_vcm_test_sweep_pass(struct kunit *test,
+				       struct drm_gem_vcm_test_sweep *s,
+				       unsigned int armed, unsigned int n)
+{
+	void *group;
+	int ret;
+
+	group = devres_open_group(s->dev, NULL, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, group);
+	s->tdev = drm_gem_vcm_test_drm(test, s->dev, &drm_gem_vcm_test_driver);
+	s->obj = NULL;
+	s->dmabuf = NULL;
+	s->attach = NULL;
+	s->sgt = NULL;
+	s->import = NULL;
+	s->vmapped = false;
+	s->ivmapped = false;
+	s->step = 0;
+	s->armed = armed;
+	s->n = n;
+	s->injected = false;
+	ret = drm_gem_vcm_test_sweep_steps(s);
+	if (s->step && s->step - 1 == s->armed)
+		s->injected = drm_gem_vcm_test_fail_nth_done();
+
+	if (s->ivmapped)
+		drm_gem_vunmap_unlocked(s->import, &s->imap);
+	if (!IS_ERR_OR_NULL(s->import))
+		drm_gem_object_put(s->import);
+	if (!IS_ERR_OR_NULL(s->sgt))
+		dma_buf_unmap_attachment_unlocked(s->attach, s->sgt,
+						  DMA_BIDIRECTIONAL);
+	if (!IS_ERR_OR_NULL(s->attach))
+		dma_buf_detach(s->dmabuf, s->attach);
+	/* Its last reference: released now, not by a delayed fput. */
+	if (!IS_ERR_OR_NULL(s->dmabuf))
+		__fput_sync(s->dmabuf->file);
+	if (s->vmapped)
+		drm_gem_vunmap_unlocked(&s->obj->base, &s->map);
+	if (!IS_ERR_OR_NULL(s->obj))
+		drm_gem_object_put(&s->obj->base);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->tdev->ctx.objects), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->tdev->ctx.maps), 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&s->importer->imports));
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->importer->objects), 0);
+	/* The DRM device goes with its devres group, its context with it. */
+	devres_release_group(s->dev, group);
+	return ret;
+}
+
+/*
+ * Every allocation of an object's life on a device with a DMA context
+ * failed in turn: the context's set-up, the object, its export, a peer's
+ * attachment and mapping, the object's kernel mapping, another device's
+ * import and the import's kernel mapping.  Each step is swept on its own, n =
+ * 1, 2, ... until its last allocation passed; each pass either fails
+ * with -ENOMEM or absorbs the failure, and leaves nothing counted (and
+ * nothing kmemleak finds).
+ */
+static void drm_gem_vcm_test_fail_nth_sweep(struct kunit *test)
+{
+	unsigned int armed, n, steps, failed = 0, absorbed = 0, passes = 0;
+	struct drm_gem_vcm_test_sweep s = {};
+	int ret;
+
+	if (!drm_gem_vcm_test_fail_nth_works())
+		kunit_skip(test, "fail-nth fails no allocation that may sleep: knobs unset");
+	s.dev = drm_gem_vcm_test_dma_device(test, "drm-gem-vcm-fail-nth");
+	s.peer = drm_gem_vcm_test_dma_device(test, "drm-gem-vcm-fail-nth-peer");
+	s.importer = drm_gem_vcm_test_importer(test);
+
+	/* A pass with nothing armed counts the steps. */
+	KUNIT_ASSERT_EQ(test, drm_gem_vcm_test_sweep_pass(test, &s, UINT_MAX, 0), 0);
+	steps = s.step;
+	for (armed = 0; armed < steps; armed++) {
+		for (n = 1; n < 2000; n++) {
+			ret = drm_gem_vcm_test_sweep_pass(test, &s, armed, n);
+			passes++;
+			if (!s.injected) {
+				KUNIT_ASSERT_EQ_MSG(test, ret, 0,
+						    "step %u, n=%u: no failure injected",
+						    armed, n);
+				break;
+			}
+			if (ret) {
+				KUNIT_ASSERT_EQ_MSG(test, ret, -ENOMEM,
+						    "step %u, n=%u: failed at step %u",
+						    armed, n, s.step - 1);
+				failed++;
+			} else {
+				absorbed++;
+			}
+		}
+		KUNIT_ASSERT_LT_MSG(test, n, 2000U, "step %u: the sweep did not end",
+				    armed);
+	}
+	kunit_info(test, "%u passes over %u steps: %u failed with -ENOMEM, %u absorbed a failure\n",
+		   passes, steps, failed, absorbed);
+}
+
 static int drm_gem_vcm_test_init(struct kunit *test)
 {
 	struct device *dev = drm_kunit_helper_alloc_device(test);
@@ -1425,6 +1661,7 @@ static struct kunit_case drm_gem_vcm_test_cases[] = {
 	KUNIT_CASE(drm_gem_vcm_test_mmap_import),
 	KUNIT_CASE(drm_gem_vcm_test_vmap_iomem),
 	KUNIT_CASE(drm_gem_vcm_test_import_short),
+	KUNIT_CASE_SLOW(drm_gem_vcm_test_fail_nth_sweep),
 	{}
 };
 
