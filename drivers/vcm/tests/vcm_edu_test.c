@@ -785,7 +785,13 @@ static int edu_sweep_steps(struct edu_sweep *s, struct device *dev)
 	if (ret)
 		return ret;
 
-	/* edu's DMA VCM, where the DMA API maps what is backed. */
+	/*
+	 * edu's DMA VCM, where the DMA API maps what is backed.  Its
+	 * mappings are not under fault injection: DMA-API debugging
+	 * allocates for each (its cacheline tracking, GFP_ATOMIC), and one
+	 * failure turns it off for the rest of the boot, with the entries
+	 * it tracked left for its dump to print the freed devices of.
+	 */
 	edu_step(s);
 	s->dvcm = vcm_create_dma();
 	if (IS_ERR(s->dvcm))
@@ -811,7 +817,9 @@ static int edu_sweep_steps(struct edu_sweep *s, struct device *dev)
 		if (IS_ERR(s->dres[i]))
 			return PTR_ERR(s->dres[i]);
 		edu_step(s);
+		n = edu_fail_nth_pause();
 		ret = vcm_back(s->dres[i], s->dpm);
+		edu_fail_nth(n);
 		if (ret)
 			return ret;
 	}
@@ -821,7 +829,10 @@ static int edu_sweep_steps(struct edu_sweep *s, struct device *dev)
 	if (ret)
 		return ret;
 	edu_step(s);
-	return vcm_activate(s->davcm);
+	n = edu_fail_nth_pause();
+	ret = vcm_activate(s->davcm);
+	edu_fail_nth(n);
+	return ret;
 }
 
 /* One pass, with the @n-th allocation of step @armed failed. */

@@ -1410,6 +1410,15 @@ static bool drm_gem_vcm_test_fail_nth_done(void)
 	return injected;
 }
 
+/* Hold fail-nth's count over a call that must not see a failure. */
+static unsigned int drm_gem_vcm_test_fail_nth_pause(void)
+{
+	unsigned int n = READ_ONCE(current->fail_nth);
+
+	WRITE_ONCE(current->fail_nth, 0);
+	return n;
+}
+
 /* Whether fail-nth fails a slab and a page allocation that may sleep. */
 static bool drm_gem_vcm_test_fail_nth_works(void)
 {
@@ -1438,6 +1447,11 @@ static bool drm_gem_vcm_test_fail_nth_done(void)
 	return false;
 }
 
+static unsigned int drm_gem_vcm_test_fail_nth_pause(void)
+{
+	return 0;
+}
+
 static bool drm_gem_vcm_test_fail_nth_works(void)
 {
 	return false;
@@ -1453,13 +1467,13 @@ struct drm_gem_vcm_test_sweep {
 	struct device *dev, *peer;
 	struct drm_gem_vcm_context *importer;
 	struct drm_gem_vcm_object *obj;
-	struct iosys_map map, imap;
-	bool vmapped, ivmapped;
+	struct iosys_map imap;
+	bool ivmapped;
 	struct dma_buf *dmabuf;
 	struct dma_buf_attachment *attach;
 	struct sg_table *sgt;
 	struct drm_gem_object *import;
-	unsigned int step, armed, n;
+	unsigned int step, armed, n, moves, dma_step;
 	bool injected;
 };
 
@@ -1476,6 +1490,7 @@ static void drm_gem_vcm_test_step(struct drm_gem_vcm_test_sweep *s)
 static int drm_gem_vcm_test_sweep_steps(struct drm_gem_vcm_test_sweep *s)
 {
 	struct drm_gem_vcm_test_device *tdev = s->tdev;
+	unsigned int n;
 	int ret;
 
 	drm_gem_vcm_test_step(s);
@@ -1483,9 +1498,14 @@ static int drm_gem_vcm_test_sweep_steps(struct drm_gem_vcm_test_sweep *s)
 	if (ret)
 		return ret;
 	drm_gem_vcm_test_step(s);
-	s->obj = drm_gem_vcm_create(&tdev->ctx, TEST_SIZE);
+	s->obj = drm_gem_vcm_create(&tdev->ctx, TEST_SCATTERED);
 	if (IS_ERR(s->obj))
 		return PTR_ERR(s->obj);
+	/* Chunks, which the peer's mapping moves into one range. */
+	drm_gem_vcm_test_step(s);
+	ret = drm_gem_vcm_test_populate(s->obj);
+	if (ret)
+		return ret;
 	drm_gem_vcm_test_step(s);
 	s->dmabuf = drm_gem_vcm_prime_export(&s->obj->base, O_RDWR);
 	if (IS_ERR(s->dmabuf))
@@ -1494,24 +1514,35 @@ static int drm_gem_vcm_test_sweep_steps(struct drm_gem_vcm_test_sweep *s)
 	s->attach = dma_buf_attach(s->dmabuf, s->peer);
 	if (IS_ERR(s->attach))
 		return PTR_ERR(s->attach);
+	/* The peer's placement, which moves the memory into one range. */
 	drm_gem_vcm_test_step(s);
-	s->sgt = dma_buf_map_attachment_unlocked(s->attach, DMA_BIDIRECTIONAL);
-	if (IS_ERR(s->sgt))
-		return PTR_ERR(s->sgt);
-	/*
-	 * Mapped by the CPU once the peer has placed the memory: mapped
-	 * memory does not move, so a peer mapping after it could be refused
-	 * (-EBUSY) where an absorbed failure gave scattered chunks.
-	 */
-	drm_gem_vcm_test_step(s);
-	ret = drm_gem_vmap_unlocked(&s->obj->base, &s->map);
+	ret = drm_gem_vcm_test_map(s->obj, s->peer);
 	if (ret)
 		return ret;
-	s->vmapped = true;
+	/*
+	 * Its DMA API mapping is not under fault injection: DMA-API
+	 * debugging allocates for each mapping (its cacheline tracking,
+	 * GFP_ATOMIC), and one failure turns it off for the rest of the
+	 * boot, with the entries it tracked left for its dump to print the
+	 * freed devices of.
+	 */
+	drm_gem_vcm_test_step(s);
+	s->dma_step = s->step - 1;
+	n = drm_gem_vcm_test_fail_nth_pause();
+	s->sgt = dma_buf_map_attachment_unlocked(s->attach, DMA_BIDIRECTIONAL);
+	drm_gem_vcm_test_fail_nth(n);
+	if (IS_ERR(s->sgt))
+		return PTR_ERR(s->sgt);
 	drm_gem_vcm_test_step(s);
 	s->import = drm_gem_vcm_prime_import(s->importer, s->dmabuf);
 	if (IS_ERR(s->import))
 		return PTR_ERR(s->import);
+	/*
+	 * The import's kernel mapping is the exporter's (dma_buf_vmap()),
+	 * made here, after the peer placed the memory: mapped memory does
+	 * not move, so a peer mapping after it could be refused (-EBUSY)
+	 * where an absorbed failure gave scattered chunks.
+	 */
 	drm_gem_vcm_test_step(s);
 	ret = drm_gem_vmap_unlocked(s->import, &s->imap);
 	if (ret)
@@ -1540,7 +1571,6 @@ static int drm_gem_vcm_test_sweep_pass(struct kunit *test,
 	s->attach = NULL;
 	s->sgt = NULL;
 	s->import = NULL;
-	s->vmapped = false;
 	s->ivmapped = false;
 	s->step = 0;
 	s->armed = armed;
@@ -1550,6 +1580,7 @@ static int drm_gem_vcm_test_sweep_pass(struct kunit *test,
 	if (s->step && s->step - 1 == s->armed)
 		s->injected = drm_gem_vcm_test_fail_nth_done();
 
+	s->moves = IS_ERR_OR_NULL(s->obj) ? 0 : s->obj->moves;
 	if (s->ivmapped)
 		drm_gem_vunmap_unlocked(s->import, &s->imap);
 	if (!IS_ERR_OR_NULL(s->import))
@@ -1562,14 +1593,16 @@ static int drm_gem_vcm_test_sweep_pass(struct kunit *test,
 	/* Its last reference: released now, not by a delayed fput. */
 	if (!IS_ERR_OR_NULL(s->dmabuf))
 		__fput_sync(s->dmabuf->file);
-	if (s->vmapped)
-		drm_gem_vunmap_unlocked(&s->obj->base, &s->map);
 	if (!IS_ERR_OR_NULL(s->obj))
 		drm_gem_object_put(&s->obj->base);
-	KUNIT_EXPECT_EQ(test, atomic_read(&s->tdev->ctx.objects), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&s->tdev->ctx.maps), 0);
-	KUNIT_EXPECT_TRUE(test, list_empty(&s->importer->imports));
-	KUNIT_EXPECT_EQ(test, atomic_read(&s->importer->objects), 0);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&s->tdev->ctx.objects), 0,
+			    "step %u, n=%u", armed, n);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&s->tdev->ctx.maps), 0,
+			    "step %u, n=%u", armed, n);
+	KUNIT_EXPECT_TRUE_MSG(test, list_empty(&s->importer->imports),
+			      "step %u, n=%u", armed, n);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&s->importer->objects), 0,
+			    "step %u, n=%u", armed, n);
 	/* The DRM device goes with its devres group, its context with it. */
 	devres_release_group(s->dev, group);
 	return ret;
@@ -1577,12 +1610,13 @@ static int drm_gem_vcm_test_sweep_pass(struct kunit *test,
 
 /*
  * Every allocation of an object's life on a device with a DMA context
- * failed in turn: the context's set-up, the object, its export, a peer's
- * attachment and mapping, the object's kernel mapping, another device's
- * import and the import's kernel mapping.  Each step is swept on its own, n =
- * 1, 2, ... until its last allocation passed; each pass either fails
- * with -ENOMEM or absorbs the failure, and leaves nothing counted (and
- * nothing kmemleak finds).
+ * failed in turn: the context's set-up, the object and its memory (in
+ * chunks), its export, a peer's attachment and placement (which moves
+ * the memory into one range), the peer's mapping (but the DMA API's),
+ * another device's import and its kernel mapping (the exporter's).
+ * Each step is swept on its own, n = 1, 2, ... until its last allocation
+ * passed; each pass either fails with -ENOMEM or absorbs the failure,
+ * and leaves nothing counted (and nothing kmemleak finds).
  */
 static void drm_gem_vcm_test_fail_nth_sweep(struct kunit *test)
 {
@@ -1598,6 +1632,7 @@ static void drm_gem_vcm_test_fail_nth_sweep(struct kunit *test)
 
 	/* A pass with nothing armed counts the steps. */
 	KUNIT_ASSERT_EQ(test, drm_gem_vcm_test_sweep_pass(test, &s, UINT_MAX, 0), 0);
+	KUNIT_EXPECT_EQ(test, s.moves, 1);
 	steps = s.step;
 	for (armed = 0; armed < steps; armed++) {
 		for (n = 1; n < 2000; n++) {
@@ -1607,6 +1642,12 @@ static void drm_gem_vcm_test_fail_nth_sweep(struct kunit *test)
 				KUNIT_ASSERT_EQ_MSG(test, ret, 0,
 						    "step %u, n=%u: no failure injected",
 						    armed, n);
+				/*
+				 * Each step allocates (but the DMA API's
+				 * mapping, held out): none swept for nothing.
+				 */
+				KUNIT_EXPECT_TRUE_MSG(test, n > 1 || armed == s.dma_step,
+						      "step %u allocates nothing", armed);
 				break;
 			}
 			if (ret) {
