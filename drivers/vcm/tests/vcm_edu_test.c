@@ -787,10 +787,11 @@ static int edu_sweep_steps(struct edu_sweep *s, struct device *dev)
 
 	/*
 	 * edu's DMA VCM, where the DMA API maps what is backed.  Its
-	 * mappings are not under fault injection: DMA-API debugging
-	 * allocates for each (its cacheline tracking, GFP_ATOMIC), and one
-	 * failure turns it off for the rest of the boot, with the entries
-	 * it tracked left for its dump to print the freed devices of.
+	 * memory and mappings are not under fault injection: DMA-API
+	 * debugging allocates for each (its cacheline tracking,
+	 * GFP_ATOMIC), and one failure turns it off for the rest of the
+	 * boot, with the entries it tracked left for its dump to print the
+	 * freed devices of.
 	 */
 	edu_step(s);
 	s->dvcm = vcm_create_dma();
@@ -804,7 +805,10 @@ static int edu_sweep_steps(struct edu_sweep *s, struct device *dev)
 	ret = vcm_constraint_of_vcm(s->dvcm, &c);
 	if (ret)
 		return ret;
+	/* From the DMA API (dma_alloc_pages()), which DMA-API debugging tracks. */
+	n = edu_fail_nth_pause();
 	s->dpm = vcm_phys_alloc_for(SZ_4M, 0, &c);
+	edu_fail_nth(n);
 	if (IS_ERR(s->dpm))
 		return PTR_ERR(s->dpm);
 	edu_step(s);

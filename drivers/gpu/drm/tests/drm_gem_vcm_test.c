@@ -1514,25 +1514,26 @@ static int drm_gem_vcm_test_sweep_steps(struct drm_gem_vcm_test_sweep *s)
 	s->attach = dma_buf_attach(s->dmabuf, s->peer);
 	if (IS_ERR(s->attach))
 		return PTR_ERR(s->attach);
-	/* The peer's placement, which moves the memory into one range. */
-	drm_gem_vcm_test_step(s);
-	ret = drm_gem_vcm_test_map(s->obj, s->peer);
-	if (ret)
-		return ret;
 	/*
-	 * Its DMA API mapping is not under fault injection: DMA-API
-	 * debugging allocates for each mapping (its cacheline tracking,
-	 * GFP_ATOMIC), and one failure turns it off for the rest of the
-	 * boot, with the entries it tracked left for its dump to print the
-	 * freed devices of.
+	 * The peer's placement, which moves the memory into one range from
+	 * the DMA API (dma_alloc_pages()), and its mapping are not under
+	 * fault injection: DMA-API debugging allocates for each (its
+	 * cacheline tracking, GFP_ATOMIC), and one failure turns it off for
+	 * the rest of the boot, with the entries it tracked left for its
+	 * dump to print the freed devices of.
 	 */
 	drm_gem_vcm_test_step(s);
 	s->dma_step = s->step - 1;
 	n = drm_gem_vcm_test_fail_nth_pause();
-	s->sgt = dma_buf_map_attachment_unlocked(s->attach, DMA_BIDIRECTIONAL);
+	ret = drm_gem_vcm_test_map(s->obj, s->peer);
+	if (!ret) {
+		s->sgt = dma_buf_map_attachment_unlocked(s->attach,
+							 DMA_BIDIRECTIONAL);
+		ret = PTR_ERR_OR_ZERO(s->sgt);
+	}
 	drm_gem_vcm_test_fail_nth(n);
-	if (IS_ERR(s->sgt))
-		return PTR_ERR(s->sgt);
+	if (ret)
+		return ret;
 	drm_gem_vcm_test_step(s);
 	s->import = drm_gem_vcm_prime_import(s->importer, s->dmabuf);
 	if (IS_ERR(s->import))
@@ -1611,9 +1612,9 @@ static int drm_gem_vcm_test_sweep_pass(struct kunit *test,
 /*
  * Every allocation of an object's life on a device with a DMA context
  * failed in turn: the context's set-up, the object and its memory (in
- * chunks), its export, a peer's attachment and placement (which moves
- * the memory into one range), the peer's mapping (but the DMA API's),
- * another device's import and its kernel mapping (the exporter's).
+ * chunks), its export, a peer's attachment, another device's import and
+ * its kernel mapping (the exporter's).  The peer's placement and mapping
+ * between them, which go through the DMA API, are held out.
  * Each step is swept on its own, n = 1, 2, ... until its last allocation
  * passed; each pass either fails with -ENOMEM or absorbs the failure,
  * and leaves nothing counted (and nothing kmemleak finds).
