@@ -24,7 +24,10 @@ SPLATS = [
         r"possible recursive locking", r"inconsistent lock state",
         r"suspicious RCU usage", r"INFO: task .* blocked",
         r"ODEBUG: ", r"\bUBSAN: ", r"list_(add|del) corruption",
-        r"soft lockup")
+        r"soft lockup",
+        # DMA-API debugging switching itself off (its own allocation
+        # failed): what it tracked is stale from then on.
+        r"dma-debug disabled", r"DMA-API: debugging out of memory")
 ]
 
 IGT_LINE = re.compile(r"^(Dynamic subtest|Subtest) (\S+): (SUCCESS|FAIL|SKIP|CRASH|TIMEOUT)")
