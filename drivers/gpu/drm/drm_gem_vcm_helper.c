@@ -1052,17 +1052,20 @@ static int drm_gem_vcm_mmap_import(struct drm_gem_vcm_object *obj,
  * that the memory does not move under it.  An import is mapped by its
  * exporter (dma_buf_mmap()).
  *
+ * The VMA is the caller's to bound, as for any GEM object: DRM's mmap
+ * (drm_gem_mmap()) finds it inside the object's fake offset, and the
+ * dma-buf core (with drm_gem_prime_mmap(), which adds the fake offset)
+ * inside the dma-buf.
+ *
  * Context: takes the object's reservation lock, under the mmap lock.
  * Return: 0; -EINVAL for a copy-on-write mapping (the pages are
- * PFN-mapped), one that reaches past the object, or an import whose
- * attachment is gone; the errors of drm_gem_vcm_populate() (-ENOMEM
+ * PFN-mapped) or an import whose attachment is gone; the errors of drm_gem_vcm_populate() (-ENOMEM
  * over the memory cgroup's limit) and VCM's; the error of
  * dma_buf_mmap().
  */
 int drm_gem_vcm_mmap(struct drm_gem_vcm_object *obj, struct vm_area_struct *vma)
 {
 	struct drm_gem_object *gem = &obj->base;
-	pgoff_t npages = gem->size >> PAGE_SHIFT, first;
 	int ret;
 
 	if (obj->imported)
@@ -1070,17 +1073,6 @@ int drm_gem_vcm_mmap(struct drm_gem_vcm_object *obj, struct vm_area_struct *vma)
 
 	/* Pages go in with vmf_insert_pfn(), which cannot do copy-on-write. */
 	if (is_cow_mapping(vma->vm_flags))
-		return -EINVAL;
-
-	/*
-	 * The offset is made on first use, before either path can run.
-	 * DRM checks the size of a GEM mapping and the dma-buf core that of
-	 * a dma-buf's; the fault handler counts on it: check here as well.
-	 */
-	if (vma->vm_pgoff < drm_vma_node_start(&gem->vma_node))
-		return -EINVAL;
-	first = drm_gem_vcm_vma_page(gem, vma->vm_pgoff);
-	if (first > npages || vma_pages(vma) > npages - first)
 		return -EINVAL;
 
 	/*

@@ -14,6 +14,7 @@
 #include <linux/dma-resv.h>
 #include <linux/gfp.h>
 #include <linux/iosys-map.h>
+#include <linux/limits.h>
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
@@ -29,6 +30,7 @@
 
 #include <kunit/device.h>
 #include <kunit/test.h>
+#include <kunit/test-bug.h>
 
 #include <drm/drm_device.h>
 #include <drm/drm_drv.h>
@@ -173,7 +175,9 @@ static int drm_gem_vcm_test_place(struct drm_gem_vcm_object *obj,
 /*
  * A new object has the size asked for in whole pages, the helper's
  * functions, no memory, and the device it was made on as its only user;
- * the context counts it until it is freed.
+ * the context counts it until it is freed.  A size of no page, or one
+ * that rounds up past SIZE_MAX, is refused with -EINVAL, and an import's
+ * size must be whole pages.
  */
 static void drm_gem_vcm_test_create_free(struct kunit *test)
 {
@@ -195,8 +199,12 @@ static void drm_gem_vcm_test_create_free(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->objects), 0);
 
 	KUNIT_EXPECT_EQ(test, PTR_ERR(drm_gem_vcm_create(ctx, 0)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(drm_gem_vcm_create(ctx, SIZE_MAX)), -EINVAL);
 	obj = drm_gem_vcm_create_import(ctx, SZ_4K + 1);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(obj), -EINVAL);
+	obj = drm_gem_vcm_create_import(ctx, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(obj), -EINVAL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->objects), 0);
 }
 
 /*
@@ -498,6 +506,53 @@ static void drm_gem_vcm_test_place_nomem(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, obj->need.flags, 0);
 	KUNIT_EXPECT_EQ(test, obj->need.devices, 1);
 	KUNIT_EXPECT_EQ(test, obj->moves, 0);
+}
+
+/*
+ * A mapping the driver made of the memory without counting it in
+ * map_count (here a reservation of the kernel's, backed behind the
+ * helper's back) does not let the memory move under it: VCM copies no
+ * memory that backs a reservation, and the move's -EINVAL is the
+ * refusal, recorded.  The new memory goes again (VCM's gauges, checked
+ * after the run, would count it); the memory, its contents, the needs
+ * and the moves are as they were.
+ */
+static void drm_gem_vcm_test_place_copy_fails(struct kunit *test)
+{
+	struct drm_gem_vcm_object *obj;
+	struct vcm_physmem *pm;
+	struct vcm_constraint c;
+	struct vcm_res *res;
+	u8 *vaddr;
+	int ret;
+
+	obj = drm_gem_vcm_test_create(test, TEST_SCATTERED);
+	KUNIT_ASSERT_EQ(test, drm_gem_vcm_test_populate(obj), 0);
+	pm = obj->physmem;
+	res = vcm_reserve(vcm_kernel(), TEST_SCATTERED, drm_gem_vcm_res_attr(obj));
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	ret = vcm_back(res, pm);
+	if (ret)
+		vcm_unreserve(res);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	vaddr = vcm_get_vaddr(res);
+	memset(vaddr, TEST_BYTE, TEST_SCATTERED);
+	vcm_constraint_init(&c);
+	c.flags = VCM_CONSTRAINT_CONTIGUOUS;
+	c.devices = 1;
+	KUNIT_EXPECT_NE(test, vcm_constraint_unmet(&c, pm), 0);
+
+	KUNIT_EXPECT_EQ(test, drm_gem_vcm_test_place(obj, &c, "uncounted"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, obj->refused, -EINVAL);
+	KUNIT_EXPECT_EQ(test, obj->refused_unmet, VCM_CONSTRAINT_CONTIGUOUS);
+	KUNIT_EXPECT_PTR_EQ(test, obj->physmem, pm);
+	KUNIT_EXPECT_EQ(test, obj->need.flags, 0);
+	KUNIT_EXPECT_EQ(test, obj->need.devices, 1);
+	KUNIT_EXPECT_EQ(test, obj->moves, 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(vaddr, TEST_BYTE, TEST_SCATTERED));
+
+	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
 }
 
 /*
@@ -922,6 +977,57 @@ static void drm_gem_vcm_test_prime_wc_allowed(struct kunit *test)
 }
 
 /*
+ * An importing driver syncs its mapped attachment around its device's
+ * DMA with drm_gem_vcm_prime_sync(): the helper's own table of the
+ * mapping, for that device and in its direction, which DMA-API
+ * debugging checks (a table synced that is not mapped for the device,
+ * or in another direction, warns).  The contents stay as the CPU wrote
+ * them; QEMU models no caches, so a missing sync is not seen here.  An
+ * attachment not mapped has nothing to sync: nothing is placed or
+ * allocated for it.
+ */
+static void drm_gem_vcm_test_prime_sync(struct kunit *test)
+{
+	struct dma_buf_attachment *attach;
+	struct drm_gem_vcm_dma_map *dmap;
+	struct drm_gem_vcm_object *obj;
+	struct dma_buf *dmabuf;
+	struct iosys_map map;
+	struct sg_table *sgt;
+	struct device *dma;
+
+	dma = drm_gem_vcm_test_dma_device(test, "drm-gem-vcm-sync");
+	dmabuf = drm_gem_vcm_test_export(test, &obj);
+	attach = dma_buf_attach(dmabuf, dma);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, attach);
+	drm_gem_vcm_prime_sync(attach, false);
+	drm_gem_vcm_prime_sync(attach, true);
+	KUNIT_EXPECT_NULL(test, attach->priv);
+	KUNIT_EXPECT_NULL(test, obj->physmem);
+	KUNIT_EXPECT_EQ(test, obj->need.flags, 0);
+
+	sgt = dma_buf_map_attachment_unlocked(attach, DMA_BIDIRECTIONAL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sgt);
+	dmap = attach->priv;
+	KUNIT_ASSERT_NOT_NULL(test, dmap);
+	KUNIT_EXPECT_PTR_EQ(test, dmap->dev, dma);
+	KUNIT_ASSERT_EQ(test, drm_gem_vmap_unlocked(&obj->base, &map), 0);
+	iosys_map_memset(&map, 0, TEST_BYTE, TEST_SIZE);
+	drm_gem_vcm_prime_sync(attach, false);
+	drm_gem_vcm_prime_sync(attach, true);
+	KUNIT_EXPECT_EQ(test, iosys_map_rd(&map, 0, u8), TEST_BYTE);
+	KUNIT_EXPECT_EQ(test, iosys_map_rd(&map, TEST_SIZE - 1, u8), TEST_BYTE);
+	KUNIT_EXPECT_PTR_EQ(test, attach->priv, dmap);
+	KUNIT_EXPECT_EQ(test, obj->map_count, 1);
+	drm_gem_vunmap_unlocked(&obj->base, &map);
+
+	dma_buf_unmap_attachment_unlocked(attach, sgt, DMA_BIDIRECTIONAL);
+	dma_buf_detach(dmabuf, attach);
+	KUNIT_EXPECT_EQ(test, obj->map_count, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&obj->ctx->maps), 0);
+}
+
+/*
  * Another device with a CPU context imports without mapping: an object
  * of its own, attached, holding the dma-buf, listed among its imports,
  * never exported again.  Its unplug gives the attachment back and takes
@@ -1022,6 +1128,51 @@ static void drm_gem_vcm_test_import_lock(struct kunit *test)
 }
 
 /*
+ * An import stands for its attachment's dma-buf, and once its device
+ * gave the attachment back (unplug) for the one it holds; an object of
+ * the helper's own stands for none.  Attached, the import is resident
+ * and its kernel mapping is the exporter's, which it reads and drops
+ * through the attachment's dma-buf; given back, it is not resident, and
+ * a new kernel mapping is refused with -EINVAL.
+ */
+static void drm_gem_vcm_test_import_dmabuf(struct kunit *test)
+{
+	struct drm_gem_vcm_context *other = drm_gem_vcm_test_importer(test);
+	struct drm_gem_vcm_object *obj, *imp;
+	struct iosys_map own, map;
+	struct drm_gem_object *gem;
+	struct dma_buf *dmabuf;
+
+	dmabuf = drm_gem_vcm_test_export(test, &obj);
+	KUNIT_EXPECT_NULL(test, drm_gem_vcm_import_dmabuf(obj));
+	gem = drm_gem_vcm_prime_import(other, dmabuf);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, gem);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							drm_gem_object_put_wrapper,
+							gem), 0);
+	imp = to_drm_gem_vcm_obj(gem);
+	KUNIT_EXPECT_PTR_EQ(test, drm_gem_vcm_import_dmabuf(imp), dmabuf);
+	KUNIT_EXPECT_EQ(test, drm_gem_vcm_status(imp), DRM_GEM_OBJECT_RESIDENT);
+
+	KUNIT_ASSERT_EQ(test, drm_gem_vmap_unlocked(&obj->base, &own), 0);
+	iosys_map_memset(&own, 0, TEST_BYTE, TEST_SIZE);
+	KUNIT_ASSERT_EQ(test, drm_gem_vmap_unlocked(gem, &map), 0);
+	KUNIT_EXPECT_EQ(test, iosys_map_rd(&map, TEST_SIZE - 1, u8), TEST_BYTE);
+	KUNIT_EXPECT_EQ(test, obj->vmap_use_count, 2);
+	drm_gem_vunmap_unlocked(gem, &map);
+	KUNIT_EXPECT_EQ(test, obj->vmap_use_count, 1);
+	drm_gem_vunmap_unlocked(&obj->base, &own);
+	KUNIT_EXPECT_EQ(test, obj->vmap_use_count, 0);
+
+	drm_gem_vcm_unplug(other);
+	KUNIT_EXPECT_PTR_EQ(test, drm_gem_vcm_import_dmabuf(imp), dmabuf);
+	KUNIT_EXPECT_EQ(test, drm_gem_vcm_status(imp), 0);
+	KUNIT_EXPECT_EQ(test, drm_gem_vmap_unlocked(gem, &map), -EINVAL);
+	KUNIT_EXPECT_EQ(test, obj->vmap_use_count, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&obj->ctx->maps), 0);
+}
+
+/*
  * drmm_gem_vcm_init() fails as VCM does and leaves the context as it
  * was, to be set up again: no one-to-one VCM exists below a DMA mask
  * that reaches no whole page; a DMA VCM takes no device without DMA, and
@@ -1053,6 +1204,87 @@ static void drm_gem_vcm_test_init_fail(struct kunit *test)
 	ret = drmm_gem_vcm_init(&tdev->drm, &tdev->ctx, DRM_GEM_VCM_DMA);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, vcm_get_type(tdev->ctx.vcm), VCM_DMA);
+}
+
+/*
+ * drmm_gem_vcm_init() refuses a context set up already (-EBUSY), a kind
+ * it does not know (-EINVAL), and a CPU context for a device the kernel
+ * VCM has already (VCM associates a device with a VCM once: -EINVAL).
+ * Each leaves the context it was given as it was; the kernel VCM,
+ * shared, is not freed by the failure, and objects still map through it.
+ */
+static void drm_gem_vcm_test_init_refused(struct kunit *test)
+{
+	struct drm_gem_vcm_context *ctx = test->priv;
+	struct vcm_avcm *avcm = ctx->avcm, *held;
+	struct drm_gem_vcm_test_device *tdev;
+	struct drm_gem_vcm_object *obj;
+	struct iosys_map map;
+	struct device *dev;
+	int ret;
+
+	ret = drmm_gem_vcm_init(ctx->drm, ctx, DRM_GEM_VCM_DMA);
+	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+	KUNIT_EXPECT_EQ(test, ctx->kind, DRM_GEM_VCM_CPU);
+	KUNIT_EXPECT_PTR_EQ(test, ctx->vcm, vcm_kernel());
+	KUNIT_EXPECT_PTR_EQ(test, ctx->avcm, avcm);
+
+	dev = kunit_device_register(test, "drm-gem-vcm-init-refused");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	tdev = drm_gem_vcm_test_drm(test, dev, &drm_gem_vcm_test_driver);
+	ret = drmm_gem_vcm_init(&tdev->drm, &tdev->ctx,
+				(enum drm_gem_vcm_kind)(DRM_GEM_VCM_ONE_TO_ONE + 1));
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	KUNIT_EXPECT_NULL(test, tdev->ctx.drm);
+	KUNIT_EXPECT_NULL(test, tdev->ctx.vcm);
+
+	held = vcm_assoc(vcm_kernel(), dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, held);
+	ret = drmm_gem_vcm_init(&tdev->drm, &tdev->ctx, DRM_GEM_VCM_CPU);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	KUNIT_EXPECT_NULL(test, tdev->ctx.drm);
+	KUNIT_EXPECT_NULL(test, tdev->ctx.vcm);
+	KUNIT_EXPECT_NULL(test, tdev->ctx.avcm);
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(held), 0);
+
+	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+	KUNIT_ASSERT_EQ(test, drm_gem_vmap_unlocked(&obj->base, &map), 0);
+	iosys_map_memset(&map, 0, TEST_BYTE, TEST_SIZE);
+	KUNIT_EXPECT_EQ(test, iosys_map_rd(&map, TEST_SIZE - 1, u8), TEST_BYTE);
+	drm_gem_vunmap_unlocked(&obj->base, &map);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->maps), 0);
+}
+
+/*
+ * drm_gem_vcm_unplug() does nothing for NULL or a context
+ * drmm_gem_vcm_init() did not set up (a driver's remove after a probe
+ * that failed first): the context is not marked unplugged, and once set
+ * up it imports.
+ */
+static void drm_gem_vcm_test_unplug_unset(struct kunit *test)
+{
+	struct drm_gem_vcm_test_device *tdev;
+	struct drm_gem_vcm_object *obj;
+	struct drm_gem_object *gem;
+	struct dma_buf *dmabuf;
+	struct device *dev;
+
+	dev = kunit_device_register(test, "drm-gem-vcm-unset");
+	tdev = drm_gem_vcm_test_drm(test, dev, &drm_gem_vcm_test_driver);
+	drm_gem_vcm_unplug(NULL);
+	drm_gem_vcm_unplug(&tdev->ctx);
+	KUNIT_EXPECT_FALSE(test, tdev->ctx.imports_revoked);
+	KUNIT_EXPECT_NULL(test, tdev->ctx.avcm);
+
+	KUNIT_ASSERT_EQ(test, drmm_gem_vcm_init(&tdev->drm, &tdev->ctx,
+						DRM_GEM_VCM_CPU), 0);
+	dmabuf = drm_gem_vcm_test_export(test, &obj);
+	gem = drm_gem_vcm_prime_import(&tdev->ctx, dmabuf);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, gem);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&tdev->ctx.imports), 1);
+	drm_gem_object_put(gem);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tdev->ctx.objects), 0);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&obj->users), 1);
 }
 
 /* The context of @kind of a DRM device of @drv on a DMA device @name. */
@@ -1182,6 +1414,69 @@ static void drm_gem_vcm_test_mmap_import(struct kunit *test)
 			     offset);
 	KUNIT_EXPECT_EQ(test, addr, (unsigned long)-EINVAL);
 	KUNIT_EXPECT_EQ(test, kref_read(&gem->refcount), refs);
+}
+
+/*
+ * A process maps an object through its dma-buf at a page offset: the
+ * object's fake offset is made first and added to it, and the page the
+ * process reads is the object's page at that offset.  The VMA is counted
+ * until it goes.
+ */
+static void drm_gem_vcm_test_dmabuf_mmap(struct kunit *test)
+{
+	struct drm_gem_vcm_object *obj;
+	struct dma_buf *dmabuf;
+	struct iosys_map map;
+	unsigned long addr;
+	u8 byte = 0;
+
+	dmabuf = drm_gem_vcm_test_export(test, &obj);
+	KUNIT_ASSERT_EQ(test, drm_gem_vmap_unlocked(&obj->base, &map), 0);
+	iosys_map_memset(&map, 0, 0, PAGE_SIZE);
+	iosys_map_memset(&map, PAGE_SIZE, TEST_BYTE, PAGE_SIZE);
+	drm_gem_vunmap_unlocked(&obj->base, &map);
+
+	addr = kunit_vm_mmap(test, dmabuf->file, 0, PAGE_SIZE, PROT_READ,
+			     MAP_SHARED, PAGE_SIZE);
+	KUNIT_ASSERT_TRUE(test, addr && !IS_ERR_VALUE(addr));
+	KUNIT_EXPECT_NE(test, drm_vma_node_start(&obj->base.vma_node), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&obj->user_vmas), 1);
+	KUNIT_EXPECT_EQ(test, copy_from_user(&byte, (u8 __user *)addr, 1), 0);
+	KUNIT_EXPECT_EQ(test, byte, TEST_BYTE);
+	KUNIT_EXPECT_EQ(test, vm_munmap(addr, PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&obj->user_vmas), 0);
+}
+
+/*
+ * An object larger than the device's whole space of fake offsets (one
+ * with no memory yet costs nothing) can have no offset: its dma-buf's
+ * mmap() fails with the offset manager's -ENOSPC before the object's
+ * mmap runs, and nothing is allocated, counted or held.
+ */
+static void drm_gem_vcm_test_dmabuf_mmap_nospace(struct kunit *test)
+{
+	u64 size = ((u64)DRM_FILE_PAGE_OFFSET_SIZE + 1) << PAGE_SHIFT;
+	struct drm_gem_vcm_object *obj;
+	struct dma_buf *dmabuf;
+	unsigned long addr;
+	unsigned int refs;
+
+	if (size > SIZE_MAX)
+		kunit_skip(test, "the space of fake offsets is all of size_t");
+	obj = drm_gem_vcm_test_create(test, size);
+	dmabuf = drm_gem_vcm_prime_export(&obj->base, O_RDWR);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dmabuf);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dma_buf_put_wrapper,
+							dmabuf), 0);
+	refs = kref_read(&obj->base.refcount);
+
+	addr = kunit_vm_mmap(test, dmabuf->file, 0, PAGE_SIZE, PROT_READ,
+			     MAP_SHARED, 0);
+	KUNIT_EXPECT_EQ(test, addr, (unsigned long)-ENOSPC);
+	KUNIT_EXPECT_EQ(test, drm_vma_node_start(&obj->base.vma_node), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&obj->user_vmas), 0);
+	KUNIT_EXPECT_NULL(test, obj->physmem);
+	KUNIT_EXPECT_EQ(test, kref_read(&obj->base.refcount), refs);
 }
 
 #define TEST_FOREIGN_ORDER	1
@@ -1336,6 +1631,24 @@ static void drm_gem_vcm_test_vmap_iomem(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dmabuf->vmapping_counter, 0);
 }
 
+/*
+ * Only the helper's own dma-bufs are told as objects: NULL is none, and
+ * another exporter's dma-buf is none whatever its private data (here
+ * the exporter's own).
+ */
+static void drm_gem_vcm_test_dmabuf_object(struct kunit *test)
+{
+	struct drm_gem_vcm_test_exporter *exp;
+	struct dma_buf *dmabuf;
+
+	KUNIT_EXPECT_NULL(test, drm_gem_vcm_dmabuf_object(NULL,
+							  &drm_gem_vcm_test_driver));
+	dmabuf = drm_gem_vcm_test_foreign(test, &exp);
+	KUNIT_EXPECT_NULL(test, drm_gem_vcm_dmabuf_object(dmabuf,
+							  &drm_gem_vcm_test_driver));
+	KUNIT_EXPECT_PTR_EQ(test, dmabuf->priv, exp);
+}
+
 static struct drm_gem_vcm_context *
 drm_gem_vcm_test_gem_vcm_ctx(struct drm_device *drm)
 {
@@ -1388,6 +1701,209 @@ static void drm_gem_vcm_test_import_short(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&dmabuf->attachments));
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->objects), 0);
 	KUNIT_EXPECT_TRUE(test, list_empty(&ctx->imports));
+}
+
+/*
+ * A device without an IOMMU imports another exporter's dma-buf as one
+ * DMA range: the import keeps its mapped table, whose one range covers
+ * the dma-buf, and has no physmem.  A mapping whose range is shorter
+ * than the dma-buf is refused with -EINVAL: the DRM core unmaps and
+ * detaches, and no object is left.
+ */
+static void drm_gem_vcm_test_import_one_to_one(struct kunit *test)
+{
+	struct drm_gem_vcm_test_exporter *exp;
+	struct drm_gem_vcm_context *ctx;
+	struct drm_gem_vcm_object *imp;
+	struct drm_gem_object *gem;
+	struct dma_buf *dmabuf;
+
+	ctx = drm_gem_vcm_test_context(test, "drm-gem-vcm-one-to-one-importer",
+				       &drm_gem_vcm_test_ops_driver,
+				       DRM_GEM_VCM_ONE_TO_ONE);
+	dmabuf = drm_gem_vcm_test_foreign(test, &exp);
+
+	gem = drm_gem_vcm_prime_import(ctx, dmabuf);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, gem);
+	imp = to_drm_gem_vcm_obj(gem);
+	KUNIT_EXPECT_TRUE(test, imp->imported);
+	KUNIT_EXPECT_NULL(test, imp->physmem);
+	KUNIT_EXPECT_PTR_EQ(test, gem->import_attach, imp->attach);
+	KUNIT_EXPECT_NOT_NULL(test, imp->sgt);
+	if (imp->sgt)
+		KUNIT_EXPECT_EQ(test, drm_prime_get_contiguous_size(imp->sgt),
+				TEST_FOREIGN);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&ctx->imports), 1);
+	drm_gem_object_put(gem);
+	KUNIT_EXPECT_EQ(test, exp->maps, 1);
+	KUNIT_EXPECT_EQ(test, exp->unmaps, 1);
+	KUNIT_EXPECT_TRUE(test, list_empty(&ctx->imports));
+
+	exp->mapped = PAGE_SIZE;
+	gem = drm_gem_vcm_prime_import(ctx, dmabuf);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(gem), -EINVAL);
+	KUNIT_EXPECT_EQ(test, exp->maps, 2);
+	KUNIT_EXPECT_EQ(test, exp->unmaps, 2);
+	KUNIT_EXPECT_TRUE(test, list_empty(&dmabuf->attachments));
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->objects), 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&ctx->imports));
+}
+
+/* A driver that makes objects of one page at most: -E2BIG for larger. */
+static struct drm_gem_object *
+drm_gem_vcm_test_gem_create_small(struct drm_device *dev, size_t size)
+{
+	struct drm_gem_vcm_object *obj;
+
+	if (size > PAGE_SIZE)
+		return ERR_PTR(-E2BIG);
+	obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	return obj ? &obj->base : ERR_PTR(-ENOMEM);
+}
+
+static const struct drm_driver drm_gem_vcm_test_small_driver = {
+	.driver_features = DRIVER_GEM,
+	.fops = &drm_gem_vcm_test_fops,
+	.gem_create_object = drm_gem_vcm_test_gem_create_small,
+	DRM_GEM_VCM_DRIVER_OPS(drm_gem_vcm_test),
+	.name = "drm-gem-vcm-test",
+	.desc = "GEM VCM helper KUnit test",
+	.major = 1,
+};
+
+/*
+ * The driver's gem_create_object refuses an object: drm_gem_vcm_create()
+ * and the imports of every kind of device give its errno back and leave
+ * nothing: the physmem a DMA device made of its mapping goes again
+ * (VCM's gauges, checked after the run, would count it), the exporter's
+ * mappings and attachments go, and no object or import is counted.  The
+ * DMA and one-to-one devices map the dma-buf, the CPU one does not.
+ */
+static void drm_gem_vcm_test_create_refused(struct kunit *test)
+{
+	static const enum drm_gem_vcm_kind kinds[] = {
+		DRM_GEM_VCM_CPU, DRM_GEM_VCM_DMA, DRM_GEM_VCM_ONE_TO_ONE,
+	};
+	struct drm_gem_vcm_test_exporter *exp;
+	struct drm_gem_vcm_context *ctx;
+	struct drm_gem_vcm_object *obj;
+	struct drm_gem_object *gem;
+	struct dma_buf *dmabuf;
+	unsigned int i;
+	char name[32];
+
+	dmabuf = drm_gem_vcm_test_foreign(test, &exp);
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		snprintf(name, sizeof(name), "drm-gem-vcm-small.%u", i);
+		ctx = drm_gem_vcm_test_context(test, name,
+					       &drm_gem_vcm_test_small_driver,
+					       kinds[i]);
+		obj = drm_gem_vcm_create(ctx, PAGE_SIZE);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, obj);
+		drm_gem_object_put(&obj->base);
+		obj = drm_gem_vcm_create(ctx, 2 * PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(obj), -E2BIG);
+
+		gem = drm_gem_vcm_prime_import(ctx, dmabuf);
+		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(gem), -E2BIG,
+				    "kind %d", kinds[i]);
+		KUNIT_EXPECT_EQ(test, exp->unmaps, exp->maps);
+		KUNIT_EXPECT_TRUE(test, list_empty(&dmabuf->attachments));
+		KUNIT_EXPECT_EQ(test, atomic_read(&ctx->objects), 0);
+		KUNIT_EXPECT_TRUE(test, list_empty(&ctx->imports));
+	}
+	KUNIT_EXPECT_EQ(test, exp->maps, 2);
+}
+
+/*
+ * The objects of this driver unplug their device when their last
+ * reference goes, before the helper frees them: the unplug finds an
+ * import whose last reference went and that its free has not unlisted
+ * yet, as when a client's last put of an import races the device's
+ * unplug.
+ */
+static void drm_gem_vcm_test_free_unplug(struct drm_gem_object *gem)
+{
+	struct drm_gem_vcm_object *obj = to_drm_gem_vcm_obj(gem);
+	struct kunit *test = kunit_get_current_test();
+
+	drm_gem_vcm_unplug(drm_gem_vcm_test_gem_vcm_ctx(gem->dev));
+	/* Left to its free: no reference taken, the attachment kept. */
+	if (test) {
+		KUNIT_EXPECT_EQ(test, kref_read(&gem->refcount), 0);
+		KUNIT_EXPECT_NOT_NULL(test, obj->attach);
+		KUNIT_EXPECT_PTR_EQ(test, gem->import_attach, obj->attach);
+		KUNIT_EXPECT_NULL(test, obj->revoked);
+	}
+	drm_gem_vcm_free(obj);
+}
+
+static const struct drm_gem_object_funcs drm_gem_vcm_test_unplug_funcs = {
+	.free = drm_gem_vcm_test_free_unplug,
+	.print_info = drm_gem_vcm_object_print_info,
+	.status = drm_gem_vcm_object_status,
+	.export = drm_gem_vcm_prime_export,
+	.vmap = drm_gem_vcm_object_vmap,
+	.vunmap = drm_gem_vcm_object_vunmap,
+	.mmap = drm_gem_vcm_object_mmap,
+	.vm_ops = &drm_gem_vcm_vm_ops,
+};
+
+static struct drm_gem_object *
+drm_gem_vcm_test_gem_create_unplug(struct drm_device *dev, size_t size)
+{
+	struct drm_gem_vcm_object *obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+
+	if (!obj)
+		return ERR_PTR(-ENOMEM);
+	obj->base.funcs = &drm_gem_vcm_test_unplug_funcs;
+	return &obj->base;
+}
+
+static const struct drm_driver drm_gem_vcm_test_unplug_driver = {
+	.driver_features = DRIVER_GEM,
+	.fops = &drm_gem_vcm_test_fops,
+	.gem_create_object = drm_gem_vcm_test_gem_create_unplug,
+	.name = "drm-gem-vcm-test",
+	.desc = "GEM VCM helper KUnit test",
+	.major = 1,
+};
+
+/*
+ * An unplug that comes after an import's last reference went leaves the
+ * import to its free: it takes no reference of it and does not give its
+ * attachment back, which the free does.  The unplug still takes no more
+ * imports; the exporter's users and the dma-buf's references are as
+ * before the import.
+ */
+static void drm_gem_vcm_test_unplug_freeing(struct kunit *test)
+{
+	struct drm_gem_vcm_context *other;
+	struct drm_gem_vcm_object *obj;
+	struct drm_gem_object *gem;
+	struct dma_buf *dmabuf;
+	long count;
+
+	other = drm_gem_vcm_test_context(test, "drm-gem-vcm-unplug-at-free",
+					 &drm_gem_vcm_test_unplug_driver,
+					 DRM_GEM_VCM_CPU);
+	dmabuf = drm_gem_vcm_test_export(test, &obj);
+	count = file_count(dmabuf->file);
+	gem = drm_gem_vcm_prime_import(other, dmabuf);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, gem);
+	KUNIT_EXPECT_PTR_EQ(test, gem->funcs, &drm_gem_vcm_test_unplug_funcs);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&other->imports), 1);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&obj->users), 2);
+
+	drm_gem_object_put(gem);
+	KUNIT_EXPECT_TRUE(test, other->imports_revoked);
+	KUNIT_EXPECT_TRUE(test, list_empty(&other->imports));
+	KUNIT_EXPECT_EQ(test, atomic_read(&other->objects), 0);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&obj->users), 1);
+	KUNIT_EXPECT_EQ(test, file_count(dmabuf->file), count);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR_OR_ZERO(drm_gem_vcm_prime_import(other, dmabuf)),
+			-ENODEV);
 }
 
 #ifdef CONFIG_FAULT_INJECTION
@@ -1687,6 +2203,7 @@ static struct kunit_case drm_gem_vcm_test_cases[] = {
 	KUNIT_CASE(drm_gem_vcm_test_place_busy),
 	KUNIT_CASE(drm_gem_vcm_test_place_impossible),
 	KUNIT_CASE(drm_gem_vcm_test_place_nomem),
+	KUNIT_CASE(drm_gem_vcm_test_place_copy_fails),
 	KUNIT_CASE(drm_gem_vcm_test_users),
 	KUNIT_CASE(drm_gem_vcm_test_attach_map),
 	KUNIT_CASE(drm_gem_vcm_test_map_busy),
@@ -1696,13 +2213,23 @@ static struct kunit_case drm_gem_vcm_test_cases[] = {
 	KUNIT_CASE(drm_gem_vcm_test_prime_export),
 	KUNIT_CASE(drm_gem_vcm_test_prime_wc),
 	KUNIT_CASE(drm_gem_vcm_test_prime_wc_allowed),
+	KUNIT_CASE(drm_gem_vcm_test_prime_sync),
 	KUNIT_CASE(drm_gem_vcm_test_prime_import),
 	KUNIT_CASE(drm_gem_vcm_test_import_lock),
+	KUNIT_CASE(drm_gem_vcm_test_import_dmabuf),
 	KUNIT_CASE(drm_gem_vcm_test_init_fail),
+	KUNIT_CASE(drm_gem_vcm_test_init_refused),
+	KUNIT_CASE(drm_gem_vcm_test_unplug_unset),
 	KUNIT_CASE(drm_gem_vcm_test_dumb_create),
 	KUNIT_CASE(drm_gem_vcm_test_mmap_import),
+	KUNIT_CASE(drm_gem_vcm_test_dmabuf_mmap),
+	KUNIT_CASE(drm_gem_vcm_test_dmabuf_mmap_nospace),
 	KUNIT_CASE(drm_gem_vcm_test_vmap_iomem),
+	KUNIT_CASE(drm_gem_vcm_test_dmabuf_object),
 	KUNIT_CASE(drm_gem_vcm_test_import_short),
+	KUNIT_CASE(drm_gem_vcm_test_import_one_to_one),
+	KUNIT_CASE(drm_gem_vcm_test_create_refused),
+	KUNIT_CASE(drm_gem_vcm_test_unplug_freeing),
 	KUNIT_CASE_SLOW(drm_gem_vcm_test_fail_nth_sweep),
 	{}
 };
