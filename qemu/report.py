@@ -5,8 +5,8 @@
 Counts every igt subtest (each dynamic subtest on its own), every KUnit
 case and every libdrm tool run; compares non-passing results with
 igt-tests/expectations.txt; adds one failure per kernel splat found in the
-guest's log (BUG, WARNING, Oops, KASAN, lockdep, kmemleak) and one for a
-guest that did not finish.  A second configuration's run, in a folder of
+guest's log (BUG, WARNING, Oops, KASAN, lockdep, kmemleak, DMA-API
+debugging turning itself off) and one for a guest that did not finish.  A second configuration's run, in a folder of
 OUT named after it (passthrough: the guest with iommu.passthrough=1), is
 judged the same way, its results named "<configuration>:<name>".  Prints
 the failures, then the closing line 'N passed, N failed, N skipped';

@@ -1053,9 +1053,10 @@ static int drm_gem_vcm_mmap_import(struct drm_gem_vcm_object *obj,
  * exporter (dma_buf_mmap()).
  *
  * The VMA is the caller's to bound, as for any GEM object: DRM's mmap
- * (drm_gem_mmap()) finds it inside the object's fake offset, and the
- * dma-buf core (with drm_gem_prime_mmap(), which adds the fake offset)
- * inside the dma-buf.
+ * (drm_gem_mmap()) starts it exactly at the object's fake offset, no
+ * longer than the object, and the dma-buf core keeps it inside the
+ * dma-buf before drm_gem_prime_mmap() adds the fake offset.  A driver
+ * that calls this itself must bound the VMA the same way.
  *
  * Context: takes the object's reservation lock, under the mmap lock.
  * Return: 0; -EINVAL for a copy-on-write mapping (the pages are
