@@ -182,6 +182,34 @@ size_t vcm_get_res_num_ptes(const struct vcm_res *res)
 }
 EXPORT_SYMBOL_GPL(vcm_get_res_num_ptes);
 
+/*
+ * The device address of the byte at @offset of @res, placed: a DMA VCM's
+ * backing is in the segments the DMA API mapped it in (or its exporter,
+ * for a physmem of device addresses), which need not be adjacent; any
+ * other maps the whole physmem from its start.
+ */
+static int vcm_res_addr_at(const struct vcm_res *res, size_t offset,
+			   dma_addr_t *addr)
+{
+	struct sg_table *sgt;
+	struct scatterlist *sg;
+	unsigned int i;
+
+	if (res->vcm->type != VCM_DMA) {
+		*addr = res->dev_addr + offset;
+		return 0;
+	}
+	sgt = res->dma_sgt ?: &res->physmem->sgt;
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		if (offset < sg_dma_len(sg)) {
+			*addr = sg_dma_address(sg) + offset;
+			return 0;
+		}
+		offset -= sg_dma_len(sg);
+	}
+	return -ENOENT;
+}
+
 /**
  * vcm_translate() - translate a device address from one VCM to another
  * @src: a live VCM, the source
@@ -190,7 +218,9 @@ EXPORT_SYMBOL_GPL(vcm_get_res_num_ptes);
  * @dst_addr: output, the address in @dst of the same byte of memory
  *
  * The address is only good while the reservations at both ends stay
- * backed, which is up to their owners.
+ * backed, which is up to their owners.  In a DMA VCM it is the address in
+ * the segment of the DMA mapping that holds the byte: the bytes after it
+ * are at the following addresses only up to that segment's end.
  *
  * Context: Process context; takes the VCM's lock and the physmem's lock.
  * Return: 0, -EINVAL for a NULL or ERR_PTR() VCM or a NULL @dst_addr,
@@ -212,13 +242,16 @@ int vcm_translate(struct vcm *src, dma_addr_t src_addr, struct vcm *dst,
 	res = vcm_res_lookup(src, src_addr);
 	if (res && res->physmem) {
 		pm = res->physmem;
-		/* Every backing of a physmem maps all of it, from its start. */
+		/*
+		 * Every backing of a physmem maps all of it, from its start.
+		 * A DMA VCM's reservations have no place in its space, so
+		 * the source is of another kind: its addresses are linear.
+		 */
 		offset = src_addr - res->dev_addr;
 		mutex_lock(&pm->lock);
 		list_for_each_entry(r, &pm->res_list, phys_node) {
 			if (r->vcm == dst && r->placed) {
-				*dst_addr = r->dev_addr + offset;
-				ret = 0;
+				ret = vcm_res_addr_at(r, offset, dst_addr);
 				break;
 			}
 		}

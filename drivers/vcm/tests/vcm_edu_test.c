@@ -469,6 +469,53 @@ static void vcm_edu_test_unbacked(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_phys(test, probe), 0);
 }
 
+/*
+ * What edu may do follows the reservation's attributes: one of VCM_READ
+ * alone is mapped without IOMMU_WRITE.  edu reads it, and what it read
+ * lands in a cached reservation; edu's write into it is stopped by the
+ * SMMU and leaves the memory as it was.
+ */
+static void vcm_edu_test_read_only(struct kunit *test)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+	struct vcm_physmem *src, *dst;
+	struct vcm_res *ro, *rw;
+	dma_addr_t ro_iova, rw_iova;
+	size_t off;
+
+	src = new_phys(test, SZ_64K, 0, 0);
+	dst = new_phys(test, SZ_64K, 0, 0);
+	vcm_fill_pattern(src, 0x9000);
+	vcm_fill_pattern(dst, 0xa000);
+	ro = vcm_reserve(ctx->vcm, SZ_64K, VCM_READ | VCM_WC);
+	rw = vcm_reserve(ctx->vcm, SZ_64K, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ro);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rw);
+	KUNIT_ASSERT_EQ(test, vcm_back(ro, src), 0);
+	KUNIT_ASSERT_EQ(test, vcm_back(rw, dst), 0);
+	KUNIT_EXPECT_GT(test, vcm_get_res_num_ptes(ro), 0);
+	ro_iova = vcm_get_dev_addr(ro);
+	rw_iova = vcm_get_dev_addr(rw);
+
+	edu_copy(test, ro_iova + SZ_4K, rw_iova + SZ_8K, EDU_XFER);
+	for (off = 0; off < EDU_XFER; off += 4)
+		KUNIT_ASSERT_EQ(test, read_word(dst, SZ_8K + off),
+				vcm_pattern_at(src, 0x9000, SZ_4K + off));
+
+	/* edu's buffer gets dst's first words; they go nowhere in src. */
+	KUNIT_ASSERT_EQ(test, vcm_edu_dma(vcm_edu, rw_iova, 0, EDU_XFER, false), 0);
+	KUNIT_ASSERT_EQ(test, vcm_edu_dma(vcm_edu, ro_iova, 0, EDU_XFER, true), 0);
+	for (off = 0; off < EDU_XFER; off += 4)
+		KUNIT_ASSERT_EQ(test, read_word(src, off), vcm_pattern_at(src, 0x9000, off));
+
+	KUNIT_EXPECT_EQ(test, vcm_unback(ro), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unback(rw), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(ro), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(rw), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, src), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, dst), 0);
+}
+
 struct vcm_edu_fault {
 	struct device *dev;
 	dma_addr_t addr;
@@ -972,6 +1019,7 @@ static struct kunit_case vcm_edu_test_cases[] = {
 	KUNIT_CASE(vcm_edu_test_from_dma),
 	KUNIT_CASE(vcm_edu_test_dma_kind),
 	KUNIT_CASE(vcm_edu_test_unbacked),
+	KUNIT_CASE(vcm_edu_test_read_only),
 	KUNIT_CASE(vcm_edu_test_fault_hook),
 	KUNIT_CASE(vcm_edu_test_domains),
 	KUNIT_CASE(vcm_edu_test_range_errors),

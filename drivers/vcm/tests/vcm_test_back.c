@@ -236,6 +236,52 @@ static void vcm_test_back_snooping_dev(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 }
 
+/* Whether a write to @p faults, handled as copy_to_kernel_nofault() does. */
+static bool write_faults(u32 *p)
+{
+	u32 v = 0;
+
+	pagefault_disable();
+	__put_kernel_nofault(p, &v, u32, fault);
+	pagefault_enable();
+	return false;
+fault:
+	pagefault_enable();
+	return true;
+}
+
+/*
+ * A kernel reservation without VCM_WRITE is mapped read-only: the CPU
+ * reads the memory through it as it is, and a write through it faults.
+ * A reservation of another kind than DMA has no table of device
+ * addresses, and the syncs of the DMA kind do nothing for it.
+ */
+static void vcm_test_back_read_only(struct kunit *test)
+{
+	struct vcm *k = kernel_vcm(test);
+	struct vcm_physmem *pm = new_phys(test, SZ_64K, 0, 0);
+	struct vcm_res *res = vcm_reserve(k, SZ_64K, VCM_READ | VCM_WB_WA);
+	size_t off;
+	u32 *vaddr;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	vcm_fill_pattern(pm, 0x3000);
+	KUNIT_ASSERT_EQ(test, vcm_back(res, pm), 0);
+	vaddr = vcm_get_vaddr(res);
+	KUNIT_ASSERT_NOT_NULL(test, vaddr);
+	KUNIT_EXPECT_TRUE(test, write_faults(vaddr));
+	KUNIT_EXPECT_NULL(test, vcm_get_dma_sgt(res));
+	vcm_sync_for_device(res);
+	vcm_sync_for_cpu(res);
+	for (off = 0; off < SZ_64K; off += SZ_4K + 4)
+		KUNIT_EXPECT_EQ(test, vaddr[off / 4], vcm_pattern_at(pm, 0x3000, off));
+
+	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
+	KUNIT_EXPECT_NULL(test, vcm_get_vaddr(res));
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+}
+
 static void vcm_test_one_to_one(struct kunit *test)
 {
 	struct device *dev = kunit_device_register(test, "vcm-o2o");
@@ -323,6 +369,211 @@ static void vcm_test_one_to_one_mask(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, avcm);
 	KUNIT_EXPECT_EQ(test, vcm_deassoc(avcm), 0);
 	KUNIT_EXPECT_EQ(test, free_vcm(test, o), 0);
+}
+
+/* The 128K of vcm_test_one_to_one_align(), freed when the case ends. */
+static void vcm_test_free_128k(void *page)
+{
+	__free_pages(page, get_order(SZ_128K));
+}
+
+/*
+ * A one-to-one reservation is placed at the physical address of its
+ * backing: without a VCM_ALIGN_* of its own it is placed there even where
+ * its default alignment (64K for 64K) does not hold; with one the memory
+ * does not meet, vcm_back() fails with -EINVAL and leaves it unplaced
+ * and unbacked; with one the memory meets, it is placed.  A clone of the
+ * VCM has the placed reservation at the same address, backed with the
+ * same memory, and the unplaced ones unplaced.
+ */
+static void vcm_test_one_to_one_align(struct kunit *test)
+{
+	struct vcm_res *a, *b, *c, *ca, *first;
+	struct vcm_physmem *hi;
+	struct vcm *o, *clone;
+	struct page *page;
+	phys_addr_t phys;
+	dma_addr_t out;
+
+	page = alloc_pages(GFP_KERNEL | __GFP_NOWARN, get_order(SZ_128K));
+	if (!page)
+		kunit_skip(test, "no 128K of contiguous memory");
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vcm_test_free_128k, page),
+			0);
+	/* One page into a 128K-aligned range: not 64K-aligned (4K, 16K pages). */
+	phys = page_to_phys(page) + PAGE_SIZE;
+	o = own_vcm(test, vcm_create_one_to_one(page_to_phys(page), SZ_128K));
+	hi = own_phys(test, vcm_phys_from_range(phys, SZ_64K));
+
+	a = vcm_reserve(o, SZ_64K, RW_CACHED);
+	b = vcm_reserve(o, SZ_64K, RW_CACHED | VCM_ALIGN_64K);
+	c = vcm_reserve(o, SZ_64K, RW_CACHED | VCM_ALIGN_ATTR(PAGE_SHIFT));
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+
+	KUNIT_ASSERT_EQ(test, vcm_back(a, hi), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(a), (dma_addr_t)phys);
+	KUNIT_EXPECT_EQ(test, vcm_unback(a), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(a), DMA_MAPPING_ERROR);
+
+	if (PAGE_SIZE < SZ_64K) {
+		KUNIT_EXPECT_EQ(test, vcm_back(b, hi), -EINVAL);
+		KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(b), DMA_MAPPING_ERROR);
+		KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_from_res(b)), -ENOENT);
+		KUNIT_EXPECT_NULL(test, vcm_get_res(o, phys));
+	}
+
+	KUNIT_ASSERT_EQ(test, vcm_back(c, hi), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(c), (dma_addr_t)phys);
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_res(o, phys + SZ_4K), c);
+
+	clone = own_vcm(test, vcm_clone(o));
+	KUNIT_EXPECT_EQ(test, vcm_get_num_res(clone), 3);
+	ca = vcm_get_res(clone, phys + SZ_4K);
+	KUNIT_ASSERT_NOT_NULL(test, ca);
+	KUNIT_EXPECT_PTR_NE(test, ca, c);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(ca), (dma_addr_t)phys);
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_physmem_from_res(ca), hi);
+	KUNIT_EXPECT_EQ(test, vcm_translate(o, phys + 8, clone, &out), 0);
+	KUNIT_EXPECT_EQ(test, out, (dma_addr_t)phys + 8);
+	/* The clone of a, first in the list, is unplaced as a is. */
+	first = vcm_get_next_res(clone, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, first);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(first), DMA_MAPPING_ERROR);
+
+	KUNIT_EXPECT_EQ(test, vcm_unback(ca), 0);
+	while ((ca = vcm_get_next_res(clone, NULL)))
+		KUNIT_ASSERT_EQ(test, vcm_unreserve(ca), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, clone), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unback(c), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(a), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(b), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(c), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, hi), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, o), 0);
+}
+
+/* The DMA address of the byte at @off of a mapped table, or 0. */
+static dma_addr_t dma_addr_at(struct sg_table *sgt, size_t off)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		if (off < sg_dma_len(sg))
+			return sg_dma_address(sg) + off;
+		off -= sg_dma_len(sg);
+	}
+	return 0;
+}
+
+/*
+ * A DMA VCM of a device without an IOMMU, which the DMA API maps for
+ * directly.  Without its device, or while the association is inactive,
+ * vcm_back() fails with -ENODEV and leaves the reservation unbacked; the
+ * VCM's constraint without a device allows any memory.  Backed while
+ * active, a reservation gets the address of its DMA table, no IOMMU
+ * entries, and the direction its attributes allow; the CPU's data is
+ * intact after a sync for the device and back.  Deactivation unmaps the
+ * backed reservations and keeps them backed (vcm_translate() finds no
+ * address there), activation maps them again and leaves an unbacked one
+ * unplaced; an active association is not removed (-EBUSY), nor
+ * deactivated twice (-ENOENT).
+ */
+static void vcm_test_dma_direct(struct kunit *test)
+{
+	struct device *dev = kunit_device_register(test, "vcm-dma-direct");
+	struct vcm *k = kernel_vcm(test), *dvcm;
+	struct vcm_res *rd, *wr, *un, *rk;
+	struct vcm_physmem *pm, *wpm;
+	struct vcm_constraint c;
+	struct vcm_avcm *avcm;
+	dma_addr_t addr, out;
+	size_t off;
+	u32 *cpu;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	dev->dma_mask = &dev->coherent_dma_mask;
+	KUNIT_ASSERT_EQ(test, dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64)), 0);
+	dvcm = own_vcm(test, vcm_create_dma());
+	pm = new_phys(test, SZ_64K, 0, 0);
+	wpm = new_phys(test, SZ_64K, 0, 0);
+	rd = vcm_reserve(dvcm, SZ_64K, VCM_READ | VCM_WB_WA);
+	wr = vcm_reserve(dvcm, SZ_64K, VCM_WRITE | VCM_WB_WA);
+	un = vcm_reserve(dvcm, SZ_64K, RW_CACHED);
+	rk = vcm_reserve(k, SZ_64K, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rd);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, un);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
+
+	KUNIT_EXPECT_EQ(test, vcm_back(rd, pm), -ENODEV);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_from_res(rd)), -ENOENT);
+	KUNIT_ASSERT_EQ(test, vcm_constraint_of_vcm(dvcm, &c), 0);
+	KUNIT_EXPECT_EQ(test, c.flags, 0);
+	KUNIT_EXPECT_EQ(test, c.dma_limit, PHYS_ADDR_MAX);
+	KUNIT_EXPECT_NULL(test, c.dev);
+
+	avcm = vcm_assoc(dvcm, dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, avcm);
+	KUNIT_EXPECT_EQ(test, vcm_back(rd, pm), -ENODEV);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_from_res(rd)), -ENOENT);
+	KUNIT_ASSERT_EQ(test, vcm_activate(avcm), 0);
+
+	vcm_fill_pattern(pm, 0x4000);
+	KUNIT_ASSERT_EQ(test, vcm_back(rd, pm), 0);
+	KUNIT_ASSERT_EQ(test, vcm_back(wr, wpm), 0);
+	KUNIT_ASSERT_EQ(test, vcm_back(rk, pm), 0);
+	KUNIT_EXPECT_EQ(test, rd->dma_dir, DMA_TO_DEVICE);
+	KUNIT_EXPECT_EQ(test, wr->dma_dir, DMA_FROM_DEVICE);
+	addr = vcm_get_dev_addr(rd);
+	KUNIT_EXPECT_NE(test, addr, DMA_MAPPING_ERROR);
+	KUNIT_ASSERT_NOT_NULL(test, vcm_get_dma_sgt(rd));
+	KUNIT_EXPECT_EQ(test, vcm_get_res_num_ptes(rd), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(un), DMA_MAPPING_ERROR);
+
+	cpu = vcm_get_vaddr(rk);
+	KUNIT_ASSERT_NOT_NULL(test, cpu);
+	/* In the segment of the DMA mapping that holds the byte. */
+	KUNIT_ASSERT_EQ(test, vcm_translate(k, (uintptr_t)cpu + SZ_8K + 8, dvcm,
+					    &out), 0);
+	KUNIT_EXPECT_EQ(test, out, dma_addr_at(vcm_get_dma_sgt(rd), SZ_8K + 8));
+	vcm_sync_for_device(rd);
+	vcm_sync_for_cpu(rd);
+	for (off = 0; off < SZ_64K; off += SZ_4K + 4)
+		KUNIT_EXPECT_EQ(test, cpu[off / 4], vcm_pattern_at(pm, 0x4000, off));
+
+	KUNIT_ASSERT_EQ(test, vcm_deactivate(avcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_deactivate(avcm), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(rd), DMA_MAPPING_ERROR);
+	KUNIT_EXPECT_NULL(test, vcm_get_dma_sgt(rd));
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_physmem_from_res(rd), pm);
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_physmem_from_res(wr), wpm);
+	KUNIT_EXPECT_EQ(test, vcm_translate(k, (uintptr_t)cpu, dvcm, &out), -ENOENT);
+
+	KUNIT_ASSERT_EQ(test, vcm_activate(avcm), 0);
+	KUNIT_EXPECT_NE(test, vcm_get_dev_addr(rd), DMA_MAPPING_ERROR);
+	KUNIT_EXPECT_NE(test, vcm_get_dev_addr(wr), DMA_MAPPING_ERROR);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(un), DMA_MAPPING_ERROR);
+	KUNIT_EXPECT_NOT_NULL(test, vcm_get_dma_sgt(rd));
+	KUNIT_EXPECT_NULL(test, vcm_get_dma_sgt(un));
+	KUNIT_EXPECT_EQ(test, vcm_translate(k, (uintptr_t)cpu, dvcm, &out), 0);
+	KUNIT_EXPECT_EQ(test, out, vcm_get_dev_addr(rd));
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(avcm), -EBUSY);
+
+	KUNIT_EXPECT_EQ(test, vcm_unback(rd), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unback(wr), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unback(rk), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(rd), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(wr), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(un), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(rk), 0);
+	KUNIT_EXPECT_EQ(test, vcm_deactivate(avcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(avcm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, wpm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, dvcm), 0);
 }
 
 /*
@@ -582,11 +833,14 @@ static void vcm_test_clone(struct kunit *test)
 
 static struct kunit_case vcm_test_back_cases[] = {
 	KUNIT_CASE(vcm_test_back_kernel),
+	KUNIT_CASE(vcm_test_back_read_only),
 	KUNIT_CASE(vcm_test_cache_conflict),
 	KUNIT_CASE(vcm_test_cache_maintenance),
 	KUNIT_CASE(vcm_test_back_snooping_dev),
 	KUNIT_CASE(vcm_test_one_to_one),
 	KUNIT_CASE(vcm_test_one_to_one_mask),
+	KUNIT_CASE(vcm_test_one_to_one_align),
+	KUNIT_CASE(vcm_test_dma_direct),
 	KUNIT_CASE(vcm_test_dev_addr_chunks),
 	KUNIT_CASE(vcm_test_assoc),
 	KUNIT_CASE(vcm_test_shared_physmem),

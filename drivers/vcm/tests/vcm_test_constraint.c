@@ -181,6 +181,44 @@ static void vcm_test_constraint_of(struct kunit *test)
 }
 
 /*
+ * A constraint follows the associations of a VCM: a one-to-one VCM names
+ * the device of its association as the one memory is allocated through,
+ * below the lower of its range's end and the device's mask; a device
+ * with a streaming but no coherent DMA mask has no constraint (-EINVAL).
+ * An association alone keeps a VCM from being freed (-EBUSY) until it is
+ * removed.
+ */
+static void vcm_test_constraint_of_assoc(struct kunit *test)
+{
+	u64 *mask = kunit_kzalloc(test, sizeof(*mask), GFP_KERNEL);
+	struct device *d32 = direct_dev(test, DMA_BIT_MASK(32));
+	struct device *nomask = kunit_device_register(test, "vcm-no-coherent-mask");
+	struct vcm *o = own_vcm(test, vcm_create_one_to_one(0, SZ_2G));
+	struct vcm_constraint c;
+	struct vcm_avcm *ao;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, nomask);
+	KUNIT_ASSERT_NOT_NULL(test, mask);
+
+	ao = vcm_assoc(o, d32, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ao);
+	KUNIT_ASSERT_EQ(test, vcm_constraint_of_vcm(o, &c), 0);
+	KUNIT_EXPECT_EQ(test, c.flags,
+			VCM_CONSTRAINT_CONTIGUOUS | VCM_CONSTRAINT_LIMIT);
+	KUNIT_EXPECT_EQ(test, c.dma_limit, (phys_addr_t)SZ_2G - 1);
+	KUNIT_EXPECT_PTR_EQ(test, c.dev, d32);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, o), -EBUSY);
+
+	*mask = DMA_BIT_MASK(32);
+	nomask->dma_mask = mask;
+	nomask->coherent_dma_mask = 0;
+	KUNIT_EXPECT_EQ(test, vcm_constraint_of_dev(nomask, &c), -EINVAL);
+
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(ao), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, o), 0);
+}
+
+/*
  * An IOMMU VCM without a domain yet maps base pages: its constraint asks
  * for chunks of the CPU's page size and nothing more (no range, no limit,
  * no device to allocate through).  Memory allocated for it comes from the
@@ -501,6 +539,7 @@ static void vcm_test_phys_copy_after_wc(struct kunit *test)
 static struct kunit_case vcm_test_constraint_cases[] = {
 	KUNIT_CASE(vcm_test_constraint_merge),
 	KUNIT_CASE(vcm_test_constraint_of),
+	KUNIT_CASE(vcm_test_constraint_of_assoc),
 	KUNIT_CASE(vcm_test_constraint_of_iommu_vcm),
 	KUNIT_CASE(vcm_test_constraint_alloc),
 	KUNIT_CASE(vcm_test_constraint_alloc_unmet),

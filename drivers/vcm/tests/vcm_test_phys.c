@@ -409,6 +409,104 @@ static unsigned int expect_pfns(struct kunit *test, struct vcm_physmem *pm)
 	return cursor;
 }
 
+/* A page of vcm_test_phys_wrap_errors(), freed when the case ends. */
+static void vcm_test_free_page(void *page)
+{
+	__free_page((struct page *)page);
+}
+
+/*
+ * The wrappers refuse with -EINVAL what a caller could hand them wrongly,
+ * and count no physmem for it: a table without entries, or whose entry
+ * has no page, no length or part of a page; a range of part of a page,
+ * or one without struct pages (the last page of the physical address
+ * space); DMA addresses of an association not yet active, of an ERR_PTR()
+ * or empty table, or segments of no length or of part of a page.  A
+ * physmem of DMA addresses made in one activation backs no reservation
+ * in the next (-EINVAL, left unbacked and unplaced).
+ */
+static void vcm_test_phys_wrap_errors(struct kunit *test)
+{
+	struct device *dev = kunit_device_register(test, "vcm-wrap-errors");
+	struct sg_table *dsgt = kunit_kzalloc(test, sizeof(*dsgt), GFP_KERNEL);
+	long physmems = vcm_stat_read(VCM_STAT_PHYSMEMS);
+	struct sg_table sgt, empty = {};
+	struct vcm_physmem *dma;
+	struct vcm_avcm *avcm;
+	struct scatterlist *sg;
+	struct vcm_res *res;
+	struct page *page;
+	struct vcm *dvcm;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	KUNIT_ASSERT_NOT_NULL(test, dsgt);
+	page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vcm_test_free_page, page),
+			0);
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_sgt(&empty, 0)), -EINVAL);
+	KUNIT_ASSERT_EQ(test, sg_alloc_table(&sgt, 1, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_sgt(&sgt, 0)), -EINVAL);
+	sg_set_page(sgt.sgl, page, 0, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_sgt(&sgt, 0)), -EINVAL);
+	sg_set_page(sgt.sgl, page, PAGE_SIZE / 2, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_sgt(&sgt, 0)), -EINVAL);
+	sg_set_page(sgt.sgl, page, PAGE_SIZE, 0);
+	sgt.orig_nents = 0;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_sgt(&sgt, 0)), -EINVAL);
+	sgt.orig_nents = 1;
+	sg_free_table(&sgt);
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_range(page_to_phys(page),
+							  PAGE_SIZE + 1)), -EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			PTR_ERR(vcm_phys_from_range(PHYS_ADDR_MAX & PAGE_MASK, PAGE_SIZE)),
+			-EINVAL);
+
+	dvcm = own_vcm(test, vcm_create_dma());
+	avcm = vcm_assoc(dvcm, dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, avcm);
+	KUNIT_ASSERT_EQ(test, sg_alloc_table(dsgt, 2, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vcm_test_sg_free_table,
+							dsgt), 0);
+	for_each_sgtable_sg(dsgt, sg, i) {
+		sg_dma_address(sg) = SZ_1G + i * SZ_2M;
+		sg_dma_len(sg) = PAGE_SIZE;
+	}
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(avcm, dsgt)), -EINVAL);
+	KUNIT_ASSERT_EQ(test, vcm_activate(avcm), 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(avcm, ERR_PTR(-ENOMEM))),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(avcm, &empty)), -EINVAL);
+	dsgt->nents = 0;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(avcm, dsgt)), -EINVAL);
+	dsgt->nents = 2;
+	sg = sg_next(dsgt->sgl);
+	sg_dma_len(sg) = 0;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(avcm, dsgt)), -EINVAL);
+	sg_dma_len(sg) = PAGE_SIZE / 2;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_dma(avcm, dsgt)), -EINVAL);
+	sg_dma_len(sg) = PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_PHYSMEMS), physmems);
+
+	dma = own_phys(test, vcm_phys_from_dma(avcm, dsgt));
+	res = vcm_reserve(dvcm, 2 * PAGE_SIZE, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_ASSERT_EQ(test, vcm_deactivate(avcm), 0);
+	KUNIT_ASSERT_EQ(test, vcm_activate(avcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_back(res, dma), -EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_from_res(res)), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(res), DMA_MAPPING_ERROR);
+
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, dma), 0);
+	KUNIT_EXPECT_EQ(test, vcm_deactivate(avcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(avcm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, dvcm), 0);
+}
+
 /*
  * The PFN of a page found in the index of the chunks: in memory of 2M,
  * 64K and page chunks, in more chunks than a page of scatterlist holds
@@ -623,6 +721,7 @@ static struct kunit_case vcm_test_phys_cases[] = {
 	KUNIT_CASE(vcm_test_phys_contiguous),
 	KUNIT_CASE(vcm_test_phys_from_sgt),
 	KUNIT_CASE(vcm_test_phys_from_sgt_contiguous),
+	KUNIT_CASE(vcm_test_phys_wrap_errors),
 	KUNIT_CASE(vcm_test_phys_pfn),
 	KUNIT_CASE_PARAM(vcm_test_count_ptes, vcm_ptes_gen_params),
 	KUNIT_CASE(vcm_test_count_sgt_ptes),

@@ -106,6 +106,65 @@ static void vcm_test_space_fragmentation(struct kunit *test)
 	vcm_space_destroy(&space);
 }
 
+/*
+ * The allocator's refusals: an empty range, a zero length or an alignment
+ * that is no power of two, a request longer than the space, and a range
+ * at the very top of the address space, where aligning the start of the
+ * last gap wraps to 0 or the end of the request wraps past ULONG_MAX:
+ * -ENOSPC, nothing allocated, and a request that fits still goes where
+ * it must.  A fixed range of no length or one that wraps is -ERANGE,
+ * removing a range that is not allocated changes nothing, and a lookup
+ * outside the space finds nothing.
+ */
+static void vcm_test_space_edges(struct kunit *test)
+{
+	const unsigned long top = ULONG_MAX - SZ_64K + 1;
+	struct vcm_space space, small;
+	unsigned long addr = 0;
+
+	KUNIT_EXPECT_EQ(test, vcm_space_init(&space, SZ_64K, SZ_64K - 1), -ERANGE);
+
+	KUNIT_ASSERT_EQ(test, vcm_space_init(&small, SZ_4K, SZ_64K - 1), 0);
+	KUNIT_EXPECT_EQ(test, vcm_space_alloc(&small, 0, SZ_4K, &small, &addr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_space_alloc(&small, SZ_4K, 3 * SZ_4K, &small, &addr),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_space_alloc(&small, SZ_4K, 0, &small, &addr), -EINVAL);
+	/* 64K do not fit in the 60K from 4K up. */
+	KUNIT_EXPECT_EQ(test, vcm_space_alloc(&small, SZ_64K, SZ_4K, &small, &addr),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, small.used, 0);
+	KUNIT_EXPECT_NULL(test, vcm_space_lookup(&small, 0));
+	KUNIT_EXPECT_NULL(test, vcm_space_lookup(&small, SZ_64K));
+	vcm_space_destroy(&small);
+
+	/* The last 64K of the address space, its first page taken. */
+	KUNIT_ASSERT_EQ(test, vcm_space_init(&space, top, ULONG_MAX), 0);
+	KUNIT_ASSERT_EQ(test, vcm_space_insert(&space, top, SZ_4K, &space), 0);
+	/* 48K at 32K alignment would end past ULONG_MAX. */
+	KUNIT_EXPECT_EQ(test, vcm_space_alloc(&space, 3 * SZ_16K, SZ_32K, &space, &addr),
+			-ENOSPC);
+	/* The next 128K boundary after the taken page is 0 again. */
+	KUNIT_EXPECT_EQ(test, vcm_space_alloc(&space, SZ_4K, SZ_128K, &space, &addr),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, space.used, SZ_4K);
+	KUNIT_ASSERT_EQ(test, vcm_space_alloc(&space, SZ_32K, SZ_32K, &space, &addr), 0);
+	KUNIT_EXPECT_EQ(test, addr, top + SZ_32K);
+	KUNIT_EXPECT_PTR_EQ(test, vcm_space_lookup(&space, ULONG_MAX), (void *)&space);
+
+	KUNIT_EXPECT_EQ(test, vcm_space_insert(&space, top + SZ_8K, 0, &space), -ERANGE);
+	KUNIT_EXPECT_EQ(test, vcm_space_insert(&space, top + SZ_8K, SZ_64K, &space),
+			-ERANGE);
+	/* Nothing is at top + 8K: removing it leaves the count alone. */
+	vcm_space_remove(&space, top + SZ_8K, SZ_4K);
+	KUNIT_EXPECT_EQ(test, space.used, SZ_4K + SZ_32K);
+	KUNIT_EXPECT_NULL(test, vcm_space_lookup(&space, top - 1));
+
+	vcm_space_remove(&space, top + SZ_32K, SZ_32K);
+	vcm_space_remove(&space, top, SZ_4K);
+	KUNIT_EXPECT_EQ(test, space.used, 0);
+	vcm_space_destroy(&space);
+}
+
 /* --- regions --------------------------------------------------------- */
 
 static void vcm_test_create_errors(struct kunit *test)
@@ -352,6 +411,73 @@ static void vcm_test_res_attr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
 }
 
+/*
+ * The outcomes of reservations a valid caller meets besides the usual
+ * ones: an alignment the fixed address has is taken; execute permission
+ * is fine for a device; a placed reservation takes attributes without an
+ * alignment; a backed reservation is not released (-EBUSY, still there);
+ * lengths that are no multiple of a page are refused for bounds and
+ * reservations from bounds; a reservation of another VCM has no next one
+ * here; an address of a bound that no reservation holds finds none; and
+ * an unbacked reservation translates to nothing (-ENOENT).
+ */
+static void vcm_test_res_edges(struct kunit *test)
+{
+	struct vcm *vcm = new_dev_vcm(test), *other = new_dev_vcm(test);
+	struct vcm_physmem *pm = new_phys(test, SZ_64K, 0, 0);
+	struct vcm_res *res, *x, *o, *in;
+	struct vcm_bound *bound;
+	dma_addr_t out;
+
+	res = vcm_reserve_at(vcm, DEV_START + SZ_64K, SZ_64K, RW_CACHED | VCM_ALIGN_64K);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(res), (dma_addr_t)DEV_START + SZ_64K);
+	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW_CACHED), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_res_attr(res), (u32)RW_CACHED);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(res), (dma_addr_t)DEV_START + SZ_64K);
+
+	x = vcm_reserve(vcm, SZ_4K, VCM_READ | VCM_EXECUTE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, x);
+	KUNIT_EXPECT_EQ(test, vcm_get_res_attr(x), (u32)(VCM_READ | VCM_EXECUTE));
+
+	/* Unbacked: no memory to translate to. */
+	KUNIT_EXPECT_EQ(test, vcm_translate(vcm, DEV_START + SZ_64K, other, &out),
+			-ENOENT);
+
+	KUNIT_ASSERT_EQ(test, vcm_back(res, pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), -EBUSY);
+	KUNIT_EXPECT_EQ(test, vcm_get_num_res(vcm), 2);
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_res(vcm, DEV_START + SZ_64K), res);
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_physmem_from_res(res), pm);
+
+	o = vcm_reserve(other, SZ_4K, RW);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, o);
+	KUNIT_EXPECT_NULL(test, vcm_get_next_res(vcm, o));
+	KUNIT_EXPECT_NULL(test, vcm_get_next_res(other, res));
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_create_bound(vcm, SZ_64K + 1)), -EINVAL);
+	bound = vcm_create_bound(vcm, SZ_1M);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, bound);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve_from_bound(bound, SZ_4K + 1, RW)),
+			-EINVAL);
+	in = vcm_reserve_from_bound(bound, SZ_4K, RW);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, in);
+	/* The bound holds the address, no reservation in it does. */
+	KUNIT_EXPECT_NULL(test, vcm_get_res(vcm, vcm_get_bound_start_addr(bound) +
+					  SZ_1M - SZ_4K));
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_res(vcm, vcm_get_dev_addr(in)), in);
+
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(in), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free_bound(bound), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(x), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(o), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, other), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
+}
+
 /* --- bounds ---------------------------------------------------------- */
 
 static void vcm_test_bound(struct kunit *test)
@@ -482,6 +608,7 @@ static void vcm_test_bound_exhaust(struct kunit *test)
 static struct kunit_case vcm_test_space_cases[] = {
 	KUNIT_CASE(vcm_test_space_aligned),
 	KUNIT_CASE(vcm_test_space_fragmentation),
+	KUNIT_CASE(vcm_test_space_edges),
 	KUNIT_CASE(vcm_test_create_errors),
 	KUNIT_CASE(vcm_test_create_free),
 	KUNIT_CASE(vcm_test_reserve),
@@ -490,6 +617,7 @@ static struct kunit_case vcm_test_space_cases[] = {
 	KUNIT_CASE(vcm_test_reserve_at),
 	KUNIT_CASE(vcm_test_reserve_at_attrs),
 	KUNIT_CASE(vcm_test_res_attr),
+	KUNIT_CASE(vcm_test_res_edges),
 	KUNIT_CASE(vcm_test_bound),
 	KUNIT_CASE(vcm_test_bound_attrs),
 	KUNIT_CASE(vcm_test_bound_exhaust),
