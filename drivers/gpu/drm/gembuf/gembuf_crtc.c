@@ -383,7 +383,7 @@ static void gembuf_crtc_atomic_disable(struct drm_crtc *crtc,
 	spin_lock_irq(&out->lock);
 	out->composer_state = NULL;
 	spin_unlock_irq(&out->lock);
-	flush_workqueue(out->composer_wq);
+	flush_work(&out->composer_work);
 
 	/* A CRTC lit again by this commit sends its event from atomic_flush. */
 	spin_lock_irq(&crtc->dev->event_lock);

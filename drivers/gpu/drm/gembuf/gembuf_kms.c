@@ -74,7 +74,7 @@ static void gembuf_atomic_commit_tail(struct drm_atomic_state *state)
 	drm_atomic_helper_commit_hw_done(state);
 	drm_atomic_helper_wait_for_flip_done(dev, state);
 	for_each_new_crtc_in_state(state, crtc, crtc_state, i)
-		flush_workqueue(crtc_to_output(crtc)->composer_wq);
+		flush_work(&crtc_to_output(crtc)->composer_work);
 	drm_atomic_helper_cleanup_planes(dev, state);
 }
 
