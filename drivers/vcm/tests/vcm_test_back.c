@@ -371,12 +371,6 @@ static void vcm_test_one_to_one_mask(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_vcm(test, o), 0);
 }
 
-/* The 128K of vcm_test_one_to_one_align(), freed when the case ends. */
-static void vcm_test_free_128k(void *page)
-{
-	__free_pages(page, get_order(SZ_128K));
-}
-
 /*
  * A one-to-one reservation is placed at the physical address of its
  * backing: without a VCM_ALIGN_* of its own it is placed there even where
@@ -395,11 +389,10 @@ static void vcm_test_one_to_one_align(struct kunit *test)
 	phys_addr_t phys;
 	dma_addr_t out;
 
-	page = alloc_pages(GFP_KERNEL | __GFP_NOWARN, get_order(SZ_128K));
+	page = vcm_test_alloc_pages(test, GFP_KERNEL | __GFP_NOWARN,
+				    get_order(SZ_128K));
 	if (!page)
 		kunit_skip(test, "no 128K of contiguous memory");
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vcm_test_free_128k, page),
-			0);
 	/* One page into a 128K-aligned range: not 64K-aligned (4K, 16K pages). */
 	phys = page_to_phys(page) + PAGE_SIZE;
 	o = own_vcm(test, vcm_create_one_to_one(page_to_phys(page), SZ_128K));

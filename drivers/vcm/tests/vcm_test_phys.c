@@ -298,12 +298,6 @@ static void vcm_test_phys_from_sgt(struct kunit *test)
 
 KUNIT_DEFINE_ACTION_WRAPPER(vcm_test_sg_free_table, sg_free_table, struct sg_table *);
 
-/* The four pages of an order-2 allocation, freed when the case ends. */
-static void vcm_test_free_order2(void *page)
-{
-	__free_pages(page, 2);
-}
-
 /*
  * A caller's table whose entries follow one another in memory wraps as
  * one contiguous range: the physmem says so with %VCM_PHYS_CONT, as one
@@ -323,10 +317,8 @@ static void vcm_test_phys_from_sgt_contiguous(struct kunit *test)
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, sgt);
-	page = alloc_pages(GFP_KERNEL, 2);
+	page = vcm_test_alloc_pages(test, GFP_KERNEL, 2);
 	KUNIT_ASSERT_NOT_NULL(test, page);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vcm_test_free_order2,
-							page), 0);
 	phys = page_to_phys(page);
 	for (i = 0; i < 2; i++) {
 		KUNIT_ASSERT_EQ(test, sg_alloc_table(&sgt[i], 2, GFP_KERNEL), 0);
@@ -409,12 +401,6 @@ static unsigned int expect_pfns(struct kunit *test, struct vcm_physmem *pm)
 	return cursor;
 }
 
-/* A page of vcm_test_phys_wrap_errors(), freed when the case ends. */
-static void vcm_test_free_page(void *page)
-{
-	__free_page((struct page *)page);
-}
-
 /*
  * The wrappers refuse with -EINVAL what a caller could hand them wrongly,
  * and count no physmem for it: a table without entries, or whose entry
@@ -441,10 +427,8 @@ static void vcm_test_phys_wrap_errors(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
 	KUNIT_ASSERT_NOT_NULL(test, dsgt);
-	page = alloc_page(GFP_KERNEL);
+	page = vcm_test_alloc_pages(test, GFP_KERNEL, 0);
 	KUNIT_ASSERT_NOT_NULL(test, page);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vcm_test_free_page, page),
-			0);
 
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_from_sgt(&empty, 0)), -EINVAL);
 	KUNIT_ASSERT_EQ(test, sg_alloc_table(&sgt, 1, GFP_KERNEL), 0);

@@ -111,6 +111,38 @@ static inline struct vcm_physmem *own_phys(struct kunit *test,
 	return pm;
 }
 
+/* Pages of vcm_test_alloc_pages(), freed when the case ends. */
+struct vcm_test_pages {
+	struct page *page;
+	unsigned int order;
+};
+
+static inline void vcm_test_free_pages(void *data)
+{
+	struct vcm_test_pages *p = data;
+
+	__free_pages(p->page, p->order);
+}
+
+/*
+ * 2^@order pages of alloc_pages(@gfp), freed when the case ends; NULL if
+ * they could not be had.
+ */
+static inline struct page *vcm_test_alloc_pages(struct kunit *test,
+						gfp_t gfp, unsigned int order)
+{
+	struct vcm_test_pages *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->page = alloc_pages(gfp, order);
+	if (!p->page)
+		return NULL;
+	p->order = order;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vcm_test_free_pages,
+							p), 0);
+	return p->page;
+}
+
 /* vcm_free() of a VCM of own_vcm(): once it is freed, nothing is left to do. */
 static inline int free_vcm(struct kunit *test, struct vcm *vcm)
 {
