@@ -294,11 +294,15 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_is_active);
  *
  * For an IOMMU VCM this asks the IOMMU driver to walk the domain's page
  * tables (iommu_iova_to_phys()), so it reports what the hardware would
- * use; for the other kinds it follows the backing of the reservation.
+ * use; for a one-to-one VCM it follows the backing of the reservation.
+ * A DMA VCM keeps no map of its addresses: they are the DMA API's, and
+ * two reservations may share one (dma-direct maps the same memory at the
+ * same address).
  *
  * Context: Process context; takes vcm_list_lock and VCM locks.
  * Return: 0, -EINVAL for a NULL @dev or @phys, -ENODEV if @dev has no
- * active association, -ENOENT if @dev_addr is not mapped.
+ * active association, -EOPNOTSUPP if that association is with a DMA VCM,
+ * -ENOENT if @dev_addr is not mapped.
  */
 int vcm_dev_addr_to_phys_addr(struct device *dev, dma_addr_t dev_addr,
 			      phys_addr_t *phys)
@@ -322,6 +326,8 @@ int vcm_dev_addr_to_phys_addr(struct device *dev, dma_addr_t dev_addr,
 				*phys = iommu_iova_to_phys(vcm->domain, dev_addr);
 				if (*phys)
 					ret = 0;
+			} else if (vcm->type == VCM_DMA) {
+				ret = -EOPNOTSUPP;
 			} else {
 				res = vcm_res_lookup(vcm, dev_addr);
 				if (res && res->physmem)

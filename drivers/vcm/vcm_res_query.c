@@ -121,7 +121,8 @@ struct vcm_res *vcm_res_lookup(struct vcm *vcm, dma_addr_t addr)
  *
  * Context: Process context; takes the VCM's lock.
  * Return: the reservation, or NULL if no placed reservation of @vcm holds
- * @dev_addr.
+ * @dev_addr, and always for a DMA VCM, which keeps no map of the DMA
+ * API's addresses (see vcm_dev_addr_to_phys_addr()).
  */
 struct vcm_res *vcm_get_res(struct vcm *vcm, dma_addr_t dev_addr)
 {

@@ -483,6 +483,7 @@ static void vcm_test_dma_direct(struct kunit *test)
 	struct vcm_constraint c;
 	struct vcm_avcm *avcm;
 	dma_addr_t addr, out;
+	phys_addr_t phys;
 	size_t off;
 	u32 *cpu;
 
@@ -532,6 +533,10 @@ static void vcm_test_dma_direct(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, vcm_translate(k, (uintptr_t)cpu + SZ_8K + 8, dvcm,
 					    &out), 0);
 	KUNIT_EXPECT_EQ(test, out, dma_addr_at(vcm_get_dma_sgt(rd), SZ_8K + 8));
+	/* The DMA API's addresses are not looked up (see the kernel-doc). */
+	KUNIT_EXPECT_NULL(test, vcm_get_res(dvcm, addr));
+	KUNIT_EXPECT_EQ(test, vcm_dev_addr_to_phys_addr(dev, addr, &phys),
+			-EOPNOTSUPP);
 	vcm_sync_for_device(rd);
 	vcm_sync_for_cpu(rd);
 	for (off = 0; off < SZ_64K; off += SZ_4K + 4)
