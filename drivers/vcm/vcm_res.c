@@ -177,10 +177,8 @@ static int vcm_check_len(size_t len)
 	return 0;
 }
 
-static struct vcm_res *__vcm_reserve(struct vcm *vcm, struct vcm_bound *bound,
-				     size_t len, u32 attr)
+static struct vcm_res *__vcm_reserve(struct vcm *vcm, size_t len, u32 attr)
 {
-	struct vcm_space *space = bound ? &bound->space : &vcm->space;
 	struct vcm_res *res;
 	unsigned long addr;
 	int ret;
@@ -198,16 +196,13 @@ static struct vcm_res *__vcm_reserve(struct vcm *vcm, struct vcm_bound *bound,
 	    vcm->type == VCM_DMA)
 		return res;
 
-	ret = vcm_space_alloc(space, len, res->align, &res->owner, &addr);
+	ret = vcm_space_alloc(&vcm->space, len, res->align, &res->owner, &addr);
 	if (ret) {
 		vcm_res_destroy(res);
 		return ERR_PTR(ret);
 	}
 	res->dev_addr = addr;
 	res->placed = true;
-	res->bound = bound;
-	if (bound)
-		bound->num_res++;
 	return res;
 }
 
@@ -246,7 +241,7 @@ struct vcm_res *vcm_reserve(struct vcm *vcm, size_t len, u32 attr)
 		return ERR_PTR(-ENOSPC);
 
 	mutex_lock(&vcm->lock);
-	res = __vcm_reserve(vcm, NULL, len, attr);
+	res = __vcm_reserve(vcm, len, attr);
 	mutex_unlock(&vcm->lock);
 
 	return res;
