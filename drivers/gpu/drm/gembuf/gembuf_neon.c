@@ -10,6 +10,7 @@
 #include <drm/drm_blend.h>
 #include <drm/drm_fourcc.h>
 #include <kunit/visibility.h>
+#include <linux/export.h>
 
 #include "gembuf_simd.h"
 
