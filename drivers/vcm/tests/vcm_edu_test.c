@@ -17,10 +17,13 @@
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/iommu.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/vcm.h>
 
 #include "../vcm_priv.h"
@@ -198,6 +201,40 @@ static void edu_dma_vcm_free(struct kunit *test, struct vcm *vcm,
 	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
 	KUNIT_EXPECT_EQ(test, vcm_activate(ctx->avcm), 0);
 }
+
+/* edu's DMA limits when a case began, put back when it ends. */
+struct edu_dma_parms {
+	struct device *dev;
+	u64 mask;
+	unsigned int max_seg;
+	unsigned long boundary;
+};
+
+static void edu_restore_dma_parms(void *data)
+{
+	struct edu_dma_parms *p = data;
+
+	dma_set_mask(p->dev, p->mask);
+	dma_set_max_seg_size(p->dev, p->max_seg);
+	dma_set_seg_boundary(p->dev, p->boundary);
+}
+
+/* Let the case change edu's DMA mask and segment limits. */
+static struct edu_dma_parms *edu_save_dma_parms(struct kunit *test)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+	struct edu_dma_parms *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->dev = ctx->dev;
+	p->mask = dma_get_mask(ctx->dev);
+	p->max_seg = dma_get_max_seg_size(ctx->dev);
+	p->boundary = dma_get_seg_boundary(ctx->dev);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, edu_restore_dma_parms, p), 0);
+	return p;
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(edu_sg_free_table, sg_free_table, struct sg_table *);
 
 /*
  * Memory known only by the DMA addresses of someone else's mapping for
@@ -657,6 +694,417 @@ static void vcm_edu_test_range_errors(struct kunit *test)
 }
 
 /*
+ * An activation of a DMA VCM that cannot map every backed reservation
+ * maps none.  With edu's DMA mask cut to 4 MiB, the DMA API finds room
+ * for a 64 KiB reservation but none for a 4 MiB one (iommu-dma aligns an
+ * IOVA to its size; its -ENOMEM is VCM's -ENOSPC): vcm_activate() unmaps
+ * the 64 KiB it mapped and fails, the association inactive, both
+ * reservations backed and without device addresses, the IOMMU counters
+ * where they were.  With the mask back it maps both.  An unbacked
+ * reservation, listed first, stays unplaced throughout.
+ */
+static void vcm_edu_test_dma_activate_unwind(struct kunit *test)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+	struct vcm_physmem *small, *big;
+	struct vcm_res *un, *rs, *rb;
+	struct edu_dma_parms *parms;
+	struct vcm_avcm *davcm;
+	long bytes, ptes;
+	struct vcm *dvcm;
+
+	davcm = edu_dma_vcm(test, &dvcm);
+	parms = edu_save_dma_parms(test);
+	small = new_phys(test, SZ_64K, 0, 0);
+	big = new_phys(test, SZ_4M, 0, 0);
+	un = vcm_reserve(dvcm, SZ_64K, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, un);
+	rs = vcm_reserve(dvcm, SZ_64K, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rs);
+	rb = vcm_reserve(dvcm, SZ_4M, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rb);
+	KUNIT_ASSERT_EQ(test, vcm_back(rs, small), 0);
+	KUNIT_ASSERT_EQ(test, vcm_back(rb, big), 0);
+	KUNIT_ASSERT_EQ(test, vcm_deactivate(davcm), 0);
+	bytes = vcm_stat_read(VCM_STAT_IOMMU_BYTES);
+	ptes = vcm_stat_read(VCM_STAT_IOMMU_PTES);
+
+	KUNIT_ASSERT_EQ(test, dma_set_mask(ctx->dev, DMA_BIT_MASK(22)), 0);
+	KUNIT_EXPECT_EQ(test, vcm_activate(davcm), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, vcm_is_active(davcm), 0);
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_physmem_from_res(rs), small);
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_physmem_from_res(rb), big);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(rs), DMA_MAPPING_ERROR);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(rb), DMA_MAPPING_ERROR);
+	KUNIT_EXPECT_NULL(test, vcm_get_dma_sgt(rs));
+	KUNIT_EXPECT_EQ(test, vcm_get_res_num_ptes(rs), 0);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_IOMMU_BYTES), bytes);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_IOMMU_PTES), ptes);
+
+	KUNIT_ASSERT_EQ(test, dma_set_mask(ctx->dev, parms->mask), 0);
+	KUNIT_ASSERT_EQ(test, vcm_activate(davcm), 0);
+	KUNIT_EXPECT_NE(test, vcm_get_dev_addr(rs), DMA_MAPPING_ERROR);
+	KUNIT_EXPECT_NE(test, vcm_get_dev_addr(rb), DMA_MAPPING_ERROR);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(un), DMA_MAPPING_ERROR);
+
+	KUNIT_EXPECT_EQ(test, vcm_unback(rs), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unback(rb), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(un), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(rs), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(rb), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, small), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, big), 0);
+	edu_dma_vcm_free(test, dvcm, davcm);
+}
+
+/*
+ * Where edu's DMA parameters make the DMA API map a reservation in more
+ * than one segment, VCM takes the segments as they come.  With segments
+ * of at most 64 KiB, 128 KiB map at one IOVA range in two adjacent
+ * segments, whose leaf entries are counted.  With a 64 KiB segment
+ * boundary, a page and then a 64 KiB block map in two segments with a
+ * gap between them (iommu-dma pads the page's IOVA to the boundary): no
+ * count of entries is kept for such a mapping, and vcm_translate() finds
+ * a byte of the block in the second segment, not past the first.
+ */
+static void vcm_edu_test_dma_segments(struct kunit *test)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+	struct sg_table *table = kunit_kzalloc(test, sizeof(*table), GFP_KERNEL);
+	struct vcm *k = kernel_vcm(test), *dvcm;
+	struct vcm_physmem *two, *gap;
+	struct vcm_res *r2, *rg, *rk;
+	struct iommu_domain *domain;
+	struct edu_dma_parms *parms;
+	struct scatterlist *s0, *s1;
+	struct page *page, *block;
+	struct vcm_avcm *davcm;
+	struct sg_table *dsgt;
+	dma_addr_t out;
+	long bytes;
+	u8 *cpu;
+
+	if (PAGE_SIZE != SZ_4K)
+		kunit_skip(test, "written for 4 KiB pages");
+	KUNIT_ASSERT_NOT_NULL(test, table);
+	page = vcm_test_alloc_pages(test, GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	block = vcm_test_alloc_pages(test, GFP_KERNEL, get_order(SZ_64K));
+	KUNIT_ASSERT_NOT_NULL(test, block);
+	KUNIT_ASSERT_EQ(test, sg_alloc_table(table, 2, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, edu_sg_free_table, table), 0);
+	sg_set_page(table->sgl, page, PAGE_SIZE, 0);
+	sg_set_page(sg_next(table->sgl), block, SZ_64K, 0);
+
+	davcm = edu_dma_vcm(test, &dvcm);
+	parms = edu_save_dma_parms(test);
+	domain = iommu_get_domain_for_dev(ctx->dev);
+	KUNIT_ASSERT_NOT_NULL(test, domain);
+
+	/* Two adjacent segments of 64 KiB. */
+	dma_set_max_seg_size(ctx->dev, SZ_64K);
+	two = new_phys(test, SZ_128K, 0, SZ_64K);
+	r2 = vcm_reserve(dvcm, SZ_128K, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r2);
+	KUNIT_ASSERT_EQ(test, vcm_back(r2, two), 0);
+	dsgt = vcm_get_dma_sgt(r2);
+	KUNIT_ASSERT_NOT_NULL(test, dsgt);
+	KUNIT_ASSERT_EQ(test, dsgt->nents, 2U);
+	s0 = dsgt->sgl;
+	s1 = sg_next(s0);
+	KUNIT_EXPECT_EQ(test, sg_dma_address(s1), sg_dma_address(s0) + sg_dma_len(s0));
+	KUNIT_EXPECT_GT(test, vcm_get_res_num_ptes(r2), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_res_num_ptes(r2),
+			vcm_iommu_count_sgt_ptes(domain->pgsize_bitmap,
+						 sg_dma_address(s0), dsgt));
+	KUNIT_EXPECT_EQ(test, vcm_unback(r2), 0);
+	dma_set_max_seg_size(ctx->dev, parms->max_seg);
+
+	/* A page, then a block the page's IOVA is padded up to. */
+	dma_set_seg_boundary(ctx->dev, SZ_64K - 1);
+	gap = own_phys(test, vcm_phys_from_sgt(table, 0));
+	rg = vcm_reserve(dvcm, PAGE_SIZE + SZ_64K, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rg);
+	rk = vcm_reserve(k, PAGE_SIZE + SZ_64K, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
+	bytes = vcm_stat_read(VCM_STAT_IOMMU_BYTES);
+	KUNIT_ASSERT_EQ(test, vcm_back(rg, gap), 0);
+	KUNIT_ASSERT_EQ(test, vcm_back(rk, gap), 0);
+	dsgt = vcm_get_dma_sgt(rg);
+	KUNIT_ASSERT_NOT_NULL(test, dsgt);
+	KUNIT_ASSERT_EQ(test, dsgt->nents, 2U);
+	s0 = dsgt->sgl;
+	s1 = sg_next(s0);
+	KUNIT_EXPECT_EQ(test, sg_dma_len(s0), PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, sg_dma_len(s1), SZ_64K);
+	KUNIT_EXPECT_EQ(test, sg_dma_address(s1), sg_dma_address(s0) + SZ_64K);
+	KUNIT_EXPECT_EQ(test, vcm_get_res_num_ptes(rg), 0);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_IOMMU_BYTES), bytes);
+	cpu = vcm_get_vaddr(rk);
+	KUNIT_ASSERT_NOT_NULL(test, cpu);
+	KUNIT_ASSERT_EQ(test, vcm_translate(k, (uintptr_t)cpu + PAGE_SIZE + 8, dvcm,
+					    &out), 0);
+	KUNIT_EXPECT_EQ(test, out, sg_dma_address(s1) + 8);
+
+	KUNIT_EXPECT_EQ(test, vcm_unback(rg), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unback(rk), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(r2), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(rg), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(rk), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, gap), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, two), 0);
+	edu_dma_vcm_free(test, dvcm, davcm);
+}
+
+/*
+ * An IOMMU VCM keeps its domain, and the mappings in it, when its last
+ * device goes.  Associated again, edu gets that domain, its IOMMU's
+ * coherency being the domain's, and nothing is mapped again; active, edu
+ * reaches the memory through the mappings made for the first association.
+ */
+static void vcm_edu_test_domain_kept(struct kunit *test)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+	struct vcm *v = own_vcm(test, vcm_create(EDU_VCM_START, EDU_VCM_LEN));
+	struct vcm_physmem *pm = new_phys(test, SZ_64K, 0, 0);
+	unsigned int cursor = 0;
+	phys_addr_t phys, got;
+	unsigned long pgsizes;
+	long bytes, ptes;
+	struct vcm_avcm *a;
+	struct vcm_res *res;
+	dma_addr_t iova;
+	size_t n, len;
+
+	KUNIT_ASSERT_EQ(test, vcm_test_next_chunk(pm, &cursor, &phys, &len), 0);
+	vcm_fill_pattern(pm, 0xf000);
+	res = vcm_reserve(v, SZ_64K, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_ASSERT_EQ(test, vcm_back(res, pm), 0);
+	iova = vcm_get_dev_addr(res);
+	a = vcm_assoc(v, ctx->dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	pgsizes = vcm_get_pgsize_bitmap(v);
+	n = vcm_get_res_num_ptes(res);
+	KUNIT_EXPECT_GT(test, n, 0);
+	KUNIT_ASSERT_EQ(test, vcm_deassoc(a), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_pgsize_bitmap(v), pgsizes);
+	KUNIT_EXPECT_EQ(test, vcm_get_res_num_ptes(res), n);
+
+	bytes = vcm_stat_read(VCM_STAT_IOMMU_BYTES);
+	ptes = vcm_stat_read(VCM_STAT_IOMMU_PTES);
+	a = vcm_assoc(v, ctx->dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_IOMMU_BYTES), bytes);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_IOMMU_PTES), ptes);
+	KUNIT_EXPECT_EQ(test, vcm_get_res_num_ptes(res), n);
+
+	KUNIT_ASSERT_EQ(test, vcm_deactivate(ctx->avcm), 0);
+	KUNIT_ASSERT_EQ(test, vcm_activate(a), 0);
+	KUNIT_EXPECT_EQ(test, vcm_dev_addr_to_phys_addr(ctx->dev, iova + 8, &got), 0);
+	KUNIT_EXPECT_EQ(test, got, phys + 8);
+	edu_copy(test, iova, iova + SZ_32K, 64);
+	KUNIT_EXPECT_EQ(test, read_word(pm, SZ_32K + 60), vcm_pattern_at(pm, 0xf000, 60));
+	KUNIT_EXPECT_EQ(test, vcm_deactivate(a), 0);
+	KUNIT_EXPECT_EQ(test, vcm_activate(ctx->avcm), 0);
+
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(a), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, v), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+}
+
+/*
+ * A VCM must fit the aperture of the domain it gets, not only the
+ * device's DMA mask: with edu's mask widened to 64 bits, a VCM that ends
+ * past the aperture of edu's IOMMU is refused with -ERANGE, leaving no
+ * association and no domain; one that ends at the aperture's last
+ * address is taken.
+ */
+static void vcm_edu_test_aperture(struct kunit *test)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+	struct iommu_domain *domain = iommu_get_domain_for_dev(ctx->dev);
+	long assocs = vcm_stat_read(VCM_STAT_ASSOCS);
+	struct vcm *past, *fits;
+	struct vcm_avcm *a;
+	dma_addr_t end;
+
+	KUNIT_ASSERT_NOT_NULL(test, domain);
+	end = domain->geometry.aperture_end;
+	if (end > U64_MAX - SZ_2M)
+		kunit_skip(test, "the aperture ends at the last address");
+	edu_save_dma_parms(test);
+	KUNIT_ASSERT_EQ(test, dma_set_mask(ctx->dev, DMA_BIT_MASK(64)), 0);
+
+	past = own_vcm(test, vcm_create(end + 1 - SZ_1M, SZ_2M));
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_assoc(past, ctx->dev, 0)), -ERANGE);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_ASSOCS), assocs);
+	/* The domain made for the association went with it. */
+	KUNIT_EXPECT_EQ(test, vcm_get_pgsize_bitmap(past), PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, past), 0);
+
+	fits = own_vcm(test, vcm_create(end + 1 - SZ_1M, SZ_1M));
+	a = vcm_assoc(fits, ctx->dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(a), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, fits), 0);
+}
+
+/* Remove edu's fault hook, if it has one. */
+static void edu_unhook(void *dev)
+{
+	vcm_hook(dev, NULL, NULL);
+}
+
+/*
+ * Fault hooks as the domains' handlers see them.  A second hook for edu
+ * replaces the first, handler and data.  A fault of a device without a
+ * hook, reported through a domain whose VCM has a hooked device, is not
+ * handled (-EOPNOTSUPP) and reaches no handler.  A VCM still without a
+ * domain when the hook comes gets the handler with its domain, when edu
+ * is associated with it, and loses it when edu goes.
+ */
+static void vcm_edu_test_fault_hook_replace(struct kunit *test)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+	struct device *stranger = kunit_device_register(test, "vcm-edu-stranger");
+	struct vcm *late = own_vcm(test, vcm_create(EDU_VCM_START, EDU_VCM_LEN));
+	struct vcm_edu_fault *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	struct vcm_edu_fault *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct iommu_domain *domain = iommu_get_domain_for_dev(ctx->dev);
+	struct vcm_avcm *la;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stranger);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_NOT_NULL(test, domain);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, edu_unhook, ctx->dev), 0);
+
+	KUNIT_ASSERT_EQ(test, vcm_hook(ctx->dev, vcm_edu_fault_handler, a), 0);
+	KUNIT_ASSERT_EQ(test, vcm_hook(ctx->dev, vcm_edu_fault_handler, b), 0);
+	KUNIT_EXPECT_EQ(test, report_iommu_fault(domain, ctx->dev, EDU_VCM_START + SZ_4K,
+						 IOMMU_FAULT_READ), 0);
+	KUNIT_EXPECT_EQ(test, a->calls, 0);
+	KUNIT_EXPECT_EQ(test, b->calls, 1);
+	KUNIT_EXPECT_EQ(test, b->addr, (dma_addr_t)EDU_VCM_START + SZ_4K);
+
+	KUNIT_EXPECT_EQ(test, report_iommu_fault(domain, stranger, EDU_VCM_START,
+						 IOMMU_FAULT_WRITE), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, a->calls + b->calls, 1);
+
+	la = vcm_assoc(late, ctx->dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, la);
+	KUNIT_EXPECT_EQ(test, report_iommu_fault(late->domain, ctx->dev,
+						 EDU_VCM_START + SZ_8K,
+						 IOMMU_FAULT_WRITE), 0);
+	KUNIT_EXPECT_EQ(test, b->calls, 2);
+	KUNIT_EXPECT_EQ(test, b->addr, (dma_addr_t)EDU_VCM_START + SZ_8K);
+	KUNIT_EXPECT_EQ(test, b->flags, IOMMU_FAULT_WRITE);
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(la), 0);
+	/* No handler: the IOMMU core's own answer, not the hook's. */
+	KUNIT_EXPECT_NE(test, report_iommu_fault(late->domain, ctx->dev, EDU_VCM_START,
+						 IOMMU_FAULT_WRITE), 0);
+	KUNIT_EXPECT_EQ(test, b->calls, 2);
+
+	KUNIT_EXPECT_EQ(test, vcm_hook(ctx->dev, NULL, NULL), 0);
+	KUNIT_EXPECT_EQ(test, vcm_hook(ctx->dev, NULL, NULL), -ENOENT);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, late), 0);
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(edu_unreserve, vcm_unreserve, struct vcm_res *);
+
+/*
+ * What VCM's debugfs files show (vcm_vcms_show(), vcm_physmem_show()):
+ * the suite's VCM with its domain's page sizes, edu's active association,
+ * a bound with the reservation made from it, and a reservation backed
+ * with a caller's page and mapped; another VCM with edu's inactive
+ * association; an unplaced kernel reservation; and the caller's page as a
+ * foreign, contiguous physmem of one chunk, and its backing.
+ */
+static void vcm_edu_test_debugfs(struct kunit *test)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+	struct vcm *k = kernel_vcm(test), *v = ctx->vcm, *other;
+	struct seq_file m = { .size = SZ_64K };
+	struct vcm_res *in, *r, *kr;
+	struct vcm_bound *bound;
+	struct vcm_physmem *pm;
+	struct vcm_avcm *ia;
+	struct page *page;
+	char *want;
+
+	m.buf = kunit_kzalloc(test, m.size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.buf);
+	want = kunit_kzalloc(test, SZ_1K, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	page = vcm_test_alloc_pages(test, GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	pm = own_phys(test, vcm_phys_from_range(page_to_phys(page), PAGE_SIZE));
+	other = own_vcm(test, vcm_create(EDU_VCM_START, EDU_VCM_LEN));
+	ia = vcm_assoc(other, ctx->dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ia);
+	bound = vcm_create_bound(v, SZ_1M);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, bound);
+	in = vcm_reserve_from_bound(bound, SZ_64K, RW);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, in);
+	r = vcm_reserve(v, PAGE_SIZE, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r);
+	KUNIT_ASSERT_EQ(test, vcm_back(r, pm), 0);
+	kr = vcm_reserve(k, PAGE_SIZE, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, kr);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, edu_unreserve, kr), 0);
+
+	KUNIT_ASSERT_EQ(test, vcm_vcms_show(&m, NULL), 0);
+	KUNIT_ASSERT_FALSE(test, seq_has_overflowed(&m));
+	snprintf(want, SZ_1K,
+		 "vcm %u iommu %pad+%#zx reservations %zu used %#zx pgsizes %#lx\n"
+		 "  dev %s active attr %#x\n"
+		 "  bound %pad+%#zx reservations %zu\n"
+		 "  res %pad+%#zx attr %#x align %#zx\n"
+		 "  res %pad+%#zx attr %#x align %#zx physmem %u ptes %zu\n",
+		 v->id, &v->start, v->len, (size_t)2, v->space.used,
+		 v->domain->pgsize_bitmap, dev_name(ctx->dev), 0U,
+		 &bound->start, bound->len, (size_t)1,
+		 &in->dev_addr, in->len, in->attr, in->align,
+		 &r->dev_addr, r->len, r->attr, r->align, pm->id,
+		 vcm_get_res_num_ptes(r));
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(m.buf, want), "no\n%s", want);
+	KUNIT_EXPECT_GT(test, vcm_get_res_num_ptes(r), 0);
+	snprintf(want, SZ_1K,
+		 "vcm %u iommu %pad+%#zx reservations %zu used %#zx pgsizes %#lx\n"
+		 "  dev %s inactive attr %#x\n",
+		 other->id, &other->start, other->len, (size_t)0, (size_t)0,
+		 other->domain->pgsize_bitmap, dev_name(ctx->dev), 0U);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(m.buf, want), "no\n%s", want);
+	snprintf(want, SZ_1K, "  res %pad+%#zx attr %#x align %#zx unplaced\n",
+		 &kr->dev_addr, kr->len, kr->attr, kr->align);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(m.buf, want), "no\n%s", want);
+
+	memset(m.buf, 0, m.size);
+	m.count = 0;
+	KUNIT_ASSERT_EQ(test, vcm_physmem_show(&m, NULL), 0);
+	KUNIT_ASSERT_FALSE(test, seq_has_overflowed(&m));
+	snprintf(want, SZ_1K,
+		 "physmem %u foreign len %#zx attr %#x contiguous cache cached reservations 1\n"
+		 "  chunks %luK:1\n"
+		 "  backs vcm %u %pad+%#zx\n",
+		 pm->id, pm->len, (u32)VCM_PHYS_CONT, PAGE_SIZE >> 10, v->id,
+		 &r->dev_addr, r->len);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(m.buf, want), "no\n%s", want);
+
+	kunit_release_action(test, edu_unreserve, kr);
+	KUNIT_EXPECT_EQ(test, vcm_unback(r), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(r), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(in), 0);
+	KUNIT_EXPECT_EQ(test, vcm_free_bound(bound), 0);
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(ia), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, other), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+}
+
+/*
  * fail-nth inside the kernel, as igt's fail-nth from user space: the
  * @n-th allocation of this task fails (slab or page allocator), 0
  * disarms.  The guest runner sets failslab's and fail_page_alloc's knobs
@@ -1012,6 +1460,288 @@ static void vcm_edu_test_fail_nth(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_activate(ctx->avcm), 0);
 }
 
+/*
+ * What vcm_edu_test_fail_nth_calls() sweeps needs: edu, a table of two
+ * pages of the case's, a table of two segments of DMA addresses and an
+ * active association of a DMA VCM to wrap them for, 1 GiB and a page of
+ * RAM in one range (0 when there is none), memory to back reservations
+ * with, and a fault record; what a step's @prep made, and what its @call
+ * made.
+ */
+struct edu_calls {
+	struct device *dev;
+	struct sg_table *pages;
+	struct sg_table *dma;
+	struct vcm_avcm *davcm;
+	phys_addr_t range;
+	struct vcm_physmem *cont, *backing;
+	struct vcm_edu_fault fault;
+	struct vcm *vcm;
+	struct vcm_res *res[3];
+	struct vcm_physmem *pm;
+	struct vcm_res *made;
+	struct vcm *clone;
+	struct vcm_avcm *avcm;
+};
+
+/*
+ * A call swept: @prep (optional) makes what it needs, not under fault
+ * injection; @call is made with the n-th allocation of the task failed;
+ * @undo checks what a call that failed with @ret left, and releases what
+ * @prep and @call made.
+ */
+struct edu_call {
+	const char *name;
+	void (*prep)(struct kunit *test, struct edu_calls *c);
+	int (*call)(struct edu_calls *c);
+	void (*undo)(struct kunit *test, struct edu_calls *c, int ret);
+};
+
+static int edu_call_from_sgt(struct edu_calls *c)
+{
+	c->pm = vcm_phys_from_sgt(c->pages, 0);
+	return PTR_ERR_OR_ZERO(c->pm);
+}
+
+static int edu_call_from_dma(struct edu_calls *c)
+{
+	c->pm = vcm_phys_from_dma(c->davcm, c->dma);
+	return PTR_ERR_OR_ZERO(c->pm);
+}
+
+static int edu_call_from_range(struct edu_calls *c)
+{
+	c->pm = vcm_phys_from_range(c->range, SZ_1G + PAGE_SIZE);
+	return PTR_ERR_OR_ZERO(c->pm);
+}
+
+static void edu_undo_phys(struct kunit *test, struct edu_calls *c, int ret)
+{
+	if (!ret)
+		KUNIT_EXPECT_EQ(test, vcm_phys_free(c->pm), 0);
+	c->pm = NULL;
+}
+
+static void edu_prep_vcm(struct kunit *test, struct edu_calls *c)
+{
+	c->vcm = own_vcm(test, vcm_create(EDU_VCM_START, EDU_VCM_LEN));
+}
+
+static int edu_call_reserve_at(struct edu_calls *c)
+{
+	c->made = vcm_reserve_at(c->vcm, EDU_VCM_START + SZ_1M, SZ_64K, RW);
+	return PTR_ERR_OR_ZERO(c->made);
+}
+
+static void edu_undo_reserve_at(struct kunit *test, struct edu_calls *c, int ret)
+{
+	if (ret)
+		KUNIT_EXPECT_NULL(test, vcm_get_res(c->vcm, EDU_VCM_START + SZ_1M));
+	kunit_release_action(test, vcm_test_release_vcm, c->vcm);
+}
+
+/* A one-to-one VCM: an unbacked reservation, then a backed one. */
+static void edu_prep_clone(struct kunit *test, struct edu_calls *c)
+{
+	c->vcm = own_vcm(test, vcm_create_one_to_one(0, 1ULL << 40));
+	c->res[0] = vcm_reserve(c->vcm, SZ_64K, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->res[0]);
+	c->res[1] = vcm_reserve(c->vcm, SZ_64K, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->res[1]);
+	KUNIT_ASSERT_EQ(test, vcm_back(c->res[1], c->cont), 0);
+}
+
+static int edu_call_clone(struct edu_calls *c)
+{
+	c->clone = vcm_clone(c->vcm);
+	return PTR_ERR_OR_ZERO(c->clone);
+}
+
+static void edu_undo_clone(struct kunit *test, struct edu_calls *c, int ret)
+{
+	if (!ret) {
+		KUNIT_EXPECT_EQ(test, vcm_get_num_res(c->clone), 2);
+		vcm_test_release_vcm(c->clone);
+	}
+	c->clone = NULL;
+	kunit_release_action(test, vcm_test_release_vcm, c->vcm);
+}
+
+/* An IOMMU VCM without a domain: an unbacked reservation, two backed. */
+static void edu_prep_assoc(struct kunit *test, struct edu_calls *c)
+{
+	int i;
+
+	edu_prep_vcm(test, c);
+	c->res[0] = vcm_reserve(c->vcm, PAGE_SIZE, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->res[0]);
+	for (i = 1; i < 3; i++) {
+		c->res[i] = vcm_reserve(c->vcm, SZ_64K, RW_CACHED);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->res[i]);
+		KUNIT_ASSERT_EQ(test, vcm_back(c->res[i], c->backing), 0);
+	}
+}
+
+static int edu_call_assoc(struct edu_calls *c)
+{
+	c->avcm = vcm_assoc(c->vcm, c->dev, 0);
+	return PTR_ERR_OR_ZERO(c->avcm);
+}
+
+static void edu_undo_assoc(struct kunit *test, struct edu_calls *c, int ret)
+{
+	if (ret) {
+		/* The domain went, and what was mapped in it with it. */
+		KUNIT_EXPECT_EQ(test, vcm_get_pgsize_bitmap(c->vcm), PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, vcm_get_res_num_ptes(c->res[1]), 0);
+		KUNIT_EXPECT_EQ(test, vcm_get_res_num_ptes(c->res[2]), 0);
+	}
+	kunit_release_action(test, vcm_test_release_vcm, c->vcm);
+}
+
+static int edu_call_hook(struct edu_calls *c)
+{
+	return vcm_hook(c->dev, vcm_edu_fault_handler, &c->fault);
+}
+
+static void edu_undo_hook(struct kunit *test, struct edu_calls *c, int ret)
+{
+	/* A hook that failed is not there to remove. */
+	KUNIT_EXPECT_EQ(test, vcm_hook(c->dev, NULL, NULL), ret ? -ENOENT : 0);
+}
+
+/*
+ * Sweep @step: its call with the n-th allocation failed, n = 1, 2, ...
+ * until a call fails none.  Each failure is -ENOMEM, and once what was
+ * made is released every gauge is back.  A step whose allocations all
+ * went by without a failure reaching VCM tests nothing: that fails too.
+ */
+static void edu_sweep_call(struct kunit *test, struct edu_calls *c,
+			   const struct edu_call *step)
+{
+	long before[VCM_STAT_FIRST_EVENT];
+	unsigned int n, failed = 0;
+	bool injected;
+	int ret, i;
+
+	for (n = 1; n < 1000; n++) {
+		for (i = 0; i < VCM_STAT_FIRST_EVENT; i++)
+			before[i] = vcm_stat_read(i);
+		if (step->prep)
+			step->prep(test, c);
+		edu_fail_nth(n);
+		ret = step->call(c);
+		injected = edu_fail_nth_done();
+		if (ret) {
+			KUNIT_EXPECT_EQ_MSG(test, ret, -ENOMEM, "%s, n=%u", step->name, n);
+			failed++;
+		}
+		step->undo(test, c, ret);
+		for (i = 0; i < VCM_STAT_FIRST_EVENT; i++)
+			KUNIT_EXPECT_EQ_MSG(test, vcm_stat_read(i), before[i],
+					    "%s, n=%u: counter %s", step->name, n,
+					    vcm_stat_names[i]);
+		if (!injected) {
+			KUNIT_EXPECT_EQ_MSG(test, ret, 0, "%s, n=%u: no failure injected",
+					    step->name, n);
+			break;
+		}
+	}
+	KUNIT_EXPECT_LT_MSG(test, n, 1000U, "%s: the sweep did not end", step->name);
+	KUNIT_EXPECT_GT_MSG(test, failed, 0U, "%s: no failure came back", step->name);
+}
+
+/*
+ * The allocations of calls the sweep above does not fail, failed in turn:
+ * wrapping a caller's table of pages, a table of DMA addresses, and a
+ * range of more than 1 GiB (a table of two entries, and an index of
+ * them); a reservation at a fixed address; a clone of a one-to-one VCM
+ * whose first reservation is unbacked; edu's association with an IOMMU
+ * VCM whose first reservation is unbacked, before two backed ones (what
+ * was mapped is unmapped, and the domain freed); and a fault hook for edu
+ * (freed when its devres cannot be had).  None of these calls maps
+ * anything through the DMA API, whose debugging must see no failure.
+ */
+static void vcm_edu_test_fail_nth_calls(struct kunit *test)
+{
+	static const struct edu_call steps[] = {
+		{ "vcm_phys_from_sgt", NULL, edu_call_from_sgt, edu_undo_phys },
+		{ "vcm_phys_from_dma", NULL, edu_call_from_dma, edu_undo_phys },
+		{ "vcm_phys_from_range", NULL, edu_call_from_range, edu_undo_phys },
+		{ "vcm_reserve_at", edu_prep_vcm, edu_call_reserve_at, edu_undo_reserve_at },
+		{ "vcm_clone", edu_prep_clone, edu_call_clone, edu_undo_clone },
+		{ "vcm_assoc", edu_prep_assoc, edu_call_assoc, edu_undo_assoc },
+		{ "vcm_hook", NULL, edu_call_hook, edu_undo_hook },
+	};
+	struct device *kdev = kunit_device_register(test, "vcm-edu-fail-dma");
+	struct edu_calls *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct vcm_edu_ctx *ctx = test->priv;
+	struct vcm_physmem *pm;
+	struct scatterlist *sg;
+	struct page *page;
+	struct vcm *dvcm;
+	unsigned int i;
+
+	if (!edu_fail_nth_works())
+		kunit_skip(test, "fail-nth fails no allocation that may sleep: knobs unset");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, kdev);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->dev = ctx->dev;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, edu_unhook, ctx->dev), 0);
+
+	c->pages = kunit_kzalloc(test, sizeof(*c->pages), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c->pages);
+	KUNIT_ASSERT_EQ(test, sg_alloc_table(c->pages, 2, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, edu_sg_free_table,
+							c->pages), 0);
+	for_each_sgtable_sg(c->pages, sg, i) {
+		page = vcm_test_alloc_pages(test, GFP_KERNEL, 0);
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		sg_set_page(sg, page, PAGE_SIZE, 0);
+	}
+
+	c->dma = kunit_kzalloc(test, sizeof(*c->dma), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c->dma);
+	KUNIT_ASSERT_EQ(test, sg_alloc_table(c->dma, 2, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, edu_sg_free_table,
+							c->dma), 0);
+	for_each_sgtable_sg(c->dma, sg, i) {
+		sg_dma_address(sg) = SZ_1G + i * SZ_2M;
+		sg_dma_len(sg) = PAGE_SIZE;
+	}
+	dvcm = own_vcm(test, vcm_create_dma());
+	c->davcm = vcm_assoc(dvcm, kdev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c->davcm);
+	KUNIT_ASSERT_EQ(test, vcm_activate(c->davcm), 0);
+
+	/* The last 1 GiB and a page below the end of the linear map. */
+	c->range = __pa(high_memory - 1) + 1 - (SZ_1G + PAGE_SIZE);
+	pm = vcm_phys_from_range(c->range, SZ_1G + PAGE_SIZE);
+	if (IS_ERR(pm))
+		c->range = 0;
+	else
+		KUNIT_EXPECT_EQ(test, vcm_phys_free(pm), 0);
+
+	/* Memory from the DMA API, allocated before any failure is armed. */
+	c->cont = new_phys(test, SZ_64K, VCM_PHYS_CONT, 0);
+	c->backing = new_phys(test, SZ_64K, 0, 0);
+
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		if (steps[i].call == edu_call_from_range && !c->range) {
+			kunit_info(test, "no 1 GiB and a page of RAM in one range: %s not swept\n",
+				   steps[i].name);
+			continue;
+		}
+		edu_sweep_call(test, c, &steps[i]);
+	}
+
+	KUNIT_EXPECT_EQ(test, vcm_deactivate(c->davcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(c->davcm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, dvcm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, c->backing), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, c->cont), 0);
+}
+
 static struct kunit_case vcm_edu_test_cases[] = {
 	KUNIT_CASE(vcm_edu_test_identify),
 	KUNIT_CASE(vcm_edu_test_mixed_chunks),
@@ -1023,7 +1753,14 @@ static struct kunit_case vcm_edu_test_cases[] = {
 	KUNIT_CASE(vcm_edu_test_fault_hook),
 	KUNIT_CASE(vcm_edu_test_domains),
 	KUNIT_CASE(vcm_edu_test_range_errors),
+	KUNIT_CASE(vcm_edu_test_dma_activate_unwind),
+	KUNIT_CASE(vcm_edu_test_dma_segments),
+	KUNIT_CASE(vcm_edu_test_domain_kept),
+	KUNIT_CASE(vcm_edu_test_aperture),
+	KUNIT_CASE(vcm_edu_test_fault_hook_replace),
+	KUNIT_CASE(vcm_edu_test_debugfs),
 	KUNIT_CASE_SLOW(vcm_edu_test_fail_nth),
+	KUNIT_CASE(vcm_edu_test_fail_nth_calls),
 	{}
 };
 

@@ -620,6 +620,70 @@ static void vcm_test_dev_addr_chunks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 }
 
+/*
+ * vcm_dev_addr_to_phys_addr() answers for the device asked about only.
+ * Two devices are associated with one one-to-one VCM, the second's
+ * association listed after the first's: asked about the second, the walk
+ * passes the first's by and follows the backing.  Once the second's
+ * association is inactive it has none to answer from (-ENODEV), though
+ * the first's still answers.  A NULL device or output is refused, and
+ * an unknown attribute is refused to an existing association as it is
+ * to vcm_assoc(), the association keeping its attributes.
+ */
+static void vcm_test_dev_addr_two_devs(struct kunit *test)
+{
+	struct device *d1 = kunit_device_register(test, "vcm-dev-addr-1");
+	struct device *d2 = kunit_device_register(test, "vcm-dev-addr-2");
+	struct vcm_physmem *pm = new_phys(test, PAGE_SIZE, 0, 0);
+	struct vcm_avcm *a1, *a2;
+	unsigned int cursor = 0;
+	phys_addr_t phys, got;
+	struct vcm_res *res;
+	dma_addr_t addr;
+	struct vcm *o;
+	size_t len;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d1);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d2);
+	KUNIT_ASSERT_EQ(test, dma_set_mask_and_coherent(d1, DMA_BIT_MASK(64)), 0);
+	KUNIT_ASSERT_EQ(test, dma_set_mask_and_coherent(d2, DMA_BIT_MASK(64)), 0);
+	KUNIT_ASSERT_EQ(test, vcm_test_next_chunk(pm, &cursor, &phys, &len), 0);
+
+	o = own_vcm(test, vcm_create_one_to_one(0, 1ULL << 40));
+	a1 = vcm_assoc(o, d1, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a1);
+	a2 = vcm_assoc(o, d2, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a2);
+	KUNIT_ASSERT_EQ(test, vcm_activate(a1), 0);
+	KUNIT_ASSERT_EQ(test, vcm_activate(a2), 0);
+	res = vcm_reserve(o, PAGE_SIZE, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_ASSERT_EQ(test, vcm_back(res, pm), 0);
+	addr = vcm_get_dev_addr(res);
+	KUNIT_EXPECT_EQ(test, addr, (dma_addr_t)phys);
+
+	KUNIT_EXPECT_EQ(test, vcm_dev_addr_to_phys_addr(d2, addr + 8, &got), 0);
+	KUNIT_EXPECT_EQ(test, got, phys + 8);
+	KUNIT_EXPECT_EQ(test, vcm_deactivate(a2), 0);
+	KUNIT_EXPECT_EQ(test, vcm_dev_addr_to_phys_addr(d2, addr, &got), -ENODEV);
+	got = 0;
+	KUNIT_EXPECT_EQ(test, vcm_dev_addr_to_phys_addr(d1, addr + 16, &got), 0);
+	KUNIT_EXPECT_EQ(test, got, phys + 16);
+	KUNIT_EXPECT_EQ(test, vcm_dev_addr_to_phys_addr(NULL, addr, &got), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_dev_addr_to_phys_addr(d1, addr, NULL), -EINVAL);
+
+	KUNIT_EXPECT_EQ(test, vcm_set_assoc_attr(a2, BIT(9)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_get_assoc_attr(a2), 0);
+
+	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_deactivate(a1), 0);
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(a1), 0);
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(a2), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, o), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+}
+
 static void vcm_test_assoc(struct kunit *test)
 {
 	struct device *dev = kunit_device_register(test, "vcm-assoc");
@@ -840,6 +904,7 @@ static struct kunit_case vcm_test_back_cases[] = {
 	KUNIT_CASE(vcm_test_one_to_one_align),
 	KUNIT_CASE(vcm_test_dma_direct),
 	KUNIT_CASE(vcm_test_dev_addr_chunks),
+	KUNIT_CASE(vcm_test_dev_addr_two_devs),
 	KUNIT_CASE(vcm_test_assoc),
 	KUNIT_CASE(vcm_test_shared_physmem),
 	KUNIT_CASE(vcm_test_phys_res_other),

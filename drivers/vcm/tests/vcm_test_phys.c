@@ -19,6 +19,7 @@
 #include <linux/mman.h>
 #include <linux/pfn.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/uaccess.h>
@@ -571,6 +572,224 @@ static void vcm_test_phys_pfn(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_phys(test, mixed), 0);
 }
 
+/* The word at byte @off of @pm, read through the linear map. */
+static u32 phys_word(struct vcm_physmem *pm, size_t off)
+{
+	unsigned long pfn;
+	u32 *p, v;
+
+	if (vcm_phys_pfn(pm, off >> PAGE_SHIFT, &pfn, NULL))
+		return 0;
+	p = kmap_local_page(pfn_to_page(pfn));
+	v = p[offset_in_page(off) / 4];
+	kunmap_local(p);
+	return v;
+}
+
+/*
+ * vcm_phys_copy() copies VCM's own memory only, and only memory that
+ * backs nothing: a destination or a source of a caller's page (foreign),
+ * a NULL or ERR_PTR() source, and a destination that backs a reservation
+ * are refused with -EINVAL, and each destination keeps what it held.
+ * vcm_phys_alloc_for() refuses a length of part of a page, counting no
+ * physmem.
+ */
+static void vcm_test_phys_copy_refusals(struct kunit *test)
+{
+	struct vcm_physmem *pm = new_phys(test, PAGE_SIZE, 0, 0);
+	struct vcm_physmem *other = new_phys(test, PAGE_SIZE, 0, 0);
+	struct vcm *k = kernel_vcm(test);
+	struct vcm_physmem *foreign;
+	struct vcm_constraint c;
+	struct vcm_res *res;
+	struct page *page;
+	long physmems;
+	size_t off;
+
+	page = vcm_test_alloc_pages(test, GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	foreign = own_phys(test, vcm_phys_from_range(page_to_phys(page), PAGE_SIZE));
+	vcm_fill_pattern(pm, 0x8000);
+	vcm_fill_pattern(other, 0x8100);
+	vcm_fill_pattern(foreign, 0x8200);
+
+	KUNIT_EXPECT_EQ(test, vcm_phys_copy(foreign, pm), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_phys_copy(pm, foreign), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_phys_copy(pm, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_phys_copy(pm, ERR_PTR(-ENOMEM)), -EINVAL);
+
+	res = vcm_reserve(k, PAGE_SIZE, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_ASSERT_EQ(test, vcm_back(res, pm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_phys_copy(pm, other), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+
+	for (off = 0; off < PAGE_SIZE; off += 1020) {
+		KUNIT_EXPECT_EQ(test, phys_word(pm, off), vcm_pattern_at(pm, 0x8000, off));
+		KUNIT_EXPECT_EQ(test, phys_word(foreign, off),
+				vcm_pattern_at(foreign, 0x8200, off));
+	}
+
+	vcm_constraint_init(&c);
+	physmems = vcm_stat_read(VCM_STAT_PHYSMEMS);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_phys_alloc_for(PAGE_SIZE + 1, 0, &c)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_PHYSMEMS), physmems);
+
+	KUNIT_EXPECT_EQ(test, free_phys(test, foreign), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, other), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+}
+
+/* What a killed task got of VCM (vcm_test_phys_killed()). */
+struct vcm_killed {
+	struct vcm_physmem *src, *dst, *pm;
+	struct completion done;
+	bool fatal;
+	int ret;
+};
+
+/*
+ * A kthread of the case's own, killed before it allocates and copies:
+ * kthreads ignore signals unless they allow them, and this one exits
+ * with its signal once it is done.
+ */
+static int vcm_killed_fn(void *data)
+{
+	struct vcm_killed *k = data;
+
+	allow_signal(SIGKILL);
+	send_sig(SIGKILL, current, 1);
+	k->fatal = fatal_signal_pending(current);
+	k->pm = vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, SZ_64K, 0, 0);
+	k->ret = vcm_phys_copy(k->dst, k->src);
+	complete(&k->done);
+	return 0;
+}
+
+/*
+ * A fatal signal stops the work its task waits for.  An allocation in
+ * chunks fails with -EINTR before it takes a chunk, counting no physmem
+ * and no bytes.  A copy stops with -EINTR after its first 256 pages: they
+ * hold the source's words, the page after them the destination's own.
+ */
+static void vcm_test_phys_killed(struct kunit *test)
+{
+	const size_t len = 257 * PAGE_SIZE, done = 256 * PAGE_SIZE;
+	struct vcm_killed k = {
+		.src = new_phys(test, len, 0, PAGE_SIZE),
+		.dst = new_phys(test, len, 0, PAGE_SIZE),
+	};
+	long physmems = vcm_stat_read(VCM_STAT_PHYSMEMS);
+	long bytes = vcm_stat_read(VCM_STAT_PHYS_BYTES);
+	struct task_struct *t;
+	size_t off;
+
+	/* Seeds less than a page's 1024 words apart: no word is in both. */
+	vcm_fill_pattern(k.src, 0x6000);
+	vcm_fill_pattern(k.dst, 0x6200);
+	init_completion(&k.done);
+	t = kthread_run(vcm_killed_fn, &k, "vcm-killed");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wait_for_completion(&k.done);
+
+	KUNIT_ASSERT_TRUE(test, k.fatal);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(k.pm), -EINTR);
+	if (!IS_ERR(k.pm))
+		vcm_phys_free(k.pm);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_PHYSMEMS), physmems);
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_PHYS_BYTES), bytes);
+
+	KUNIT_EXPECT_EQ(test, k.ret, -EINTR);
+	for (off = 0; off < done; off += PAGE_SIZE + 4)
+		KUNIT_EXPECT_EQ(test, phys_word(k.dst, off),
+				vcm_pattern_at(k.src, 0x6000, off));
+	KUNIT_EXPECT_EQ(test, phys_word(k.dst, done - 4),
+			vcm_pattern_at(k.src, 0x6000, done - 4));
+	KUNIT_EXPECT_EQ(test, phys_word(k.dst, done),
+			vcm_pattern_at(k.dst, 0x6200, done));
+	KUNIT_EXPECT_EQ(test, phys_word(k.dst, len - 4),
+			vcm_pattern_at(k.dst, 0x6200, len - 4));
+
+	KUNIT_EXPECT_EQ(test, free_phys(test, k.dst), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, k.src), 0);
+}
+
+/*
+ * A physmem of a device's DMA addresses holds no physical memory, even
+ * where its DMA address is a physical address as well (without an IOMMU
+ * it may be one of RAM): the reverse lookups of that physical address
+ * count and return the backing of the memory there, not the DMA VCM's
+ * backing of the DMA address.  It has no pages to cut into a table for a
+ * device (-EINVAL), nor has a NULL physmem; and a device whose segments
+ * are shorter than a page gets no table of any memory.
+ */
+static void vcm_test_phys_dma_addresses(struct kunit *test)
+{
+	struct device *dev = kunit_device_register(test, "vcm-dma-addresses");
+	struct sg_table *dsgt = kunit_kzalloc(test, sizeof(*dsgt), GFP_KERNEL);
+	struct vcm_physmem *pm = new_phys(test, PAGE_SIZE, 0, 0);
+	struct device_dma_parameters *parms;
+	struct vcm *k = kernel_vcm(test);
+	struct vcm_res *rk, *rd;
+	struct vcm_physmem *dma;
+	unsigned int cursor = 0;
+	struct vcm_avcm *avcm;
+	struct sg_table sgt;
+	phys_addr_t phys;
+	struct vcm *dvcm;
+	size_t len;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	KUNIT_ASSERT_NOT_NULL(test, dsgt);
+	KUNIT_ASSERT_EQ(test, vcm_test_next_chunk(pm, &cursor, &phys, &len), 0);
+
+	dvcm = own_vcm(test, vcm_create_dma());
+	avcm = vcm_assoc(dvcm, dev, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, avcm);
+	KUNIT_ASSERT_EQ(test, vcm_activate(avcm), 0);
+	KUNIT_ASSERT_EQ(test, sg_alloc_table(dsgt, 1, GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vcm_test_sg_free_table,
+							dsgt), 0);
+	sg_dma_address(dsgt->sgl) = phys;
+	sg_dma_len(dsgt->sgl) = PAGE_SIZE;
+	dma = own_phys(test, vcm_phys_from_dma(avcm, dsgt));
+
+	rk = vcm_reserve(k, PAGE_SIZE, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
+	rd = vcm_reserve(dvcm, PAGE_SIZE, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rd);
+	KUNIT_ASSERT_EQ(test, vcm_back(rk, pm), 0);
+	KUNIT_ASSERT_EQ(test, vcm_back(rd, dma), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(rd), (dma_addr_t)phys);
+
+	KUNIT_EXPECT_EQ(test, vcm_get_phys_num_res(phys + 8), 1);
+	len = 0;
+	KUNIT_EXPECT_PTR_EQ(test, vcm_get_next_phys_res(phys + 8, NULL, &len), rk);
+	KUNIT_EXPECT_EQ(test, len, PAGE_SIZE);
+	KUNIT_EXPECT_NULL(test, vcm_get_next_phys_res(phys + 8, rk, NULL));
+
+	KUNIT_EXPECT_EQ(test, vcm_phys_to_sgt_for_dev(dma, dev, &sgt), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_phys_to_sgt_for_dev(NULL, dev, &sgt), -EINVAL);
+	parms = kunit_kzalloc(test, sizeof(*parms), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, parms);
+	parms->max_segment_size = PAGE_SIZE / 2;
+	parms->segment_boundary_mask = ULONG_MAX;
+	dev->dma_parms = parms;
+	KUNIT_EXPECT_EQ(test, vcm_phys_to_sgt_for_dev(pm, dev, &sgt), -EINVAL);
+	dev->dma_parms = NULL;
+
+	KUNIT_EXPECT_EQ(test, vcm_unback(rd), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unback(rk), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(rd), 0);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(rk), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, dma), 0);
+	KUNIT_EXPECT_EQ(test, vcm_deactivate(avcm), 0);
+	KUNIT_EXPECT_EQ(test, vcm_deassoc(avcm), 0);
+	KUNIT_EXPECT_EQ(test, free_vcm(test, dvcm), 0);
+	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
+}
+
 /* --- IOMMU page-size choice ------------------------------------------ */
 
 /*
@@ -707,6 +926,9 @@ static struct kunit_case vcm_test_phys_cases[] = {
 	KUNIT_CASE(vcm_test_phys_from_sgt_contiguous),
 	KUNIT_CASE(vcm_test_phys_wrap_errors),
 	KUNIT_CASE(vcm_test_phys_pfn),
+	KUNIT_CASE(vcm_test_phys_copy_refusals),
+	KUNIT_CASE(vcm_test_phys_killed),
+	KUNIT_CASE(vcm_test_phys_dma_addresses),
 	KUNIT_CASE_PARAM(vcm_test_count_ptes, vcm_ptes_gen_params),
 	KUNIT_CASE(vcm_test_count_sgt_ptes),
 	{}

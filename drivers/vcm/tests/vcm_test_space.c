@@ -208,6 +208,15 @@ static void vcm_test_create_free(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_vcm(test, o), 0);
 }
 
+/*
+ * vcm_stat_read() of a counter it does not know reads 0, not whatever
+ * lies past its array.
+ */
+static void vcm_test_stat_unknown(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_NR), 0);
+}
+
 /* --- reservations ---------------------------------------------------- */
 
 static void vcm_test_reserve(struct kunit *test)
@@ -478,6 +487,33 @@ static void vcm_test_res_edges(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_vcm(test, vcm), 0);
 }
 
+/*
+ * The kernel VCM maps nothing executable, whatever the cache policy:
+ * vcm_reserve() refuses VCM_EXECUTE there with either policy the kernel
+ * maps RAM with, and makes no reservation; vcm_set_res_attr() refuses to
+ * add it to a reservation, whose attributes stay as they were.
+ */
+static void vcm_test_kernel_no_exec(struct kunit *test)
+{
+	struct vcm *k = kernel_vcm(test);
+	size_t n = vcm_get_num_res(k);
+	struct vcm_res *res;
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve(k, PAGE_SIZE, RW_CACHED | VCM_EXECUTE)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve(k, PAGE_SIZE,
+						  VCM_READ | VCM_WC | VCM_EXECUTE)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_get_num_res(k), n);
+
+	res = vcm_reserve(k, PAGE_SIZE, RW_CACHED);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW_CACHED | VCM_EXECUTE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vcm_get_res_attr(res), (u32)RW_CACHED);
+	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, vcm_get_num_res(k), n);
+}
+
 /* --- bounds ---------------------------------------------------------- */
 
 static void vcm_test_bound(struct kunit *test)
@@ -611,6 +647,7 @@ static struct kunit_case vcm_test_space_cases[] = {
 	KUNIT_CASE(vcm_test_space_edges),
 	KUNIT_CASE(vcm_test_create_errors),
 	KUNIT_CASE(vcm_test_create_free),
+	KUNIT_CASE(vcm_test_stat_unknown),
 	KUNIT_CASE(vcm_test_reserve),
 	KUNIT_CASE_PARAM(vcm_test_reserve_errors, vcm_reserve_gen_params),
 	KUNIT_CASE(vcm_test_reserve_exhaust),
@@ -618,6 +655,7 @@ static struct kunit_case vcm_test_space_cases[] = {
 	KUNIT_CASE(vcm_test_reserve_at_attrs),
 	KUNIT_CASE(vcm_test_res_attr),
 	KUNIT_CASE(vcm_test_res_edges),
+	KUNIT_CASE(vcm_test_kernel_no_exec),
 	KUNIT_CASE(vcm_test_bound),
 	KUNIT_CASE(vcm_test_bound_attrs),
 	KUNIT_CASE(vcm_test_bound_exhaust),

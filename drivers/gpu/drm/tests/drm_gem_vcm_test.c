@@ -783,6 +783,45 @@ static void drm_gem_vcm_test_print_info(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, m.buf, "\t\timported=yes\n");
 }
 
+/*
+ * What the DRM core prints of an object through its object functions
+ * (drm_gem_print_info()) is what a driver's own report prints with
+ * drm_gem_vcm_print_info(): an object no one used yet has no memory and,
+ * as its driver did not ask for it, is not write-combined, and printing
+ * it allocates nothing; an import is only that it is one, either way.
+ */
+static void drm_gem_vcm_test_print_info_unused(struct kunit *test)
+{
+	static const char unused[] =
+		"\tallocated=no\n\tmap_wc=no\n\tneed=0x0 devices=1\n"
+		"\tvmap_use_count=0\n\tmap_count=0\n\tuser_vmas=0\n\tmoves=0\n";
+	struct drm_gem_vcm_context *ctx = test->priv;
+	struct seq_file m = { .size = PAGE_SIZE };
+	struct drm_printer p = drm_seq_file_printer(&m);
+	struct drm_gem_vcm_object *obj, *imp;
+
+	m.buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.buf);
+	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+	obj->base.funcs->print_info(&p, 1, &obj->base);
+	KUNIT_EXPECT_STREQ(test, m.buf, unused);
+	m.count = 0;
+	memset(m.buf, 0, PAGE_SIZE);
+	drm_gem_vcm_print_info(obj, &p, 1);
+	KUNIT_EXPECT_STREQ(test, m.buf, unused);
+	KUNIT_EXPECT_NULL(test, obj->physmem);
+
+	imp = drm_gem_vcm_create_import(ctx, TEST_SIZE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, imp);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							drm_gem_object_put_wrapper,
+							&imp->base), 0);
+	m.count = 0;
+	memset(m.buf, 0, PAGE_SIZE);
+	imp->base.funcs->print_info(&p, 1, &imp->base);
+	KUNIT_EXPECT_STREQ(test, m.buf, "\timported=yes\n");
+}
+
 /* A second DRM device, CPU context and all, that imports. */
 static struct drm_gem_vcm_context *drm_gem_vcm_test_importer(struct kunit *test)
 {
@@ -1445,7 +1484,8 @@ static void drm_gem_vcm_test_dmabuf_mmap_nospace(struct kunit *test)
 /*
  * Another exporter's dma-buf, of two pages of its own: its mapping for a
  * device covers @mapped bytes of them, its kernel mapping is I/O memory
- * (a device's BAR, say).  It counts its importers' calls.
+ * (a device's BAR, say), and it maps nothing for processes (its mmap
+ * fails with -ENXIO).  It counts its importers' calls.
  */
 struct drm_gem_vcm_test_exporter {
 	struct page *pages;
@@ -1455,6 +1495,7 @@ struct drm_gem_vcm_test_exporter {
 	unsigned int unmaps;
 	unsigned int vmaps;
 	unsigned int vunmaps;
+	unsigned int mmaps;
 };
 
 static struct sg_table *
@@ -1523,6 +1564,15 @@ static void drm_gem_vcm_test_foreign_vunmap(struct dma_buf *dmabuf,
 	exp->vunmaps++;
 }
 
+static int drm_gem_vcm_test_foreign_mmap(struct dma_buf *dmabuf,
+					 struct vm_area_struct *vma)
+{
+	struct drm_gem_vcm_test_exporter *exp = dmabuf->priv;
+
+	exp->mmaps++;
+	return -ENXIO;
+}
+
 static void drm_gem_vcm_test_foreign_release(struct dma_buf *dmabuf)
 {
 	struct drm_gem_vcm_test_exporter *exp = dmabuf->priv;
@@ -1537,6 +1587,7 @@ static const struct dma_buf_ops drm_gem_vcm_test_foreign_ops = {
 	.release = drm_gem_vcm_test_foreign_release,
 	.vmap = drm_gem_vcm_test_foreign_vmap,
 	.vunmap = drm_gem_vcm_test_foreign_vunmap,
+	.mmap = drm_gem_vcm_test_foreign_mmap,
 };
 
 /* Such a dma-buf, mapped in full, in *@expp; put when the test ends. */
@@ -1596,6 +1647,47 @@ static void drm_gem_vcm_test_vmap_iomem(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exp->vmaps, 1);
 	KUNIT_EXPECT_EQ(test, exp->vunmaps, 1);
 	KUNIT_EXPECT_EQ(test, dmabuf->vmapping_counter, 0);
+}
+
+/*
+ * A process maps an import whose exporter refuses it: the import's mmap
+ * hands the VMA over to the exporter (dma_buf_mmap()), which is asked
+ * once, and mmap() fails with the exporter's errno.  The reference the
+ * DRM core took for the VMA is the core's to drop: the import's
+ * references are as before, and it stays attached and resident.
+ */
+static void drm_gem_vcm_test_mmap_import_refused(struct kunit *test)
+{
+	struct drm_gem_vcm_context *ctx = test->priv;
+	struct drm_gem_vcm_test_exporter *exp;
+	struct drm_gem_object *gem;
+	unsigned long addr, offset;
+	struct dma_buf *dmabuf;
+	struct file *file;
+	unsigned int refs;
+	u32 handle;
+
+	dmabuf = drm_gem_vcm_test_foreign(test, &exp);
+	gem = drm_gem_vcm_prime_import(ctx, dmabuf);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, gem);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							drm_gem_object_put_wrapper,
+							gem), 0);
+	file = drm_gem_vcm_test_file(test, ctx->drm);
+	KUNIT_ASSERT_EQ(test, drm_gem_handle_create(file->private_data, gem,
+						    &handle), 0);
+	KUNIT_ASSERT_EQ(test, drm_gem_create_mmap_offset(gem), 0);
+	offset = drm_vma_node_offset_addr(&gem->vma_node);
+	refs = kref_read(&gem->refcount);
+
+	addr = kunit_vm_mmap(test, file, 0, TEST_FOREIGN, PROT_READ, MAP_SHARED,
+			     offset);
+	KUNIT_EXPECT_EQ(test, addr, (unsigned long)-ENXIO);
+	KUNIT_EXPECT_EQ(test, exp->mmaps, 1);
+	KUNIT_EXPECT_EQ(test, kref_read(&gem->refcount), refs);
+	KUNIT_EXPECT_NOT_NULL(test, gem->import_attach);
+	KUNIT_EXPECT_EQ(test, drm_gem_vcm_status(to_drm_gem_vcm_obj(gem)),
+			DRM_GEM_OBJECT_RESIDENT);
 }
 
 /*
@@ -1940,6 +2032,140 @@ static bool drm_gem_vcm_test_fail_nth_works(void)
 }
 #endif
 
+/* Pages a fault puts in: the helper's DRM_GEM_VCM_FAULT_PAGES. */
+#define TEST_FAULT_PAGES	16
+
+/* The page frame a process's page at @addr maps, 0 for none. */
+static unsigned long drm_gem_vcm_test_pfn(unsigned long addr)
+{
+	struct follow_pfnmap_args args = { .address = addr };
+	struct mm_struct *mm = current->mm;
+	unsigned long pfn = 0;
+
+	mmap_read_lock(mm);
+	args.vma = vma_lookup(mm, addr);
+	if (args.vma && !follow_pfnmap_start(&args)) {
+		pfn = args.pfn;
+		follow_pfnmap_end(&args);
+	}
+	mmap_read_unlock(mm);
+	return pfn;
+}
+
+/*
+ * How many of the TEST_FAULT_PAGES pages from @addr on are mapped, in a
+ * row from the first; they map the page frames from @pfn on, and none
+ * past the first that is not mapped is.
+ */
+static unsigned int drm_gem_vcm_test_fault_mapped(struct kunit *test,
+						  unsigned long addr,
+						  unsigned long pfn)
+{
+	unsigned int i, mapped = TEST_FAULT_PAGES;
+	unsigned long got;
+
+	for (i = 0; i < TEST_FAULT_PAGES; i++) {
+		got = drm_gem_vcm_test_pfn(addr + i * PAGE_SIZE);
+		if (i < mapped && got)
+			KUNIT_EXPECT_EQ_MSG(test, got, pfn + i, "page %u", i);
+		else if (i < mapped)
+			mapped = i;
+		else
+			KUNIT_EXPECT_EQ_MSG(test, got, 0UL,
+					    "page %u mapped past page %u", i, mapped);
+	}
+	return mapped;
+}
+
+/*
+ * A fault puts in the faulting page and up to 15 more of its chunk,
+ * inside the VMA.  When one of those cannot be put in, as its page table
+ * cannot be allocated (fail-nth), the fault stops there: it is still the
+ * faulting page's, which the process reads, the pages from the one that
+ * failed on are not mapped, and that one reads right at its own fault.
+ * The faulting page is the last of its page table (made beforehand by a
+ * fault 16 pages before it), so the page after it is the first of a
+ * table the fault makes; the memory is one range, so all 16 are of one
+ * chunk.  Swept n = 1, 2, ... until the fault's last allocation passed;
+ * each VMA is unmapped, and uncounted, after its pass.
+ */
+static void drm_gem_vcm_test_fault_nomem(struct kunit *test)
+{
+	unsigned int n, i, mapped, stopped = 0;
+	unsigned long addr, last, pfn0, nr, left;
+	struct drm_gem_vcm_object *obj;
+	struct vcm_constraint c;
+	struct dma_buf *dmabuf;
+	struct iosys_map map;
+	bool injected;
+	pgoff_t pgoff;
+	u8 byte = 0;
+
+	if (!drm_gem_vcm_test_fail_nth_works())
+		kunit_skip(test, "fail-nth fails no allocation that may sleep: knobs unset");
+	if (2 * PMD_SIZE > TEST_SCATTERED)
+		kunit_skip(test, "a page table maps more than half the object");
+	obj = drm_gem_vcm_test_create(test, TEST_SCATTERED);
+	vcm_constraint_init(&c);
+	c.flags = VCM_CONSTRAINT_CONTIGUOUS;
+	c.devices = 1;
+	KUNIT_ASSERT_EQ(test, drm_gem_vcm_test_place(obj, &c, "contiguous"), 0);
+	/* Each page's first byte is its index. */
+	KUNIT_ASSERT_EQ(test, drm_gem_vmap_unlocked(&obj->base, &map), 0);
+	for (i = 0; i < TEST_SCATTERED >> PAGE_SHIFT; i++)
+		iosys_map_wr(&map, (size_t)i << PAGE_SHIFT, u8, (u8)i);
+	drm_gem_vunmap_unlocked(&obj->base, &map);
+	KUNIT_ASSERT_EQ(test, vcm_phys_pfn(obj->physmem, 0, &pfn0, &nr), 0);
+	KUNIT_ASSERT_EQ(test, nr, TEST_SCATTERED >> PAGE_SHIFT);
+	dmabuf = drm_gem_vcm_prime_export(&obj->base, O_RDWR);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dmabuf);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dma_buf_put_wrapper,
+							dmabuf), 0);
+
+	for (n = 1; n < 64; n++) {
+		addr = kunit_vm_mmap(test, dmabuf->file, 0, TEST_SCATTERED,
+				     PROT_READ, MAP_SHARED, 0);
+		KUNIT_ASSERT_TRUE(test, addr && !IS_ERR_VALUE(addr));
+		/* 16 pages into the VMA at least, with 15 more after it. */
+		last = ALIGN(addr + (TEST_FAULT_PAGES + 1) * PAGE_SIZE, PMD_SIZE) -
+		       PAGE_SIZE;
+		pgoff = (last - addr) >> PAGE_SHIFT;
+		left = copy_from_user(&byte,
+				      (u8 __user *)(last - TEST_FAULT_PAGES * PAGE_SIZE),
+				      1);
+		KUNIT_ASSERT_EQ(test, left, 0UL);
+		KUNIT_ASSERT_EQ(test, drm_gem_vcm_test_pfn(last), 0UL);
+
+		drm_gem_vcm_test_fail_nth(n);
+		left = copy_from_user(&byte, (u8 __user *)last, 1);
+		injected = drm_gem_vcm_test_fail_nth_done();
+		mapped = drm_gem_vcm_test_fault_mapped(test, last, pfn0 + pgoff);
+		if (left) {
+			/* Only injected, and before the faulting page went in. */
+			KUNIT_EXPECT_TRUE_MSG(test, injected, "n=%u", n);
+			KUNIT_EXPECT_EQ_MSG(test, mapped, 0U, "n=%u", n);
+		} else if (mapped < TEST_FAULT_PAGES) {
+			KUNIT_EXPECT_TRUE_MSG(test, injected, "n=%u", n);
+			KUNIT_EXPECT_GT_MSG(test, mapped, 0U, "n=%u", n);
+			KUNIT_EXPECT_EQ_MSG(test, byte, (u8)pgoff, "n=%u", n);
+			stopped++;
+			left = copy_from_user(&byte,
+					      (u8 __user *)(last + mapped * PAGE_SIZE), 1);
+			KUNIT_EXPECT_EQ(test, left, 0UL);
+			KUNIT_EXPECT_EQ(test, byte, (u8)(pgoff + mapped));
+		} else {
+			KUNIT_EXPECT_EQ_MSG(test, byte, (u8)pgoff, "n=%u", n);
+		}
+		KUNIT_EXPECT_EQ(test, vm_munmap(addr, TEST_SCATTERED), 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&obj->user_vmas), 0);
+		if (!injected)
+			break;
+	}
+	KUNIT_ASSERT_LT_MSG(test, n, 64U, "the sweep did not end");
+	/* Once, the page table of the page after the faulting one failed. */
+	KUNIT_EXPECT_GT(test, stopped, 0U);
+}
+
 /*
  * What one pass of the fail-nth sweep made, and where its failure is
  * injected: the @n-th allocation of step @armed.
@@ -2175,6 +2401,7 @@ static struct kunit_case drm_gem_vcm_test_cases[] = {
 	KUNIT_CASE(drm_gem_vcm_test_describe),
 	KUNIT_CASE(drm_gem_vcm_test_show_busy),
 	KUNIT_CASE(drm_gem_vcm_test_print_info),
+	KUNIT_CASE(drm_gem_vcm_test_print_info_unused),
 	KUNIT_CASE(drm_gem_vcm_test_prime_export),
 	KUNIT_CASE(drm_gem_vcm_test_prime_wc),
 	KUNIT_CASE(drm_gem_vcm_test_prime_wc_allowed),
@@ -2187,6 +2414,7 @@ static struct kunit_case drm_gem_vcm_test_cases[] = {
 	KUNIT_CASE(drm_gem_vcm_test_unplug_unset),
 	KUNIT_CASE(drm_gem_vcm_test_dumb_create),
 	KUNIT_CASE(drm_gem_vcm_test_mmap_import),
+	KUNIT_CASE(drm_gem_vcm_test_mmap_import_refused),
 	KUNIT_CASE(drm_gem_vcm_test_dmabuf_mmap),
 	KUNIT_CASE(drm_gem_vcm_test_dmabuf_mmap_nospace),
 	KUNIT_CASE(drm_gem_vcm_test_vmap_iomem),
@@ -2195,6 +2423,7 @@ static struct kunit_case drm_gem_vcm_test_cases[] = {
 	KUNIT_CASE(drm_gem_vcm_test_import_one_to_one),
 	KUNIT_CASE(drm_gem_vcm_test_create_refused),
 	KUNIT_CASE(drm_gem_vcm_test_unplug_freeing),
+	KUNIT_CASE(drm_gem_vcm_test_fault_nomem),
 	KUNIT_CASE_SLOW(drm_gem_vcm_test_fail_nth_sweep),
 	{}
 };
