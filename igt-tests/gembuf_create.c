@@ -172,6 +172,34 @@ igt_main
 		gem_close(fd, handle);
 	}
 
+	igt_describe("A request to gembuf_object from memory the kernel cannot read is EFAULT and asks for nothing: nothing to read after it, and the next request's report is there.");
+	igt_subtest("info-fault") {
+		struct gembuf_report info = {};
+		uint32_t handle = gembuf_create(fd, 8192, 0, GEMBUF_CACHE_WB);
+		char buf[64], path[96];
+		struct stat st;
+		void *none;
+		int dfd;
+
+		igt_assert_eq(fstat(fd, &st), 0);
+		snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%u/gembuf_object",
+			 minor(st.st_rdev));
+		dfd = open(path, O_RDWR);
+		igt_assert_f(dfd >= 0, "%s: %s\n", path, strerror(errno));
+		/* A page nothing may read. */
+		none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		igt_assert(none != MAP_FAILED);
+		igt_assert_eq(write(dfd, none, 4), -1);
+		igt_assert_eq(errno, EFAULT);
+		munmap(none, 4096);
+		igt_assert_eq(read(dfd, buf, sizeof(buf)), 0);
+		close(dfd);
+		/* The file still answers. */
+		gembuf_info(fd, handle, &info);
+		igt_assert_eq_u64(info.size, 8192);
+		gem_close(fd, handle);
+	}
+
 	igt_describe("Closing the handles frees the objects.");
 	igt_subtest("close-frees") {
 		long before = gembuf_state("objects");

@@ -674,6 +674,52 @@ igt_main
 		gk_fb_destroy(&k, &cur);
 	}
 
+	igt_describe("A legacy cursor move that takes the cursor off the screen or brings it back changes what the CRTC composes, so it is committed, not made in place: a cursor given a new image while off the screen shows it where it is moved back to, and a frame while it is off shows the primary alone.");
+	igt_subtest("cursor-move-off-screen") {
+		/* Past each edge of the 640x480 mode. */
+		static const int off[][2] = {
+			{ 640, 60 }, { 100, 480 }, { -64, 60 }, { 100, -64 },
+		};
+		struct gk_layer l[1] = { base_layer() };
+		struct gk_fb cur[2];
+		uint32_t c;
+
+		gk_fb_fill(&primary, 0x102030);
+		igt_assert_eq(gk_commit(&k, l, 1, NULL, 0), 0);
+		for (int i = 0; i < 2; i++) {
+			gk_fb_create(&k, &cur[i], 64, 64, DRM_FORMAT_ARGB8888);
+			gk_fb_fill(&cur[i], i ? 0xffc04080 : 0xff40c080);
+		}
+		igt_assert_eq(drmModeSetCursor(k.fd, k.crtc_id, cur[0].handle, 64, 64), 0);
+		igt_assert_eq(drmModeMoveCursor(k.fd, k.crtc_id, 100, 60), 0);
+		writeback_current();
+		assert_px(100, 60, 0x40c080);
+		for (unsigned int i = 0; i < ARRAY_SIZE(off); i++) {
+			c = i & 1 ? 0x40c080 : 0xc04080;
+			igt_assert_eq(drmModeMoveCursor(k.fd, k.crtc_id, off[i][0], off[i][1]), 0);
+			/* A new image while off: a commit, the cursor still not shown. */
+			igt_assert_eq(drmModeSetCursor(k.fd, k.crtc_id, cur[!(i & 1)].handle,
+						       64, 64), 0);
+			writeback_current();
+			for (int y = 0; y < (int)wb.height; y++)
+				for (int x = 0; x < (int)wb.width; x++)
+					igt_assert_f(wb_px(x, y) == 0x102030,
+						     "cursor off at %d,%d: pixel %d,%d is %06x\n",
+						     off[i][0], off[i][1], x, y, wb_px(x, y));
+			/* Moved back on the screen: the new image, at its new place. */
+			igt_assert_eq(drmModeMoveCursor(k.fd, k.crtc_id, 300 + 8 * i, 200), 0);
+			writeback_current();
+			assert_px(300 + 8 * i, 200, c);
+			assert_px(363 + 8 * i, 263, c);
+			assert_px(299 + 8 * i, 230, 0x102030);
+			assert_px(364 + 8 * i, 230, 0x102030);
+			assert_px(100, 60, 0x102030);
+		}
+		igt_assert_eq(drmModeSetCursor(k.fd, k.crtc_id, 0, 0, 0), 0);
+		for (int i = 0; i < 2; i++)
+			gk_fb_destroy(&k, &cur[i]);
+	}
+
 	igt_describe("While a process moves the cursor back and forth with the legacy ioctl as fast as it can, every frame written back shows the cursor whole at one of its two places: a frame is composed from one place of the cursor, taken when the frame begins, never from a move half seen.");
 	igt_subtest("cursor-move-whole-frames") {
 		/* Near the top and the bottom of the frame, apart in x too. */

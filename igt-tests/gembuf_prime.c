@@ -546,6 +546,127 @@ igt_main
 		close(dev);
 	}
 
+	igt_describe("The display writes frames back into buffers it does not map cached: an engine's object it imported (gembuf's own memory, which the writeback connector takes, unlike another exporter's) and an object of its own created write-combined.  A frame with a plane blended onto the primary is composed line by line and stored there, and shows whole through the object's owner's mapping.");
+	igt_subtest("writeback-uncached-targets") {
+		struct gk_fb in = {}, ov = {}, out = {};
+		struct gk_layer l[2];
+		uint32_t h[2], *p[2];
+		struct gk k;
+		int fd;
+
+		/* The engine's, imported by the display; the display's own, WC. */
+		h[0] = gembuf_create(engine, INFO_SIZE, 0, GEMBUF_CACHE_WB);
+		p[0] = gembuf_mmap(engine, h[0], INFO_SIZE);
+		h[1] = gembuf_create(display, INFO_SIZE, 0, GEMBUF_CACHE_WC);
+		p[1] = gembuf_mmap(display, h[1], INFO_SIZE);
+		fd = prime_handle_to_fd(engine, h[0]);
+
+		igt_assert_eq(drmSetMaster(display), 0);
+		gk_init(&k, display);
+		igt_assert(gk_set_mode(&k, 640, 480));
+		gk_fb_create(&k, &in, 640, 480, DRM_FORMAT_XRGB8888);
+		fill_words(in.map, 640 * 480, 0x100000);
+		/*
+		 * Pre-multiplied ARGB8888 over it at 300,200, opaque on the
+		 * left, transparent on the right: blended, with exact pixels.
+		 */
+		gk_fb_create(&k, &ov, 64, 64, DRM_FORMAT_ARGB8888);
+		for (int i = 0; i < 64 * 64; i++)
+			((uint32_t *)ov.map)[i] = i % 64 < 32 ? 0xff336699 : 0;
+		l[0] = gk_layer_of(&in);
+		l[1] = gk_layer_of(&ov);
+		l[1].x = 300;
+		l[1].y = 200;
+		for (int t = 0; t < 2; t++) {
+			uint32_t *px = p[t];
+
+			memset(px, 0x5a, INFO_SIZE);
+			gk_fb_from_handle(&k, &out, t ? h[1] : prime_fd_to_handle(display, fd),
+					  640, 480, DRM_FORMAT_XRGB8888, 640 * 4, 0, 0);
+			igt_assert_eq(gk_commit(&k, l, 2, &out, 0), 0);
+			for (int y = 0; y < 480; y++)
+				for (int x = 0; x < 640; x++) {
+					uint32_t i = y * 640 + x, want = 0x100000 + i;
+
+					if (x >= 300 && x < 332 && y >= 200 && y < 264)
+						want = 0x336699;
+					igt_assert_f((px[i] & 0xffffff) == want,
+						     "%s: pixel %d,%d is %06x, want %06x\n",
+						     t ? "write-combined" : "engine's import",
+						     x, y, px[i] & 0xffffff, want);
+				}
+			/* The framebuffer, and the display's handle of the import. */
+			drmModeRmFB(display, out.fb_id);
+			if (!t)
+				gem_close(display, out.handle);
+		}
+		gk_disable(&k);
+		gk_fb_destroy(&k, &ov);
+		gk_fb_destroy(&k, &in);
+		igt_assert_eq(drmDropMaster(display), 0);
+		close(fd);
+		for (int t = 0; t < 2; t++)
+			munmap(p[t], INFO_SIZE);
+		gem_close(engine, h[0]);
+		gem_close(display, h[1]);
+	}
+
+	igt_describe("A foreign buffer the display shows is mapped by the display through its exporter's vmap while a plane shows it: debugfs's report of the display's import lists that kernel mapping, at no address, with one user, only while it is shown.");
+	igt_subtest("display-import-info") {
+		int vgem = __drm_open_driver(DRIVER_VGEM);
+		struct gembuf_report_mapping maps[16];
+		struct gembuf_report info;
+		struct gk_fb vfb = {};
+		struct gk_layer l[2] = {};
+		unsigned int stride;
+		uint32_t vh, hd;
+		uint64_t size;
+		struct gk k;
+		int fd;
+
+		igt_require(vgem >= 0);
+		vh = kmstest_dumb_create(vgem, 64, 64, 32, &stride, &size);
+		fd = prime_handle_to_fd(vgem, vh);
+		hd = prime_fd_to_handle(display, fd);
+		igt_assert_eq(drmSetMaster(display), 0);
+		gk_init(&k, display);
+		igt_assert(gk_set_mode(&k, 640, 480));
+		gk_fb_from_handle(&k, &vfb, hd, 64, 64, DRM_FORMAT_XRGB8888, stride, 0, 0);
+		/* The primary plane off, the overlay showing the import. */
+		l[1] = gk_layer_of(&vfb);
+		l[1].x = l[1].y = 100;
+		for (int shown = 1; shown >= 0; shown--) {
+			int display_maps = 0;
+
+			igt_assert_eq(gk_commit(&k, l, 2, NULL, 0), 0);
+			info = (struct gembuf_report){ .handle = hd };
+			igt_assert_eq(__gembuf_info(display, &info, maps, 16), 0);
+			igt_assert(info.flags & GEMBUF_INFO_IMPORTED);
+			igt_assert_lte(info.num_mappings, 16);
+			for (unsigned int i = 0; i < info.num_mappings; i++) {
+				igt_info("mapping %s kind %u address %#llx users %u\n",
+					 maps[i].device, maps[i].kind,
+					 (unsigned long long)maps[i].dev_addr, maps[i].users);
+				/* The helper's vmap is the kernel's, not a device's. */
+				if (maps[i].kind != GEMBUF_MAPPING_KERNEL ||
+				    !strcmp(maps[i].device, "kernel"))
+					continue;
+				igt_assert_eq_u64(maps[i].dev_addr, 0);
+				igt_assert_eq_u32(maps[i].users, 1);
+				display_maps++;
+			}
+			igt_assert_eq(display_maps, shown);
+			l[1].fb = NULL;
+		}
+		gk_disable(&k);
+		drmModeRmFB(display, vfb.fb_id);
+		igt_assert_eq(drmDropMaster(display), 0);
+		gem_close(display, hd);
+		close(fd);
+		gem_close(vgem, vh);
+		drm_close_driver(vgem);
+	}
+
 	igt_describe("A cursor showing a vgem buffer takes part in every commit on its CRTC, as the other planes showing a foreign buffer do, so that each commit begins its CPU access again: a flip of the primary alone waits for a write fence on the cursor's buffer and then shows what was drawn into it; a move of that cursor is a commit too, which waits for the writer, rather than an update in place.");
 	igt_subtest("cursor-foreign-commits") {
 		int vgem = __drm_open_driver(DRIVER_VGEM);

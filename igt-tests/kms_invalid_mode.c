@@ -6,9 +6,14 @@
  * Upstream's clock-too-high asks i915's debugfs for the highest dot
  * clock and skips elsewhere; here it uses the 600 MHz gembuf states.
  * Besides upstream's: clock-too-low, a frame longer than the second the
- * display's vblank timer takes, refused with EINVAL.
+ * display's vblank timer takes, refused with EINVAL; frame-too-short, a
+ * frame shorter than the millisecond it takes (a frame of 1 ms passes
+ * an atomic TEST_ONLY commit); dblscan, line doubling, which the
+ * composer does not do; frame-over-int-max, a frame of more pixels than
+ * the vblank timer's int arithmetic holds.
  */
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <drm_fourcc.h>
 
@@ -42,6 +47,54 @@ static void bad_vtotal(drmModeModeInfo *m) { m->vtotal = m->vsync_end - 1; }
 static void clock_too_low(drmModeModeInfo *m)
 {
 	m->clock = (uint64_t)m->htotal * m->vtotal / 1000 - 1;
+}
+
+/*
+ * Every line shown twice.  DRM's viewport check takes the frame as twice
+ * as tall: test_pipe() gives such a mode a framebuffer that tall, so
+ * that the refusal is the CRTC's.
+ */
+static void dblscan(drmModeModeInfo *m)
+{
+	m->flags |= DRM_MODE_FLAG_DBLSCAN;
+}
+
+/*
+ * 65535 x 65535 pixels a frame, more than INT_MAX, at the highest clock
+ * the display takes: drm_calc_timestamping_constants() works the frame
+ * out in int.
+ */
+static void frame_over_int_max(drmModeModeInfo *m)
+{
+	m->htotal = 65535;
+	m->vtotal = 65535;
+	m->clock = GEMBUF_MAX_DOTCLOCK;
+}
+
+/* 64x64 in frames of 100x100 pixels at @clock kHz: 10000 pixels a frame. */
+static drmModeModeInfo small_mode(drmModeModeInfo m, uint32_t clock)
+{
+	m.hdisplay = 64;
+	m.hsync_start = 70;
+	m.hsync_end = 80;
+	m.htotal = 100;
+	m.vdisplay = 64;
+	m.vsync_start = 70;
+	m.vsync_end = 80;
+	m.vtotal = 100;
+	m.vscan = 0;
+	m.flags = DRM_MODE_FLAG_NHSYNC | DRM_MODE_FLAG_NVSYNC;
+	m.clock = clock;
+	m.vrefresh = clock / 10;
+	m.type = DRM_MODE_TYPE_USERDEF;
+	snprintf(m.name, sizeof(m.name), "64x64@%u", m.vrefresh);
+	return m;
+}
+
+/* A frame of 10000 pixels at 10001 kHz: 0.9999 ms, under a millisecond. */
+static void frame_too_short(drmModeModeInfo *m)
+{
+	*m = small_mode(*m, 10001);
 }
 
 static void overflow_vrefresh(drmModeModeInfo *m)
@@ -95,19 +148,50 @@ static void test_pipe(unsigned int pipe, void (*adjust)(drmModeModeInfo *m), int
 {
 	struct gk k;
 	struct gk_fb fb;
-	drmModeModeInfo mode;
+	drmModeModeInfo mode, adjusted;
+	uint32_t lines;
 	int ret;
 
 	gk_init_pipe(&k, fd, pipe);
 	mode = preferred(k.conn_id);
+	adjusted = mode;
+	adjust(&adjusted);
+	/* A line-doubled mode is twice as tall to DRM's viewport check. */
+	lines = mode.vdisplay * (adjusted.flags & DRM_MODE_FLAG_DBLSCAN ? 2 : 1);
 	gk_fb_create(&k, &fb, mode.hdisplay > 64 ? mode.hdisplay : 64,
-		     mode.vdisplay > 64 ? mode.vdisplay : 64, DRM_FORMAT_XRGB8888);
+		     lines > 64 ? lines : 64, DRM_FORMAT_XRGB8888);
 	adjust(&mode);
 	ret = drmModeSetCrtc(fd, k.crtc_id, fb.fb_id, 0, 0, &k.conn_id, 1, &mode);
 	if (err)
 		igt_assert_eq(ret, -err);
 	else
 		igt_assert_lt(ret, 0);
+	gk_fb_destroy(&k, &fb);
+}
+
+/*
+ * 10000 pixels a frame at 10001 kHz (0.9999 ms) are refused, by the
+ * legacy modeset and by an atomic TEST_ONLY commit; at 10000 kHz (1 ms)
+ * the atomic check passes, which changes nothing.
+ */
+static void test_frame_1ms(unsigned int pipe)
+{
+	struct gk k;
+	struct gk_fb fb;
+	struct gk_layer l;
+	drmModeModeInfo m;
+
+	test_pipe(pipe, frame_too_short, EINVAL);
+	gk_init_pipe(&k, fd, pipe);
+	gk_fb_create(&k, &fb, 64, 64, DRM_FORMAT_XRGB8888);
+	l = gk_layer_of(&fb);
+	m = small_mode(k.mode, 10001);
+	gk_set_mode_info(&k, &m);
+	igt_assert_eq(gk_commit(&k, &l, 1, NULL, DRM_MODE_ATOMIC_TEST_ONLY), -EINVAL);
+	m = small_mode(k.mode, 10000);
+	gk_set_mode_info(&k, &m);
+	igt_assert_eq(gk_commit(&k, &l, 1, NULL, DRM_MODE_ATOMIC_TEST_ONLY), 0);
+	drmModeDestroyPropertyBlob(fd, k.mode_blob);
 	gk_fb_destroy(&k, &fb);
 }
 
@@ -132,6 +216,27 @@ igt_main
 		for (int pipe = 0; pipe < gk_num_pipes(fd); pipe++)
 			igt_dynamic_f("pipe-%c-Virtual-%d", 'A' + pipe, pipe + 1)
 				test_pipe(pipe, clock_too_low, EINVAL);
+	}
+
+	igt_describe("A line-doubled mode (DRM_MODE_FLAG_DBLSCAN) is refused with EINVAL, its framebuffer tall enough for DRM's viewport check: the composer shows each line once.");
+	igt_subtest_with_dynamic("dblscan") {
+		for (int pipe = 0; pipe < gk_num_pipes(fd); pipe++)
+			igt_dynamic_f("pipe-%c-Virtual-%d", 'A' + pipe, pipe + 1)
+				test_pipe(pipe, dblscan, EINVAL);
+	}
+
+	igt_describe("A mode of more pixels a frame than an int holds (65535 x 65535), at the highest dot clock, is refused with EINVAL.");
+	igt_subtest_with_dynamic("frame-over-int-max") {
+		for (int pipe = 0; pipe < gk_num_pipes(fd); pipe++)
+			igt_dynamic_f("pipe-%c-Virtual-%d", 'A' + pipe, pipe + 1)
+				test_pipe(pipe, frame_over_int_max, EINVAL);
+	}
+
+	igt_describe("A mode whose frame lasts less than a millisecond, the shortest the display's vblank timer takes, is refused with EINVAL, by the legacy modeset and by an atomic TEST_ONLY commit; a frame of exactly 1 ms passes the atomic check.");
+	igt_subtest_with_dynamic("frame-too-short") {
+		for (int pipe = 0; pipe < gk_num_pipes(fd); pipe++)
+			igt_dynamic_f("pipe-%c-Virtual-%d", 'A' + pipe, pipe + 1)
+				test_frame_1ms(pipe);
 	}
 
 	igt_fixture

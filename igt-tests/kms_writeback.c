@@ -254,6 +254,29 @@ igt_main
 		gk_fb_destroy(&k, &half);
 	}
 
+	igt_describe("A writeback framebuffer of the mode's width but not its height, a line shorter or longer, is refused with EINVAL, its out-fence -1 and WRITEBACK_FB_ID 0; one of the mode's size is taken.");
+	igt_subtest("writeback-invalid-size") {
+		static const uint32_t heights[] = { 479, 481, 960 };
+		struct gk_fb out;
+		int32_t fence;
+
+		for (unsigned int i = 0; i < sizeof(heights) / sizeof(heights[0]); i++) {
+			gk_fb_create(&k, &out, 640, heights[i], DRM_FORMAT_XRGB8888);
+			fence = 0;
+			igt_assert_f(wb_commit(&in8, out.fb_id, (uint64_t)(uintptr_t)&fence,
+					       0) == -EINVAL,
+				     "640x%u written back for 640x480\n", heights[i]);
+			igt_assert_eq(fence, -1);
+			igt_assert_eq(conn_prop(k.wb_id, "WRITEBACK_FB_ID", NULL), 0);
+			igt_assert_eq(wb_commit(&in8, out.fb_id, 0,
+						DRM_MODE_ATOMIC_TEST_ONLY), -EINVAL);
+			gk_fb_destroy(&k, &out);
+		}
+		gk_fb_create(&k, &out, 640, 480, DRM_FORMAT_XRGB8888);
+		igt_assert_eq(wb_commit(&in8, out.fb_id, 0, DRM_MODE_ATOMIC_TEST_ONLY), 0);
+		gk_fb_destroy(&k, &out);
+	}
+
 	igt_describe("WRITEBACK_FB_ID takes framebuffers only, accepts 0, and always reads back 0.");
 	igt_subtest("writeback-fb-id")
 		fb_id_checks(&in8, DRM_FORMAT_XRGB8888);

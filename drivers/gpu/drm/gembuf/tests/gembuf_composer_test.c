@@ -11,6 +11,7 @@
 #include <drm/drm_color_mgmt.h>
 #include <drm/drm_fourcc.h>
 #include <drm/drm_framebuffer.h>
+#include <drm/drm_gem.h>
 #include <drm/drm_plane.h>
 #include <drm/drm_rect.h>
 #include <kunit/test.h>
@@ -1771,6 +1772,282 @@ static void gembuf_test_rotated_tiles(struct kunit *test)
 						return;
 }
 
+/*
+ * Table @pick of @n columns @xs holds gembuf_pick_init()'s contract for
+ * source columns [@sx1, @sx2): each block's run of sixteen words lies
+ * within them, and each column's word is its source column's, its bytes
+ * in order.
+ */
+static void check_pick(struct kunit *test, const struct gembuf_pick *pick,
+		       const int *xs, int n, int sx1, int sx2)
+{
+	const struct gembuf_pick *p;
+	int i, j, b;
+
+	for (i = 0; i < round_down(n, GEMBUF_SIMD_PIXELS); i++) {
+		p = &pick[i / GEMBUF_SIMD_PIXELS];
+		j = i % GEMBUF_SIMD_PIXELS;
+		KUNIT_ASSERT_TRUE_MSG(test, p->base >= 0 &&
+				      sx1 + p->base + GEMBUF_SIMD_PIXELS <= sx2,
+				      "block %d: run from %d", i / GEMBUF_SIMD_PIXELS,
+				      p->base);
+		for (b = 0; b < 4; b++)
+			KUNIT_ASSERT_EQ_MSG(test, p->bytes[4 * j + b],
+					    4 * (xs[i] - sx1 - p->base) + b,
+					    "column %d, byte %d", i, b);
+	}
+}
+
+/*
+ * gembuf_pick_init() makes tables only for what a run of sixteen source
+ * words serves: it refuses a plane with fewer source columns than a run,
+ * and a block of sixteen columns whose first and last source columns
+ * are sixteen or more apart, either way round (magnifying never makes
+ * one, as its columns step by one at most; the composer then picks in
+ * scalar).  Blocks whose ends are fifteen apart, each column its own
+ * source column, get tables; so does a plane shown twice its width,
+ * whose last block's run is pulled back to end at the plane's last
+ * column.
+ *
+ * It fails if a block spanning sixteen columns gets a table
+ * (hi - lo > GEMBUF_SIMD_PIXELS in place of >=), whose run would leave
+ * one of its columns out.
+ */
+static void gembuf_test_pick_init_refused(struct kunit *test)
+{
+	const int n = 3 * GEMBUF_SIMD_PIXELS;
+	struct gembuf_pick *pick = kunit_kcalloc(test, n / GEMBUF_SIMD_PIXELS,
+						 sizeof(*pick), GFP_KERNEL);
+	int *xs = kunit_kcalloc(test, n, sizeof(*xs), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, pick);
+	KUNIT_ASSERT_NOT_NULL(test, xs);
+	/* Columns 100 to 147, one each: every block's ends 15 apart. */
+	for (i = 0; i < n; i++)
+		xs[i] = 100 + i;
+	KUNIT_ASSERT_TRUE(test, gembuf_pick_init(pick, xs, n, 100, 100 + n));
+	check_pick(test, pick, xs, n, 100, 100 + n);
+	for (i = 0; i < n / GEMBUF_SIMD_PIXELS; i++)
+		KUNIT_EXPECT_EQ(test, pick[i].base, i * GEMBUF_SIMD_PIXELS);
+	/* Fifteen source columns: one fewer than a run. */
+	KUNIT_EXPECT_FALSE(test, gembuf_pick_init(pick, xs, GEMBUF_SIMD_PIXELS, 100,
+						  100 + GEMBUF_SIMD_PIXELS - 1));
+
+	/* Twice its width: 24 source columns, the last run from the 9th. */
+	for (i = 0; i < n; i++)
+		xs[i] = 100 + i / 2;
+	KUNIT_ASSERT_TRUE(test, gembuf_pick_init(pick, xs, n, 100, 100 + n / 2));
+	check_pick(test, pick, xs, n, 100, 100 + n / 2);
+	KUNIT_EXPECT_EQ(test, pick[0].base, 0);
+	KUNIT_EXPECT_EQ(test, pick[2].base, n / 2 - GEMBUF_SIMD_PIXELS);
+
+	/*
+	 * From the second block's last column on, one column further: that
+	 * block's ends are 16 apart (116 and 132), the others' 15.
+	 */
+	for (i = 0; i < n; i++)
+		xs[i] = 100 + i + (i >= 2 * GEMBUF_SIMD_PIXELS - 1);
+	KUNIT_EXPECT_FALSE(test, gembuf_pick_init(pick, xs, n, 100, 101 + n));
+	/* Reflected: the same block, from 132 down to 116. */
+	for (i = 0; i < n; i++)
+		xs[i] = 200 + n - xs[i];
+	KUNIT_EXPECT_FALSE(test, gembuf_pick_init(pick, xs, n, 100, 101 + n));
+	/* Each block on its own but that one still gets a table. */
+	KUNIT_EXPECT_TRUE(test, gembuf_pick_init(pick, xs, GEMBUF_SIMD_PIXELS,
+						 100, 101 + n));
+	KUNIT_EXPECT_TRUE(test, gembuf_pick_init(pick, xs + 2 * GEMBUF_SIMD_PIXELS,
+						 GEMBUF_SIMD_PIXELS, 100, 101 + n));
+}
+
+/*
+ * gembuf_layer_line() gives the words of 32-bit RGB planes without a
+ * color key, the ones the composer reads as words, and refuses others
+ * with -EINVAL, writing nothing: a YCbCr plane shown magnified (which
+ * the composer reads with its words reader, from a picking table this
+ * call has none of) and an XRGB8888 plane with a color key (which the
+ * composer reads pixel by pixel, to key them).  The same XRGB8888 plane
+ * without its key gives its words.
+ *
+ * It fails if the call gives words for a plane the composer does not
+ * read as a run of 32-bit words (0 returned outside if (l.rgb32)).
+ */
+static void gembuf_test_layer_line_refused(struct kunit *test)
+{
+	const int fw = 20, fh = 4, n = 3 * fw;
+	struct drm_framebuffer fb = {
+		.format = drm_format_info(DRM_FORMAT_YUYV),
+		.width = fw, .height = fh, .pitches = { fw * 2 },
+	};
+	struct gembuf_plane_state ps = {
+		.base.base = {
+			.fb = &fb, .alpha = DRM_BLEND_ALPHA_OPAQUE,
+			.pixel_blend_mode = DRM_MODE_BLEND_PREMULTI,
+			.rotation = DRM_MODE_ROTATE_0,
+			.src = { 0, 0, fw << 16, fh << 16 },
+			.dst = { 5, 0, 5 + n, fh },
+		},
+	};
+	__le32 *pixels = kunit_kcalloc(test, fw * fh, sizeof(*pixels), GFP_KERNEL);
+	__le32 *got = kunit_kcalloc(test, n, sizeof(*got), GFP_KERNEL);
+	int i, y;
+
+	KUNIT_ASSERT_NOT_NULL(test, pixels);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	for (i = 0; i < fw * fh; i++)
+		pixels[i] = cpu_to_le32(0x5a000000 | i);
+	ps.vaddr[0] = pixels;
+
+	/* YUYV, three times its width: magnified, read as words. */
+	memset(got, 0xa5, n * sizeof(*got));
+	KUNIT_EXPECT_EQ(test, gembuf_layer_line(&ps, 1, got), -EINVAL);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, le32_to_cpu(got[i]), 0xa5a5a5a5);
+
+	/* XRGB8888 at its size, keyed: read pixel by pixel. */
+	fb.format = drm_format_info(DRM_FORMAT_XRGB8888);
+	fb.pitches[0] = fw * 4;
+	ps.base.base.dst = (struct drm_rect){ 5, 0, 5 + fw, fh };
+	ps.colorkey = 0x000005;
+	ps.colorkey_mask = 0x0000ff;
+	KUNIT_EXPECT_EQ(test, gembuf_layer_line(&ps, 1, got), -EINVAL);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, le32_to_cpu(got[i]), 0xa5a5a5a5);
+
+	/* Without its key: each line's words, as the framebuffer has them. */
+	ps.colorkey_mask = 0;
+	for (y = 0; y < fh; y++) {
+		KUNIT_ASSERT_EQ(test, gembuf_layer_line(&ps, y, got), 0);
+		KUNIT_EXPECT_MEMEQ(test, got, pixels + y * fw, fw * sizeof(*got));
+	}
+}
+
+/*
+ * A writeback into the buffer a plane shows (both properties may name one
+ * object) stores the frame composed from what the buffer held when the
+ * frame began, as any other frame.  A cached, 8-byte aligned XRGB8888
+ * writeback without a CRC or a gamma LUT is composed in place, line by
+ * line in the buffer; but laying the planes below a line there would
+ * overwrite that line of the plane above before it is read, so a frame
+ * whose plane shows an object of the writeback framebuffer is composed
+ * in the line buffer and stored.  Here a translucent ARGB8888 overlay
+ * over the whole frame shows the writeback buffer itself, over a random
+ * opaque primary: the buffer ends holding the per-pixel reference made
+ * from its pixels before the frame.
+ *
+ * It fails if such a frame is composed in place (wb_shown() false, or
+ * its comparison of the objects dropped): each line then blends the
+ * primary's words over themselves.
+ */
+static void gembuf_test_compose_wb_shown(struct kunit *test)
+{
+	const int w = 64, h = 8;
+	struct rnd_state *rnd = line_rnd(test);
+	struct drm_gem_object *obj = kunit_kzalloc(test, sizeof(*obj), GFP_KERNEL);
+	struct drm_framebuffer *wb_fb = kunit_kzalloc(test, sizeof(*wb_fb),
+						      GFP_KERNEL);
+	struct drm_framebuffer *fb;
+	struct compose_frame cf;
+	__le32 *mem;
+	int x, y;
+
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	KUNIT_ASSERT_NOT_NULL(test, wb_fb);
+	frame_init(test, &cf, w, h, 2);
+	random_fb(test, rnd, cf.state->planes[0], DRM_FORMAT_XRGB8888, w, h);
+	place(cf.state->planes[0], w, h, 0, 0, w, h, DRM_MODE_ROTATE_0,
+	      DRM_BLEND_ALPHA_OPAQUE, DRM_MODE_BLEND_PREMULTI);
+	/* The overlay's framebuffer: the writeback buffer, lines unpadded. */
+	fb = random_fb(test, rnd, cf.state->planes[1], DRM_FORMAT_ARGB8888, w, h);
+	fb->pitches[0] = w * 4;
+	fb->obj[0] = obj;
+	place(cf.state->planes[1], w, h, 0, 0, w, h, DRM_MODE_ROTATE_0, 0x8000,
+	      DRM_MODE_BLEND_PREMULTI);
+	mem = cf.state->planes[1]->vaddr[0];
+	*wb_fb = (struct drm_framebuffer){
+		.format = drm_format_info(DRM_FORMAT_XRGB8888),
+		.width = w, .height = h, .pitches = { w * 4 },
+	};
+	wb_fb->obj[0] = obj;
+	cf.state->wb_fb = wb_fb;
+	cf.state->wb_vaddr = mem;
+	cf.state->wb_cached = true;
+
+	/* From the buffer as the frame begins. */
+	reference_frame(test, &cf);
+	gembuf_compose(cf.state, cf.state->planes, false, true);
+	for (y = 0; y < h; y++)
+		for (x = 0; x < w; x++)
+			KUNIT_ASSERT_EQ_MSG(test, le32_to_cpu(mem[y * w + x]) & 0xffffff,
+					    cf.want8[y * w + x], "at (%d,%d)", x, y);
+}
+
+/*
+ * A writeback framebuffer whose pixels start at an offset into its
+ * object gets the frame from there, a line every pitch, and nothing
+ * before it, after it or in the padding of its lines is written: at an
+ * offset of 8 bytes, where lines stay 8-byte aligned and a cached
+ * buffer is composed in place, and of 4, where they do not and a line
+ * with a plane blended onto it is composed in the line buffer and
+ * stored (a line of opaque planes alone is laid straight into the
+ * buffer either way).  An opaque primary, a translucent overlay on some
+ * lines: lines of both kinds.
+ *
+ * It fails if the composer writes a line without the framebuffer's
+ * offset, whether in place, laid straight or stored.
+ */
+static void gembuf_test_compose_wb_offset(struct kunit *test)
+{
+	static const u32 offsets[] = { 8, 4 };
+	const int w = 40, h = 12, pitch = w * 4 + 8, size = 8 + pitch * h;
+	struct rnd_state *rnd = line_rnd(test);
+	struct drm_framebuffer *wb_fb = kunit_kzalloc(test, sizeof(*wb_fb),
+						      GFP_KERNEL);
+	u8 *mem = kunit_kmalloc(test, size, GFP_KERNEL);
+	struct compose_frame cf;
+	unsigned int k;
+	int i, o, x, y;
+	u8 want;
+
+	KUNIT_ASSERT_NOT_NULL(test, wb_fb);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	frame_init(test, &cf, w, h, 2);
+	random_fb(test, rnd, cf.state->planes[0], DRM_FORMAT_XRGB8888, w, h);
+	place(cf.state->planes[0], w, h, 0, 0, w, h, DRM_MODE_ROTATE_0,
+	      DRM_BLEND_ALPHA_OPAQUE, DRM_MODE_BLEND_PREMULTI);
+	random_fb(test, rnd, cf.state->planes[1], DRM_FORMAT_ARGB8888, 20, 6);
+	place(cf.state->planes[1], 20, 6, 7, 3, 20, 6, DRM_MODE_ROTATE_0, 0xc000,
+	      DRM_MODE_BLEND_COVERAGE);
+	reference_frame(test, &cf);
+	for (k = 0; k < ARRAY_SIZE(offsets); k++) {
+		*wb_fb = (struct drm_framebuffer){
+			.format = drm_format_info(DRM_FORMAT_XRGB8888),
+			.width = w, .height = h, .pitches = { pitch },
+			.offsets = { offsets[k] },
+		};
+		cf.state->wb_fb = wb_fb;
+		cf.state->wb_vaddr = mem;
+		cf.state->wb_cached = true;
+		memset(mem, 0x5a, size);
+		gembuf_compose(cf.state, cf.state->planes, false, true);
+		/* Each byte: a channel of the frame's, its X byte, or untouched. */
+		for (i = 0; i < size; i++) {
+			o = i - (int)offsets[k];
+			y = o / pitch;
+			x = o % pitch / 4;
+			if (o < 0 || y >= h || x >= w)
+				want = 0x5a;
+			else if (o % 4 == 3)
+				continue;
+			else
+				want = cf.want8[y * w + x] >> (8 * (o % 4));
+			KUNIT_ASSERT_EQ_MSG(test, mem[i], want,
+					    "offset %u: byte %d (pixel %d,%d)",
+					    offsets[k], i, x, y);
+		}
+	}
+}
+
 static const int compose_seeds[COMPOSE_CASES] = {
 	 0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13, 14, 15,
 	16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
@@ -1801,6 +2078,10 @@ static struct kunit_case gembuf_composer_test_cases[] = {
 	KUNIT_CASE(gembuf_test_compose_magnified),
 	KUNIT_CASE(gembuf_test_pick_random),
 	KUNIT_CASE(gembuf_test_rotated_tiles),
+	KUNIT_CASE(gembuf_test_pick_init_refused),
+	KUNIT_CASE(gembuf_test_layer_line_refused),
+	KUNIT_CASE(gembuf_test_compose_wb_shown),
+	KUNIT_CASE(gembuf_test_compose_wb_offset),
 	{}
 };
 
