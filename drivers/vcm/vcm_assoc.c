@@ -295,9 +295,9 @@ EXPORT_SYMBOL_IF_KUNIT(vcm_is_active);
  * For an IOMMU VCM this asks the IOMMU driver to walk the domain's page
  * tables (iommu_iova_to_phys()), so it reports what the hardware would
  * use; for a one-to-one VCM it follows the backing of the reservation.
- * A DMA VCM keeps no map of its addresses: they are the DMA API's, and
- * two reservations may share one (dma-direct maps the same memory at the
- * same address).
+ * A DMA VCM keeps no map of its addresses: they are the DMA API's, in
+ * the segments of each reservation's table (vcm_get_dma_sgt()), and
+ * need not be one reservation's alone.
  *
  * Context: Process context; takes vcm_list_lock and VCM locks.
  * Return: 0, -EINVAL for a NULL @dev or @phys, -ENODEV if @dev has no

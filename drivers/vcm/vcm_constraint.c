@@ -108,32 +108,6 @@ int vcm_constraint_of_dev(struct device *dev, struct vcm_constraint *c)
 }
 EXPORT_SYMBOL_GPL(vcm_constraint_of_dev);
 
-/*
- * What the DMA API needs to map memory for @dev: what the device needs,
- * except one range (the DMA API maps scattered memory for a device that
- * sees physical addresses too, segment by segment), and, for such a
- * device, below its streaming DMA mask, whatever its coherent one:
- * memory above it would have to bounce.  No device yet: any memory.
- */
-static void vcm_constraint_of_dma(struct device *dev, struct vcm_constraint *c)
-{
-	u64 mask;
-
-	if (!dev || vcm_constraint_of_dev(dev, c))
-		vcm_constraint_init(c);
-	c->flags &= ~VCM_CONSTRAINT_CONTIGUOUS;
-	c->max_seg = UINT_MAX;
-	c->seg_boundary = ULONG_MAX;
-	if (!dev || !dev->dma_mask || (c->flags & VCM_CONSTRAINT_GRANULE))
-		return;
-	mask = dma_get_mask(dev);
-	c->dma_limit = mask;
-	if (mask < PHYS_ADDR_MAX)
-		c->flags |= VCM_CONSTRAINT_LIMIT;
-	else
-		c->flags &= ~VCM_CONSTRAINT_LIMIT;
-}
-
 /**
  * vcm_constraint_of_vcm() - what mapping memory in a VCM needs of it
  * @vcm: a live VCM
@@ -144,8 +118,7 @@ static void vcm_constraint_of_dma(struct device *dev, struct vcm_constraint *c)
  * sees physical addresses: contiguous memory inside the VCM's range,
  * allocated through the device of its first association; a DMA VCM needs
  * what its device needs (vcm_constraint_of_dev()) but one range, which
- * the DMA API does without, and below the device's streaming DMA mask
- * rather than both masks; the kernel kind takes any memory.
+ * the DMA API does without; the kernel kind takes any memory.
  * The device the constraint names is borrowed from the VCM's association.
  *
  * Context: Process context; takes the VCM's lock.
@@ -163,9 +136,20 @@ int vcm_constraint_of_vcm(struct vcm *vcm, struct vcm_constraint *c)
 		vcm_constraint_translated(c, vcm_get_pgsize_bitmap(vcm));
 		break;
 	case VCM_DMA:
+		/*
+		 * The DMA API maps for its one device: what that device
+		 * needs, except one range: the DMA API maps scattered
+		 * memory for a device that sees physical addresses too,
+		 * segment by segment.  The limit stays: memory above it
+		 * would have to bounce.
+		 */
 		mutex_lock(&vcm->lock);
-		vcm_constraint_of_dma(vcm->dma_dev, c);
+		if (!vcm->dma_dev || vcm_constraint_of_dev(vcm->dma_dev, c))
+			vcm_constraint_init(c);
 		mutex_unlock(&vcm->lock);
+		c->flags &= ~VCM_CONSTRAINT_CONTIGUOUS;
+		c->max_seg = UINT_MAX;
+		c->seg_boundary = ULONG_MAX;
 		break;
 	case VCM_ONE_TO_ONE:
 		vcm_constraint_init(c);

@@ -128,6 +128,8 @@ struct vcm_res *vcm_get_res(struct vcm *vcm, dma_addr_t dev_addr)
 {
 	struct vcm_res *res;
 
+	if (vcm->type == VCM_DMA)
+		return NULL;
 	mutex_lock(&vcm->lock);
 	res = vcm_res_lookup(vcm, dev_addr);
 	mutex_unlock(&vcm->lock);

@@ -219,56 +219,6 @@ static void vcm_test_constraint_of_assoc(struct kunit *test)
 }
 
 /*
- * A DMA VCM maps through the DMA API's streaming mappings: its constraint
- * is its device's streaming DMA mask, never one range and whatever the
- * coherent mask.  A device with a 32-bit streaming mask and no coherent
- * one needs memory below 4 GiB; a device with a 64-bit streaming mask
- * and a 32-bit coherent one needs no limit for what the VCM maps.
- */
-static void vcm_test_constraint_of_dma_vcm(struct kunit *test)
-{
-	u64 *mask = kunit_kcalloc(test, 2, sizeof(*mask), GFP_KERNEL);
-	struct device *nomask = kunit_device_register(test, "vcm-dma-nomask");
-	struct device *wide = kunit_device_register(test, "vcm-dma-wide");
-	struct vcm *a = own_vcm(test, vcm_create_dma());
-	struct vcm *b = own_vcm(test, vcm_create_dma());
-	struct vcm_avcm *aa, *ab;
-	struct vcm_constraint c;
-
-	KUNIT_ASSERT_NOT_NULL(test, mask);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, nomask);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wide);
-	*mask = DMA_BIT_MASK(32);
-	nomask->dma_mask = mask;
-	nomask->coherent_dma_mask = 0;
-	wide->dma_mask = &mask[1];
-	KUNIT_ASSERT_EQ(test, dma_set_mask(wide, DMA_BIT_MASK(64)), 0);
-	KUNIT_ASSERT_EQ(test, dma_set_coherent_mask(wide, DMA_BIT_MASK(32)), 0);
-	KUNIT_ASSERT_EQ(test, dma_get_mask(wide), DMA_BIT_MASK(64));
-
-	aa = vcm_assoc(a, nomask, 0);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, aa);
-	KUNIT_ASSERT_EQ(test, vcm_constraint_of_vcm(a, &c), 0);
-	KUNIT_EXPECT_EQ(test, c.flags, VCM_CONSTRAINT_LIMIT);
-	KUNIT_EXPECT_EQ(test, c.dma_limit, (phys_addr_t)DMA_BIT_MASK(32));
-	KUNIT_EXPECT_NULL(test, c.dev);
-	KUNIT_EXPECT_EQ(test, c.max_seg, UINT_MAX);
-	KUNIT_EXPECT_EQ(test, c.devices, 1);
-
-	ab = vcm_assoc(b, wide, 0);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ab);
-	KUNIT_ASSERT_EQ(test, vcm_constraint_of_vcm(b, &c), 0);
-	KUNIT_EXPECT_EQ(test, c.flags, 0);
-	KUNIT_EXPECT_EQ(test, c.dma_limit, PHYS_ADDR_MAX);
-	KUNIT_EXPECT_EQ(test, c.seg_boundary, ULONG_MAX);
-
-	KUNIT_EXPECT_EQ(test, vcm_deassoc(aa), 0);
-	KUNIT_EXPECT_EQ(test, vcm_deassoc(ab), 0);
-	KUNIT_EXPECT_EQ(test, free_vcm(test, a), 0);
-	KUNIT_EXPECT_EQ(test, free_vcm(test, b), 0);
-}
-
-/*
  * An IOMMU VCM without a domain yet maps base pages: its constraint asks
  * for chunks of the CPU's page size and nothing more (no range, no limit,
  * no device to allocate through).  Memory allocated for it comes from the
@@ -590,7 +540,6 @@ static struct kunit_case vcm_test_constraint_cases[] = {
 	KUNIT_CASE(vcm_test_constraint_merge),
 	KUNIT_CASE(vcm_test_constraint_of),
 	KUNIT_CASE(vcm_test_constraint_of_assoc),
-	KUNIT_CASE(vcm_test_constraint_of_dma_vcm),
 	KUNIT_CASE(vcm_test_constraint_of_iommu_vcm),
 	KUNIT_CASE(vcm_test_constraint_alloc),
 	KUNIT_CASE(vcm_test_constraint_alloc_unmet),
