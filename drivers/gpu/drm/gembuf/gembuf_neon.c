@@ -7,10 +7,11 @@
  * the same 16-bit values with the same rounding; see gembuf_simd.h.
  */
 
+#include <linux/export.h>
+
 #include <drm/drm_blend.h>
 #include <drm/drm_fourcc.h>
 #include <kunit/visibility.h>
-#include <linux/export.h>
 
 #include "gembuf_simd.h"
 
