@@ -8,8 +8,6 @@
 #include <linux/iommu.h>
 #include <linux/seq_file.h>
 
-#include <kunit/visibility.h>
-
 #include "vcm_priv.h"
 
 static const char *const vcm_type_names[] = {
@@ -38,12 +36,7 @@ static void vcm_show_res(struct seq_file *m, struct vcm_res *res)
 	seq_putc(m, '\n');
 }
 
-/*
- * vcm/vcms.  Exported, with vcm_physmem_show(), only for the vcm_edu
- * suite, which shows them into a buffer of its own: kernel_read() does
- * not read a debugfs file of seq_read() (it has no ->read_iter).
- */
-int vcm_vcms_show(struct seq_file *m, void *unused)
+static int vcm_vcms_show(struct seq_file *m, void *unused)
 {
 	struct vcm_avcm *avcm;
 	struct vcm_bound *bound;
@@ -73,10 +66,9 @@ int vcm_vcms_show(struct seq_file *m, void *unused)
 	mutex_unlock(&vcm_list_lock);
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(vcm_vcms_show);
 DEFINE_SHOW_ATTRIBUTE(vcm_vcms);
 
-int vcm_physmem_show(struct seq_file *m, void *unused)
+static int vcm_physmem_show(struct seq_file *m, void *unused)
 {
 	unsigned int hist[BITS_PER_LONG], i, order;
 	struct vcm_physmem *pm;
@@ -109,7 +101,6 @@ int vcm_physmem_show(struct seq_file *m, void *unused)
 	mutex_unlock(&vcm_phys_lock);
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(vcm_physmem_show);
 DEFINE_SHOW_ATTRIBUTE(vcm_physmem);
 
 static int vcm_stats_show(struct seq_file *m, void *unused)

@@ -44,7 +44,6 @@
 
 struct iommu_domain;
 struct obj_cgroup;
-struct seq_file;
 
 /**
  * enum vcm_space_owner_kind - what a range of a &struct vcm_space is
@@ -464,7 +463,5 @@ void vcm_kernel_unmap(struct vcm_res *res);
 
 /* vcm_debugfs.c */
 void vcm_debugfs_init(void);
-int vcm_vcms_show(struct seq_file *m, void *unused);
-int vcm_physmem_show(struct seq_file *m, void *unused);
 
 #endif /* _VCM_PRIV_H */

@@ -208,15 +208,6 @@ static void vcm_test_create_free(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_vcm(test, o), 0);
 }
 
-/*
- * vcm_stat_read() of a counter it does not know reads 0, not whatever
- * lies past its array.
- */
-static void vcm_test_stat_unknown(struct kunit *test)
-{
-	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_NR), 0);
-}
-
 /* --- reservations ---------------------------------------------------- */
 
 static void vcm_test_reserve(struct kunit *test)
@@ -647,7 +638,6 @@ static struct kunit_case vcm_test_space_cases[] = {
 	KUNIT_CASE(vcm_test_space_edges),
 	KUNIT_CASE(vcm_test_create_errors),
 	KUNIT_CASE(vcm_test_create_free),
-	KUNIT_CASE(vcm_test_stat_unknown),
 	KUNIT_CASE(vcm_test_reserve),
 	KUNIT_CASE_PARAM(vcm_test_reserve_errors, vcm_reserve_gen_params),
 	KUNIT_CASE(vcm_test_reserve_exhaust),

@@ -12,6 +12,7 @@
 #include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/highmem.h>
+#include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/vcm.h>
 
@@ -141,6 +142,12 @@ static inline struct page *vcm_test_alloc_pages(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vcm_test_free_pages,
 							p), 0);
 	return p->page;
+}
+
+/* sg_free_table() of a table a case made, as a deferred action. */
+static inline void vcm_test_sg_free_table(void *data)
+{
+	sg_free_table(data);
 }
 
 /* vcm_free() of a VCM of own_vcm(): once it is freed, nothing is left to do. */
