@@ -13,6 +13,7 @@
 
 #include "igt.h"
 #include "gembuf.h"
+#include "igt_pipe_crc.h"
 
 IGT_TEST_DESCRIPTION("Create gembuf objects and check the memory behind them.");
 
@@ -176,16 +177,15 @@ igt_main
 	igt_subtest("info-fault") {
 		struct gembuf_report info = {};
 		uint32_t handle = gembuf_create(fd, 8192, 0, GEMBUF_CACHE_WB);
-		char buf[64], path[96];
-		struct stat st;
+		char buf[64];
 		void *none;
-		int dfd;
+		int dir, dfd;
 
-		igt_assert_eq(fstat(fd, &st), 0);
-		snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%u/gembuf_object",
-			 minor(st.st_rdev));
-		dfd = open(path, O_RDWR);
-		igt_assert_f(dfd >= 0, "%s: %s\n", path, strerror(errno));
+		dir = igt_debugfs_dir(fd);
+		igt_assert_f(dir >= 0, "debugfs: %s\n", strerror(errno));
+		dfd = openat(dir, "gembuf_object", O_RDWR);
+		igt_assert_f(dfd >= 0, "gembuf_object: %s\n", strerror(errno));
+		close(dir);
 		/* A page nothing may read. */
 		none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		igt_assert(none != MAP_FAILED);

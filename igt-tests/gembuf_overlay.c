@@ -220,6 +220,16 @@ static int try_plane(const struct gk_plane *p, const struct gk_fb *fb,
 	return ret ? -errno : 0;
 }
 
+/* Property @name of plane @p, which it must have. */
+static uint64_t plane_val(const struct gk_plane *p, const char *name)
+{
+	uint64_t v;
+
+	igt_assert_f(gk_prop(k.fd, p->id, DRM_MODE_OBJECT_PLANE, name, &v),
+		     "plane %u has no property %s\n", p->id, name);
+	return v;
+}
+
 /* Whether plane @p lists @format. */
 static bool plane_has_format(const struct gk_plane *p, uint32_t format)
 {
@@ -570,6 +580,32 @@ igt_main
 				}
 			}
 		}
+	}
+
+	igt_describe("gembuf's cursor plane takes framebuffers of up to DRM_CAP_CURSOR_WIDTH x DRM_CAP_CURSOR_HEIGHT through the legacy cursor ioctl, the caps being its largest size (gembuf's policy: DRM's uapi only makes them a size the cursor takes): one a line taller, or a column wider, than that is refused with EINVAL from a buffer large enough for it, and the cursor stays off.");
+	igt_subtest("plane-cursor-size") {
+		const struct gk_plane *p = gk_plane(&k, DRM_PLANE_TYPE_CURSOR, 0);
+		struct gk_layer l[1] = { base_layer() };
+		uint64_t cw = 0, ch = 0;
+		struct gk_fb cur;
+
+		igt_assert(p);
+		igt_assert_eq(drmGetCap(k.fd, DRM_CAP_CURSOR_WIDTH, &cw), 0);
+		igt_assert_eq(drmGetCap(k.fd, DRM_CAP_CURSOR_HEIGHT, &ch), 0);
+		igt_assert_eq(gk_commit(&k, l, 1, NULL, 0), 0);
+		/* Room for a framebuffer of either size, at any width's pitch. */
+		gk_fb_create(&k, &cur, cw + 1, ch + 1, DRM_FORMAT_ARGB8888);
+		igt_assert_eq(drmModeSetCursor(k.fd, k.crtc_id, cur.handle, 64, ch + 1), -EINVAL);
+		igt_assert_eq_u32(plane_val(p, "FB_ID"), 0);
+		igt_assert_eq(drmModeSetCursor(k.fd, k.crtc_id, cur.handle, cw + 1, 64), -EINVAL);
+		igt_assert_eq_u32(plane_val(p, "FB_ID"), 0);
+		igt_assert_eq(drmModeSetCursor(k.fd, k.crtc_id, cur.handle, 64, ch), 0);
+		igt_assert_eq_u32(plane_val(p, "CRTC_H"), ch);
+		igt_assert_eq(drmModeSetCursor(k.fd, k.crtc_id, cur.handle, cw, 64), 0);
+		igt_assert_eq_u32(plane_val(p, "CRTC_W"), cw);
+		igt_assert_eq(drmModeSetCursor(k.fd, k.crtc_id, 0, 0, 0), 0);
+		igt_assert_eq_u32(plane_val(p, "FB_ID"), 0);
+		gk_fb_destroy(&k, &cur);
 	}
 
 	igt_describe("The primary and the overlays offer \"alpha\" and \"pixel blend mode\"; the cursor offers neither, as it takes no framebuffer of the screen's size (what clients blend with them), and composes opaque and pre-multiplied, equal to the CPU reference.");

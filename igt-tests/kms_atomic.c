@@ -239,32 +239,6 @@ igt_main
 		kmstest_dumb_destroy(fd, handle);
 	}
 
-	igt_describe("The cursor plane takes framebuffers of up to DRM_CAP_CURSOR_WIDTH x DRM_CAP_CURSOR_HEIGHT through the legacy cursor ioctl: one a line taller, or a column wider, than that is refused with EINVAL from a buffer large enough for it, and the cursor stays off.");
-	igt_subtest("plane-cursor-size") {
-		const struct gk_plane *p = gk_plane(&k, DRM_PLANE_TYPE_CURSOR, 0);
-		uint64_t cw = 0, ch = 0;
-		unsigned int pitch;
-		uint32_t handle;
-		uint64_t size;
-
-		igt_assert(p);
-		igt_assert_eq(drmGetCap(fd, DRM_CAP_CURSOR_WIDTH, &cw), 0);
-		igt_assert_eq(drmGetCap(fd, DRM_CAP_CURSOR_HEIGHT, &ch), 0);
-		/* Room for a framebuffer of either size, at any width's pitch. */
-		handle = kmstest_dumb_create(fd, cw + 1, ch + 1, 32, &pitch, &size);
-		igt_assert_eq(drmModeSetCursor(fd, k.crtc_id, handle, 64, ch + 1), -EINVAL);
-		igt_assert_eq_u32(plane_val(p->id, "FB_ID"), 0);
-		igt_assert_eq(drmModeSetCursor(fd, k.crtc_id, handle, cw + 1, 64), -EINVAL);
-		igt_assert_eq_u32(plane_val(p->id, "FB_ID"), 0);
-		igt_assert_eq(drmModeSetCursor(fd, k.crtc_id, handle, 64, ch), 0);
-		igt_assert_eq_u32(plane_val(p->id, "CRTC_H"), ch);
-		igt_assert_eq(drmModeSetCursor(fd, k.crtc_id, handle, cw, 64), 0);
-		igt_assert_eq_u32(plane_val(p->id, "CRTC_W"), cw);
-		igt_assert_eq(drmModeSetCursor(fd, k.crtc_id, 0, 0, 0), 0);
-		igt_assert_eq_u32(plane_val(p->id, "FB_ID"), 0);
-		kmstest_dumb_destroy(fd, handle);
-	}
-
 	igt_describe("zpos is immutable on the primary and the cursor and ranges 1..3 on overlays; two enabled overlays may share one, and then the one of the higher plane id is on top (the CRC of the layout with zpos told apart that way).");
 	igt_subtest("plane-immutable-zpos") {
 		const struct gk_plane *pri = gk_plane(&k, DRM_PLANE_TYPE_PRIMARY, 0);

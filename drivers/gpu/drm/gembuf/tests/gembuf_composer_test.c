@@ -1808,10 +1808,6 @@ static void check_pick(struct kunit *test, const struct gembuf_pick *pick,
  * source column, get tables; so does a plane shown twice its width,
  * whose last block's run is pulled back to end at the plane's last
  * column.
- *
- * It fails if a block spanning sixteen columns gets a table
- * (hi - lo > GEMBUF_SIMD_PIXELS in place of >=), whose run would leave
- * one of its columns out.
  */
 static void gembuf_test_pick_init_refused(struct kunit *test)
 {
@@ -1868,9 +1864,6 @@ static void gembuf_test_pick_init_refused(struct kunit *test)
  * call has none of) and an XRGB8888 plane with a color key (which the
  * composer reads pixel by pixel, to key them).  The same XRGB8888 plane
  * without its key gives its words.
- *
- * It fails if the call gives words for a plane the composer does not
- * read as a run of 32-bit words (0 returned outside if (l.rgb32)).
  */
 static void gembuf_test_layer_line_refused(struct kunit *test)
 {
@@ -1934,10 +1927,6 @@ static void gembuf_test_layer_line_refused(struct kunit *test)
  * over the whole frame shows the writeback buffer itself, over a random
  * opaque primary: the buffer ends holding the per-pixel reference made
  * from its pixels before the frame.
- *
- * It fails if such a frame is composed in place (wb_shown() false, or
- * its comparison of the objects dropped): each line then blends the
- * primary's words over themselves.
  */
 static void gembuf_test_compose_wb_shown(struct kunit *test)
 {
@@ -1992,9 +1981,6 @@ static void gembuf_test_compose_wb_shown(struct kunit *test)
  * stored (a line of opaque planes alone is laid straight into the
  * buffer either way).  An opaque primary, a translucent overlay on some
  * lines: lines of both kinds.
- *
- * It fails if the composer writes a line without the framebuffer's
- * offset, whether in place, laid straight or stored.
  */
 static void gembuf_test_compose_wb_offset(struct kunit *test)
 {
