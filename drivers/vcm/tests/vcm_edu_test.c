@@ -295,10 +295,9 @@ static void vcm_edu_test_from_dma(struct kunit *test)
 		KUNIT_FAIL(test, "a chunk of memory known by DMA address");
 
 	/* No other VCM may map it: neither the CPU's nor another device's. */
-	rk = vcm_reserve(k, 3 * PAGE_SIZE, RW_CACHED);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
+	rk = own_res(test, vcm_reserve(k, 3 * PAGE_SIZE, RW_CACHED));
 	KUNIT_EXPECT_EQ(test, vcm_back(rk, pm), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vcm_unreserve(rk), 0);
+	KUNIT_EXPECT_EQ(test, unreserve_res(test, rk), 0);
 	rk = vcm_reserve(ctx->vcm, 3 * PAGE_SIZE, RW_CACHED);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
 	KUNIT_EXPECT_EQ(test, vcm_back(rk, pm), -EINVAL);
@@ -369,9 +368,8 @@ static void vcm_edu_test_dma_kind(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve(dvcm, SZ_4M, RW_WC)), -EINVAL);
 
 	pm = own_phys(test, vcm_phys_alloc_for(SZ_4M, 0, &c));
-	rk = vcm_reserve(k, SZ_4M, RW_CACHED);
+	rk = own_res(test, vcm_reserve(k, SZ_4M, RW_CACHED));
 	rd = vcm_reserve(dvcm, SZ_4M, RW_CACHED);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rd);
 	KUNIT_ASSERT_EQ(test, vcm_back(rk, pm), 0);
 	cpu = vcm_get_vaddr(rk);
@@ -398,7 +396,7 @@ static void vcm_edu_test_dma_kind(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_unback(rd), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(rd), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unback(rk), 0);
-	KUNIT_EXPECT_EQ(test, vcm_unreserve(rk), 0);
+	KUNIT_EXPECT_EQ(test, unreserve_res(test, rk), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 	edu_dma_vcm_free(test, dvcm, davcm);
 }
@@ -415,9 +413,8 @@ static void vcm_edu_test_shared_with_cpu(struct kunit *test)
 	int i;
 
 	pm = new_phys(test, SZ_64K, 0, 0);
-	rk = vcm_reserve(k, SZ_64K, RW_CACHED);
+	rk = own_res(test, vcm_reserve(k, SZ_64K, RW_CACHED));
 	rd = vcm_reserve(ctx->vcm, SZ_64K, RW_CACHED);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rd);
 	KUNIT_ASSERT_EQ(test, vcm_back(rk, pm), 0);
 	KUNIT_ASSERT_EQ(test, vcm_back(rd, pm), 0);
@@ -436,7 +433,7 @@ static void vcm_edu_test_shared_with_cpu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_unback(rd), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unback(rk), 0);
 	vcm_unreserve(rd);
-	vcm_unreserve(rk);
+	unreserve_res(test, rk);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 }
 
@@ -707,20 +704,6 @@ static bool edu_dma_contiguous(struct sg_table *sgt)
 	return true;
 }
 
-/* The DMA address of the byte at @off of a mapped table, or 0. */
-static dma_addr_t edu_dma_addr_at(struct sg_table *sgt, size_t off)
-{
-	struct scatterlist *sg;
-	unsigned int i;
-
-	for_each_sgtable_dma_sg(sgt, sg, i) {
-		if (off < sg_dma_len(sg))
-			return sg_dma_address(sg) + off;
-		off -= sg_dma_len(sg);
-	}
-	return 0;
-}
-
 /*
  * Where edu's DMA parameters make the DMA API map a reservation in more
  * than one segment, VCM takes the segments as they come, and counts leaf
@@ -799,8 +782,7 @@ static void vcm_edu_test_dma_segments(struct kunit *test)
 	gap = own_phys(test, vcm_phys_from_sgt(table, 0));
 	rg = vcm_reserve(dvcm, PAGE_SIZE + SZ_64K, RW_CACHED);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rg);
-	rk = vcm_reserve(k, PAGE_SIZE + SZ_64K, RW_CACHED);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
+	rk = own_res(test, vcm_reserve(k, PAGE_SIZE + SZ_64K, RW_CACHED));
 	bytes = vcm_stat_read(VCM_STAT_IOMMU_BYTES);
 	KUNIT_ASSERT_EQ(test, vcm_back(rg, gap), 0);
 	KUNIT_ASSERT_EQ(test, vcm_back(rk, gap), 0);
@@ -824,13 +806,13 @@ static void vcm_edu_test_dma_segments(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, cpu);
 	KUNIT_ASSERT_EQ(test, vcm_translate(k, (uintptr_t)cpu + PAGE_SIZE + 8, dvcm,
 					    &out), 0);
-	KUNIT_EXPECT_EQ(test, out, edu_dma_addr_at(dsgt, PAGE_SIZE + 8));
+	KUNIT_EXPECT_EQ(test, out, vcm_test_dma_addr_at(dsgt, PAGE_SIZE + 8));
 
 	KUNIT_EXPECT_EQ(test, vcm_unback(rg), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unback(rk), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(r2), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(rg), 0);
-	KUNIT_EXPECT_EQ(test, vcm_unreserve(rk), 0);
+	KUNIT_EXPECT_EQ(test, unreserve_res(test, rk), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, gap), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, two), 0);
 	edu_dma_vcm_free(test, dvcm, davcm);

@@ -33,13 +33,11 @@ static void vcm_test_back_kernel(struct kunit *test)
 {
 	struct vcm *k = kernel_vcm(test);
 	struct vcm_physmem *pm = new_phys(test, SZ_2M + SZ_64K, 0, 0);
-	struct vcm_res *res = vcm_reserve(k, SZ_2M + SZ_64K, RW_CACHED);
-	struct vcm_res *small = vcm_reserve(k, SZ_64K, RW_CACHED);
+	struct vcm_res *res = own_res(test, vcm_reserve(k, SZ_2M + SZ_64K, RW_CACHED));
+	struct vcm_res *small = own_res(test, vcm_reserve(k, SZ_64K, RW_CACHED));
 	size_t off;
 	u32 *vaddr;
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, small);
 	/* Kernel reservations are placed by vmalloc when backed. */
 	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(res), DMA_MAPPING_ERROR);
 	KUNIT_EXPECT_NULL(test, vcm_get_vaddr(res));
@@ -63,8 +61,8 @@ static void vcm_test_back_kernel(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_unback(res), -ENOENT);
 	KUNIT_EXPECT_EQ(test, vcm_get_dev_addr(res), DMA_MAPPING_ERROR);
 	vcm_fill_pattern(pm, 0); /* rewrites all but proves the page is alive */
-	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
-	KUNIT_EXPECT_EQ(test, vcm_unreserve(small), 0);
+	KUNIT_EXPECT_EQ(test, unreserve_res(test, res), 0);
+	KUNIT_EXPECT_EQ(test, unreserve_res(test, small), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 }
 
@@ -73,13 +71,11 @@ static void vcm_test_cache_conflict(struct kunit *test)
 	struct vcm *k = kernel_vcm(test), *dev = new_dev_vcm(test);
 	struct vcm_physmem *pm = new_phys(test, SZ_64K, 0, 0);
 	struct vcm_physmem *coh = new_phys(test, SZ_64K, VCM_COHERENT, 0);
-	struct vcm_res *cached = vcm_reserve(k, SZ_64K, RW_CACHED);
-	struct vcm_res *wc = vcm_reserve(k, SZ_64K, RW_WC);
+	struct vcm_res *cached = own_res(test, vcm_reserve(k, SZ_64K, RW_CACHED));
+	struct vcm_res *wc = own_res(test, vcm_reserve(k, SZ_64K, RW_WC));
 	struct vcm_res *nc = vcm_reserve(dev, SZ_64K, RW | VCM_NOTCACHED);
 	long conflicts = vcm_stat_read(VCM_STAT_CONFLICTS);
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cached);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wc);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, nc);
 	/* The CPU does not map RAM as device memory. */
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_reserve(k, SZ_64K, RW | VCM_NOTCACHED)),
@@ -104,8 +100,8 @@ static void vcm_test_cache_conflict(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_back(nc, coh), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unback(nc), 0);
 
-	vcm_unreserve(cached);
-	vcm_unreserve(wc);
+	unreserve_res(test, cached);
+	unreserve_res(test, wc);
 	vcm_unreserve(nc);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, coh), 0);
@@ -136,13 +132,10 @@ static void vcm_test_cache_maintenance(struct kunit *test)
 {
 	struct vcm *k = kernel_vcm(test);
 	struct vcm_physmem *pm = new_phys(test, SZ_128K, 0, SZ_64K);
-	struct vcm_res *cached = vcm_reserve(k, SZ_128K, RW_CACHED);
-	struct vcm_res *wc = vcm_reserve(k, SZ_128K, RW_WC);
+	struct vcm_res *cached = own_res(test, vcm_reserve(k, SZ_128K, RW_CACHED));
+	struct vcm_res *wc = own_res(test, vcm_reserve(k, SZ_128K, RW_WC));
 	long maint = vcm_stat_read(VCM_STAT_CACHE_MAINT);
 	struct vcm_physmem *cont;
-
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cached);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wc);
 
 	/*
 	 * Written through the cacheable linear map, cleaned when first
@@ -170,15 +163,14 @@ static void vcm_test_cache_maintenance(struct kunit *test)
 	 * own DMA address: a second streaming mapping of it would overlap
 	 * the allocation's, which DMA-API debugging reports as a splat.
 	 */
-	KUNIT_EXPECT_EQ(test, vcm_unreserve(wc), 0);
-	wc = vcm_reserve(k, SZ_2M, RW_WC);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wc);
+	KUNIT_EXPECT_EQ(test, unreserve_res(test, wc), 0);
+	wc = own_res(test, vcm_reserve(k, SZ_2M, RW_WC));
 	cont = new_phys(test, SZ_2M, VCM_PHYS_CONT, 0);
 	vcm_fill_pattern(cont, 0x99);
 	expect_wc_reads(test, wc, cont, 0x99, 1);
 
-	vcm_unreserve(cached);
-	vcm_unreserve(wc);
+	unreserve_res(test, cached);
+	unreserve_res(test, wc);
 	KUNIT_EXPECT_EQ(test, free_phys(test, cont), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 }
@@ -214,10 +206,8 @@ static void vcm_test_back_snooping_dev(struct kunit *test)
 	/* One range from the device's DMA API: cleaned through it. */
 	KUNIT_ASSERT_PTR_EQ(test, pm->dma_dev, dev);
 
-	wc = vcm_reserve(k, SZ_64K, RW_WC);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wc);
-	cached = vcm_reserve(k, SZ_64K, RW_CACHED);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cached);
+	wc = own_res(test, vcm_reserve(k, SZ_64K, RW_WC));
+	cached = own_res(test, vcm_reserve(k, SZ_64K, RW_CACHED));
 
 	maint = vcm_stat_read(VCM_STAT_CACHE_MAINT);
 	conflicts = vcm_stat_read(VCM_STAT_CONFLICTS);
@@ -231,8 +221,8 @@ static void vcm_test_back_snooping_dev(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, vcm_get_vaddr(cached));
 	KUNIT_EXPECT_EQ(test, vcm_unback(cached), 0);
 
-	KUNIT_EXPECT_EQ(test, vcm_unreserve(cached), 0);
-	KUNIT_EXPECT_EQ(test, vcm_unreserve(wc), 0);
+	KUNIT_EXPECT_EQ(test, unreserve_res(test, cached), 0);
+	KUNIT_EXPECT_EQ(test, unreserve_res(test, wc), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 }
 
@@ -260,11 +250,10 @@ static void vcm_test_back_read_only(struct kunit *test)
 {
 	struct vcm *k = kernel_vcm(test);
 	struct vcm_physmem *pm = new_phys(test, SZ_64K, 0, 0);
-	struct vcm_res *res = vcm_reserve(k, SZ_64K, VCM_READ | VCM_WB_WA);
+	struct vcm_res *res = own_res(test, vcm_reserve(k, SZ_64K, VCM_READ | VCM_WB_WA));
 	size_t off;
 	u32 *vaddr;
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
 	vcm_fill_pattern(pm, 0x3000);
 	KUNIT_ASSERT_EQ(test, vcm_back(res, pm), 0);
 	vaddr = vcm_get_vaddr(res);
@@ -278,7 +267,7 @@ static void vcm_test_back_read_only(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
 	KUNIT_EXPECT_NULL(test, vcm_get_vaddr(res));
-	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, unreserve_res(test, res), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 }
 
@@ -447,20 +436,6 @@ static void vcm_test_one_to_one_align(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_vcm(test, o), 0);
 }
 
-/* The DMA address of the byte at @off of a mapped table, or 0. */
-static dma_addr_t dma_addr_at(struct sg_table *sgt, size_t off)
-{
-	struct scatterlist *sg;
-	unsigned int i;
-
-	for_each_sgtable_dma_sg(sgt, sg, i) {
-		if (off < sg_dma_len(sg))
-			return sg_dma_address(sg) + off;
-		off -= sg_dma_len(sg);
-	}
-	return 0;
-}
-
 /*
  * A DMA VCM of a device without an IOMMU, which the DMA API maps for
  * directly.  Without its device, or while the association is inactive,
@@ -496,11 +471,10 @@ static void vcm_test_dma_direct(struct kunit *test)
 	rd = vcm_reserve(dvcm, SZ_64K, VCM_READ | VCM_WB_WA);
 	wr = vcm_reserve(dvcm, SZ_64K, VCM_WRITE | VCM_WB_WA);
 	un = vcm_reserve(dvcm, SZ_64K, RW_CACHED);
-	rk = vcm_reserve(k, SZ_64K, RW_CACHED);
+	rk = own_res(test, vcm_reserve(k, SZ_64K, RW_CACHED));
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rd);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wr);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, un);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
 
 	KUNIT_EXPECT_EQ(test, vcm_back(rd, pm), -ENODEV);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(vcm_get_physmem_from_res(rd)), -ENOENT);
@@ -532,7 +506,7 @@ static void vcm_test_dma_direct(struct kunit *test)
 	/* In the segment of the DMA mapping that holds the byte. */
 	KUNIT_ASSERT_EQ(test, vcm_translate(k, (uintptr_t)cpu + SZ_8K + 8, dvcm,
 					    &out), 0);
-	KUNIT_EXPECT_EQ(test, out, dma_addr_at(vcm_get_dma_sgt(rd), SZ_8K + 8));
+	KUNIT_EXPECT_EQ(test, out, vcm_test_dma_addr_at(vcm_get_dma_sgt(rd), SZ_8K + 8));
 	/* The DMA API's addresses are not looked up (see the kernel-doc). */
 	KUNIT_EXPECT_NULL(test, vcm_get_res(dvcm, addr));
 	KUNIT_EXPECT_EQ(test, vcm_dev_addr_to_phys_addr(dev, addr, &phys),
@@ -566,7 +540,7 @@ static void vcm_test_dma_direct(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(rd), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(wr), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(un), 0);
-	KUNIT_EXPECT_EQ(test, vcm_unreserve(rk), 0);
+	KUNIT_EXPECT_EQ(test, unreserve_res(test, rk), 0);
 	KUNIT_EXPECT_EQ(test, vcm_deactivate(avcm), 0);
 	KUNIT_EXPECT_EQ(test, vcm_deassoc(avcm), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, wpm), 0);
@@ -596,8 +570,7 @@ static void vcm_test_dev_addr_chunks(struct kunit *test)
 	avcm = vcm_assoc(k, dev, 0);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, avcm);
 	KUNIT_EXPECT_EQ(test, vcm_activate(avcm), 0);
-	res = vcm_reserve(k, 4 * PAGE_SIZE, RW_CACHED);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	res = own_res(test, vcm_reserve(k, 4 * PAGE_SIZE, RW_CACHED));
 	KUNIT_EXPECT_EQ(test, vcm_back(res, pm), 0);
 	addr = vcm_get_dev_addr(res);
 
@@ -614,7 +587,7 @@ static void vcm_test_dev_addr_chunks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, off, 4 * PAGE_SIZE);
 
 	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
-	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, unreserve_res(test, res), 0);
 	KUNIT_EXPECT_EQ(test, vcm_deactivate(avcm), 0);
 	KUNIT_EXPECT_EQ(test, vcm_deassoc(avcm), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
@@ -736,10 +709,9 @@ static void vcm_test_shared_physmem(struct kunit *test)
 	phys_addr_t phys;
 	size_t len, n = 0;
 
-	rk = vcm_reserve(k, SZ_1M, RW_CACHED);
+	rk = own_res(test, vcm_reserve(k, SZ_1M, RW_CACHED));
 	r1 = vcm_reserve(d1, SZ_1M, RW_CACHED);
 	r2 = vcm_reserve(d2, SZ_1M, RW_CACHED);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r1);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r2);
 	KUNIT_ASSERT_EQ(test, vcm_back(rk, pm), 0);
@@ -779,7 +751,7 @@ static void vcm_test_shared_physmem(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_get_phys_num_res(phys), 0);
 	KUNIT_EXPECT_NULL(test, vcm_get_next_phys_res(phys, NULL, NULL));
 
-	vcm_unreserve(rk);
+	unreserve_res(test, rk);
 	vcm_unreserve(r1);
 	vcm_unreserve(r2);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);

@@ -468,8 +468,7 @@ static void vcm_test_phys_copy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_phys_copy(NULL, src), -EINVAL);
 
 	/* Memory being mapped is not copied. */
-	res = vcm_reserve(k, SZ_2M + SZ_64K, RW_CACHED);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	res = own_res(test, vcm_reserve(k, SZ_2M + SZ_64K, RW_CACHED));
 	KUNIT_ASSERT_EQ(test, vcm_back(res, src), 0);
 	KUNIT_EXPECT_EQ(test, vcm_phys_copy(dst, src), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
@@ -481,7 +480,7 @@ static void vcm_test_phys_copy(struct kunit *test)
 	for (off = 0; off < SZ_2M + SZ_64K; off += SZ_4K + 4)
 		KUNIT_EXPECT_EQ(test, p[off / 4], vcm_pattern_at(src, 0x2000, off));
 	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
-	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, unreserve_res(test, res), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, other), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, dst), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, src), 0);
@@ -508,30 +507,28 @@ static void vcm_test_phys_copy_after_wc(struct kunit *test)
 
 	vcm_for_each_phys_chunk(src, cursor, phys, len)
 		chunks++;
-	wc = vcm_reserve(k, SZ_64K, RW_WC);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wc);
+	wc = own_res(test, vcm_reserve(k, SZ_64K, RW_WC));
 	KUNIT_ASSERT_EQ(test, vcm_back(wc, src), 0);
 	v = vcm_get_vaddr(wc);
 	KUNIT_ASSERT_NOT_NULL(test, v);
 	for (i = 0; i < SZ_64K / 4; i++)
 		v[i] = 0xc0de0000 | i;
 	KUNIT_EXPECT_EQ(test, vcm_unback(wc), 0);
-	KUNIT_EXPECT_EQ(test, vcm_unreserve(wc), 0);
+	KUNIT_EXPECT_EQ(test, unreserve_res(test, wc), 0);
 
 	maint = vcm_stat_read(VCM_STAT_CACHE_MAINT);
 	KUNIT_ASSERT_EQ(test, vcm_phys_copy(dst, src), 0);
 	KUNIT_EXPECT_EQ(test, vcm_stat_read(VCM_STAT_CACHE_MAINT), maint + chunks);
 
 	/* @dst was written through the cacheable alias: read it cached. */
-	cached = vcm_reserve(k, SZ_64K, RW_CACHED);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cached);
+	cached = own_res(test, vcm_reserve(k, SZ_64K, RW_CACHED));
 	KUNIT_ASSERT_EQ(test, vcm_back(cached, dst), 0);
 	v = vcm_get_vaddr(cached);
 	for (i = 0; i < SZ_64K / 4; i++)
 		bad += v[i] != (0xc0de0000 | i);
 	KUNIT_EXPECT_EQ(test, bad, 0);
 	KUNIT_EXPECT_EQ(test, vcm_unback(cached), 0);
-	KUNIT_EXPECT_EQ(test, vcm_unreserve(cached), 0);
+	KUNIT_EXPECT_EQ(test, unreserve_res(test, cached), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, dst), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, src), 0);
 }

@@ -277,8 +277,7 @@ static void vcm_test_phys_from_sgt(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_get_memtype_of_physalloc(pm), VCM_MEMTYPE_FOREIGN);
 
 	/* The kernel VCM sees the foreign pages, in order. */
-	res = vcm_reserve(k, 3 * PAGE_SIZE, RW_CACHED);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	res = own_res(test, vcm_reserve(k, 3 * PAGE_SIZE, RW_CACHED));
 	KUNIT_ASSERT_EQ(test, vcm_back(res, pm), 0);
 	vaddr = vcm_get_vaddr(res);
 	KUNIT_ASSERT_NOT_NULL(test, vaddr);
@@ -286,7 +285,7 @@ static void vcm_test_phys_from_sgt(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, vaddr[i * PAGE_SIZE / 4], 0xf00d0000 + i);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), -EBUSY);
 	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
-	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, unreserve_res(test, res), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 
 	/* The pages are the owner's: still there. */
@@ -616,12 +615,11 @@ static void vcm_test_phys_copy_refusals(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_phys_copy(pm, NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_phys_copy(pm, ERR_PTR(-ENOMEM)), -EINVAL);
 
-	res = vcm_reserve(k, PAGE_SIZE, RW_CACHED);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	res = own_res(test, vcm_reserve(k, PAGE_SIZE, RW_CACHED));
 	KUNIT_ASSERT_EQ(test, vcm_back(res, pm), 0);
 	KUNIT_EXPECT_EQ(test, vcm_phys_copy(pm, other), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
-	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, unreserve_res(test, res), 0);
 
 	for (off = 0; off < PAGE_SIZE; off += 1020) {
 		KUNIT_EXPECT_EQ(test, phys_word(pm, off), vcm_pattern_at(pm, 0x8000, off));
@@ -760,8 +758,7 @@ static void vcm_test_phys_dma_addresses(struct kunit *test)
 	sg_dma_len(dsgt->sgl) = PAGE_SIZE;
 	dma = own_phys(test, vcm_phys_from_dma(avcm, dsgt));
 
-	rk = vcm_reserve(k, PAGE_SIZE, RW_CACHED);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rk);
+	rk = own_res(test, vcm_reserve(k, PAGE_SIZE, RW_CACHED));
 	rd = vcm_reserve(dvcm, PAGE_SIZE, RW_CACHED);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rd);
 	KUNIT_ASSERT_EQ(test, vcm_back(rk, pm), 0);
@@ -787,7 +784,7 @@ static void vcm_test_phys_dma_addresses(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_unback(rd), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unback(rk), 0);
 	KUNIT_EXPECT_EQ(test, vcm_unreserve(rd), 0);
-	KUNIT_EXPECT_EQ(test, vcm_unreserve(rk), 0);
+	KUNIT_EXPECT_EQ(test, unreserve_res(test, rk), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, dma), 0);
 	KUNIT_EXPECT_EQ(test, vcm_deactivate(avcm), 0);
 	KUNIT_EXPECT_EQ(test, vcm_deassoc(avcm), 0);

@@ -379,9 +379,8 @@ static void vcm_test_res_attr(struct kunit *test)
 {
 	struct vcm *vcm = kernel_vcm(test);
 	struct vcm_physmem *pm = new_phys(test, SZ_64K, 0, 0);
-	struct vcm_res *res = vcm_reserve(vcm, SZ_64K, VCM_READ | VCM_WB_WA);
+	struct vcm_res *res = own_res(test, vcm_reserve(vcm, SZ_64K, VCM_READ | VCM_WB_WA));
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
 	/* No device memory, write-through or no-write-allocate for RAM. */
 	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW | VCM_NOTCACHED), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW | VCM_WT), -EINVAL);
@@ -398,7 +397,7 @@ static void vcm_test_res_attr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vcm_unback(res), 0);
 	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW_CACHED), 0);
 
-	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, unreserve_res(test, res), 0);
 	KUNIT_EXPECT_EQ(test, free_phys(test, pm), 0);
 
 	/* A placed reservation keeps its address: only alignments it has. */
@@ -497,11 +496,10 @@ static void vcm_test_kernel_no_exec(struct kunit *test)
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_get_num_res(k), n);
 
-	res = vcm_reserve(k, PAGE_SIZE, RW_CACHED);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	res = own_res(test, vcm_reserve(k, PAGE_SIZE, RW_CACHED));
 	KUNIT_EXPECT_EQ(test, vcm_set_res_attr(res, RW_CACHED | VCM_EXECUTE), -EINVAL);
 	KUNIT_EXPECT_EQ(test, vcm_get_res_attr(res), (u32)RW_CACHED);
-	KUNIT_EXPECT_EQ(test, vcm_unreserve(res), 0);
+	KUNIT_EXPECT_EQ(test, unreserve_res(test, res), 0);
 	KUNIT_EXPECT_EQ(test, vcm_get_num_res(k), n);
 }
 

@@ -39,8 +39,10 @@
  * has reservations, bounds or associations, a physmem while it backs a
  * reservation.  So the action of a physmem first unbacks the reservations
  * it backs, and that of a VCM first releases what is left in it: a case
- * owns every reservation, bound and association of its VCMs.  What they
- * cannot release is a leak, which the gauges show.
+ * owns every reservation, bound and association of its VCMs.  The kernel
+ * VCM is no case's, so a case owns its reservations there one by one,
+ * through own_res(), and unreserves one itself with unreserve_res().  What
+ * they cannot release is a leak, which the gauges show.
  */
 static inline void vcm_test_release_phys(void *data)
 {
@@ -93,6 +95,14 @@ static inline void vcm_test_release_vcm(void *data)
 	vcm_free(vcm);
 }
 
+static inline void vcm_test_release_res(void *data)
+{
+	struct vcm_res *res = data;
+
+	vcm_unback(res);	/* -ENOENT if it is not backed */
+	vcm_unreserve(res);
+}
+
 /* Assert @vcm was made, and release it when the case ends. */
 static inline struct vcm *own_vcm(struct kunit *test, struct vcm *vcm)
 {
@@ -110,6 +120,15 @@ static inline struct vcm_physmem *own_phys(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vcm_test_release_phys,
 							pm), 0);
 	return pm;
+}
+
+/* Assert @res was made, and unreserve it when the case ends. */
+static inline struct vcm_res *own_res(struct kunit *test, struct vcm_res *res)
+{
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, res);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vcm_test_release_res,
+							res), 0);
+	return res;
 }
 
 /* Pages of vcm_test_alloc_pages(), freed when the case ends. */
@@ -150,6 +169,23 @@ static inline void vcm_test_sg_free_table(void *data)
 	sg_free_table(data);
 }
 
+/*
+ * The DMA address of the byte at @off of a mapped table, or 0: the cases'
+ * reference for where the DMA API put a byte, walked segment by segment.
+ */
+static inline dma_addr_t vcm_test_dma_addr_at(struct sg_table *sgt, size_t off)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		if (off < sg_dma_len(sg))
+			return sg_dma_address(sg) + off;
+		off -= sg_dma_len(sg);
+	}
+	return 0;
+}
+
 /* vcm_free() of a VCM of own_vcm(): once it is freed, nothing is left to do. */
 static inline int free_vcm(struct kunit *test, struct vcm *vcm)
 {
@@ -167,6 +203,16 @@ static inline int free_phys(struct kunit *test, struct vcm_physmem *pm)
 
 	if (!ret)
 		kunit_remove_action(test, vcm_test_release_phys, pm);
+	return ret;
+}
+
+/* vcm_unreserve() of a reservation of own_res(), as free_vcm(). */
+static inline int unreserve_res(struct kunit *test, struct vcm_res *res)
+{
+	int ret = vcm_unreserve(res);
+
+	if (!ret)
+		kunit_remove_action(test, vcm_test_release_res, res);
 	return ret;
 }
 
