@@ -224,8 +224,8 @@ igt_main
 
 	/*
 	 * gembuf's policy, not DRM core's rules: gembuf refuses line
-	 * doubling and frames under a millisecond, and takes no clock over
-	 * GEMBUF_MAX_DOTCLOCK.  Other drivers skip these.
+	 * doubling, frames under a millisecond and frames of more pixels
+	 * than INT_MAX.  Other drivers skip these.
 	 */
 	igt_subtest_group {
 		igt_fixture
