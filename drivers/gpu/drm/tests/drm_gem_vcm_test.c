@@ -1364,6 +1364,32 @@ static void drm_gem_vcm_test_dumb_create(struct kunit *test)
 }
 
 /*
+ * @dmabuf imported by @ctx, put when the case ends, with a handle in a
+ * new DRM file @file of @ctx's device and its fake offset @offset, ready
+ * to be mapped through that file.
+ */
+static struct drm_gem_object *
+drm_gem_vcm_test_import_mappable(struct kunit *test,
+				 struct drm_gem_vcm_context *ctx,
+				 struct dma_buf *dmabuf, struct file **file,
+				 unsigned long *offset)
+{
+	struct drm_gem_object *gem = drm_gem_vcm_prime_import(ctx, dmabuf);
+	u32 handle;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, gem);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							drm_gem_object_put_wrapper,
+							gem), 0);
+	*file = drm_gem_vcm_test_file(test, ctx->drm);
+	KUNIT_ASSERT_EQ(test, drm_gem_handle_create((*file)->private_data, gem,
+						    &handle), 0);
+	KUNIT_ASSERT_EQ(test, drm_gem_create_mmap_offset(gem), 0);
+	*offset = drm_vma_node_offset_addr(&gem->vma_node);
+	return gem;
+}
+
+/*
  * A process maps an import through its exporter: the import's mmap hands
  * the VMA over to the dma-buf, whose pages the exporter's fault handler
  * puts in, and keeps no reference of the import for it.  Once the
@@ -1382,23 +1408,13 @@ static void drm_gem_vcm_test_mmap_import(struct kunit *test)
 	struct file *file;
 	unsigned int refs;
 	u8 __user *last;
-	u32 handle;
 	u8 byte = 0;
 
 	dmabuf = drm_gem_vcm_test_export(test, &obj);
 	KUNIT_ASSERT_EQ(test, drm_gem_vmap_unlocked(&obj->base, &map), 0);
 	iosys_map_memset(&map, 0, TEST_BYTE, TEST_SIZE);
 	drm_gem_vunmap_unlocked(&obj->base, &map);
-	gem = drm_gem_vcm_prime_import(other, dmabuf);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, gem);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							drm_gem_object_put_wrapper,
-							gem), 0);
-	file = drm_gem_vcm_test_file(test, other->drm);
-	KUNIT_ASSERT_EQ(test, drm_gem_handle_create(file->private_data, gem,
-						    &handle), 0);
-	KUNIT_ASSERT_EQ(test, drm_gem_create_mmap_offset(gem), 0);
-	offset = drm_vma_node_offset_addr(&gem->vma_node);
+	gem = drm_gem_vcm_test_import_mappable(test, other, dmabuf, &file, &offset);
 	refs = kref_read(&gem->refcount);
 
 	addr = kunit_vm_mmap(test, file, 0, TEST_SIZE, PROT_READ | PROT_WRITE,
@@ -1677,19 +1693,9 @@ static void drm_gem_vcm_test_mmap_import_refused(struct kunit *test)
 	struct dma_buf *dmabuf;
 	struct file *file;
 	unsigned int refs;
-	u32 handle;
 
 	dmabuf = drm_gem_vcm_test_foreign(test, &exp);
-	gem = drm_gem_vcm_prime_import(ctx, dmabuf);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, gem);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							drm_gem_object_put_wrapper,
-							gem), 0);
-	file = drm_gem_vcm_test_file(test, ctx->drm);
-	KUNIT_ASSERT_EQ(test, drm_gem_handle_create(file->private_data, gem,
-						    &handle), 0);
-	KUNIT_ASSERT_EQ(test, drm_gem_create_mmap_offset(gem), 0);
-	offset = drm_vma_node_offset_addr(&gem->vma_node);
+	gem = drm_gem_vcm_test_import_mappable(test, ctx, dmabuf, &file, &offset);
 	refs = kref_read(&gem->refcount);
 
 	addr = kunit_vm_mmap(test, file, 0, TEST_FOREIGN, PROT_READ, MAP_SHARED,
