@@ -235,7 +235,7 @@ VISIBLE_IF_KUNIT void gembuf_clear_x_line(__le32 *words, int n, bool simd)
 	int i, bulk = round_down(n, GEMBUF_SIMD_PIXELS);
 	__le64 *pairs;
 
-	if (simd && bulk) {
+	if (gembuf_simd(simd) && bulk) {
 		gembuf_neon_clear_x(words, bulk);
 		words += bulk;
 		n -= bulk;
@@ -264,7 +264,7 @@ VISIBLE_IF_KUNIT void gembuf_widen_line(struct gembuf_pixel *line,
 {
 	int i = 0, bulk = round_down(n, GEMBUF_SIMD_PIXELS);
 
-	if (simd && bulk) {
+	if (gembuf_simd(simd) && bulk) {
 		gembuf_neon_widen_line(line, words, bulk);
 		i = bulk;
 	}
@@ -298,7 +298,7 @@ VISIBLE_IF_KUNIT void gembuf_narrow_line(__le32 *words,
 {
 	int i = 0, bulk = round_down(n, GEMBUF_SIMD_PIXELS);
 
-	if (simd && bulk) {
+	if (gembuf_simd(simd) && bulk) {
 		gembuf_neon_narrow_line(words, line, bulk);
 		i = bulk;
 	}
@@ -363,7 +363,7 @@ VISIBLE_IF_KUNIT void gembuf_blend_rgb32_line(struct gembuf_pixel *dst,
 					       DRM_MODE_BLEND_PIXEL_NONE;
 	int bulk = round_down(n, GEMBUF_SIMD_PIXELS);
 
-	if (simd && bulk) {
+	if (gembuf_simd(simd) && bulk) {
 		gembuf_neon_blend_line(dst, src, bulk, s->alpha, mode);
 		dst += bulk;
 		src += bulk;
@@ -471,7 +471,7 @@ VISIBLE_IF_KUNIT void gembuf_blend_rgb32_words(__le32 *dst, const __le32 *src,
 					       DRM_MODE_BLEND_PIXEL_NONE;
 	int bulk = round_down(n, GEMBUF_SIMD_PIXELS);
 
-	if (simd && bulk) {
+	if (gembuf_simd(simd) && bulk) {
 		gembuf_neon_blend_words(dst, src, bulk, s->alpha, mode);
 		dst += bulk;
 		src += bulk;
@@ -774,7 +774,7 @@ static bool gather_tile(struct gembuf_layer *l, int y, int col, int n)
 	for (j = 2; j < GEMBUF_TILE_LINES; j++)
 		if (source_per_line(s, y + j) != col + j * dir)
 			return false;
-	if (l->simd && n >= 4) {
+	if (gembuf_simd(l->simd) && n >= 4) {
 		bulk = round_down(n, 4);
 		gembuf_neon_gather_tile(l->gather, n,
 					vaddr + l->xs[0] * pitch +
@@ -1075,7 +1075,7 @@ static void blend_words(struct gembuf_frame *f, struct gembuf_layer *l, int y,
 	/* Up to a block of the table, then its blocks in SIMD, then the rest. */
 	head = min(n, round_up(off, GEMBUF_SIMD_PIXELS) - off);
 	bulk = round_down(n - head, GEMBUF_SIMD_PIXELS);
-	if (!l->pick || !bulk || !l->simd) {
+	if (!l->pick || !bulk || !gembuf_simd(l->simd)) {
 		gather_row(dst, l->gather, l->xs + off, l->sx1, n);
 		return;
 	}

@@ -267,7 +267,7 @@ static void words_rgb565(void *const planes[DRM_FORMAT_MAX_PLANES],
 
 	if (!xs) {
 		row += x0;
-		if (simd && bulk) {
+		if (gembuf_simd(simd) && bulk) {
 			gembuf_neon_rgb565_words(out, row, bulk);
 			i = bulk;
 		}
@@ -437,7 +437,7 @@ static __always_inline void yuv_line(u32 format, const u8 *luma, int lstep,
 	const u8 *l = luma + (x0 + first) * lstep;
 	const u8 *c = chroma + (x0 + first) / 2 * cstep;
 
-	if (xs || bulk <= 0 || !simd) {
+	if (xs || bulk <= 0 || !gembuf_simd(simd)) {
 		yuv_run(luma, lstep, chroma, cstep, cr_off, xs, x0, 0, n, lut,
 			words, px);
 		return;

@@ -4,14 +4,15 @@
  * what its scalar loop in gembuf_composer.c or gembuf_formats.c gives,
  * bit for bit (the KUnit suite holds them together).  A caller runs one
  * only between gembuf_simd_begin(), when it returned true, and
- * gembuf_simd_end(); without CONFIG_DRM_GEMBUF_NEON the first returns a
- * constant false, the calls after it go, and a call without it fails to
- * link.
+ * gembuf_simd_end(), and behind gembuf_simd() of what it returned:
+ * without CONFIG_DRM_GEMBUF_NEON that is a constant false, the calls
+ * behind it go, and a call without it fails to link.
  */
 #ifndef _GEMBUF_SIMD_H_
 #define _GEMBUF_SIMD_H_
 
 #include <linux/compiler.h>
+#include <linux/kconfig.h>
 #include <linux/types.h>
 
 /* The pixels each SIMD loop takes at a time: its @n is a multiple. */
@@ -75,6 +76,17 @@ void gembuf_neon_yuv_words(__le32 *dst, const u8 *luma, const u8 *chroma,
 void gembuf_neon_yuv_pixels(struct gembuf_pixel *px, const u8 *luma,
 			    const u8 *chroma, int n, u32 format,
 			    const struct gembuf_yuv_arith *arith);
+
+/*
+ * Whether @simd, a caller's word that it holds kernel-mode NEON, may be
+ * true: never without CONFIG_DRM_GEMBUF_NEON, where the SIMD loops are
+ * not built (a word passed down from gembuf_simd_begin() is not known to
+ * be false where it is read).
+ */
+static __always_inline bool gembuf_simd(bool simd)
+{
+	return IS_ENABLED(CONFIG_DRM_GEMBUF_NEON) && simd;
+}
 
 #if IS_ENABLED(CONFIG_DRM_GEMBUF_NEON)
 
