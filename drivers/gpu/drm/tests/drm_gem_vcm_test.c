@@ -750,40 +750,6 @@ static void drm_gem_vcm_test_show_busy(struct kunit *test)
 }
 
 /*
- * debugfs's GEM state of an object (&drm_gem_object_funcs.print_info),
- * at the indent the DRM core asks for: whether it has memory, its cache
- * policy, its needs and its mappings; of an import, only that it is one.
- */
-static void drm_gem_vcm_test_print_info(struct kunit *test)
-{
-	struct drm_gem_vcm_context *ctx = test->priv;
-	struct seq_file m = { .size = PAGE_SIZE };
-	struct drm_printer p = drm_seq_file_printer(&m);
-	struct drm_gem_vcm_object *obj;
-	struct iosys_map map;
-
-	m.buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, m.buf);
-	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
-	obj->map_wc = true;
-	KUNIT_ASSERT_EQ(test, drm_gem_vmap_unlocked(&obj->base, &map), 0);
-	obj->base.funcs->print_info(&p, 1, &obj->base);
-	drm_gem_vunmap_unlocked(&obj->base, &map);
-	KUNIT_EXPECT_STREQ(test, m.buf,
-			   "\tallocated=yes\n\tmap_wc=yes\n\tneed=0x0 devices=1\n"
-			   "\tvmap_use_count=1\n\tmap_count=0\n\tuser_vmas=0\n"
-			   "\tmoves=0\n");
-
-	m.count = 0;
-	memset(m.buf, 0, PAGE_SIZE);
-	obj = drm_gem_vcm_create_import(ctx, TEST_SIZE);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, obj);
-	drm_gem_vcm_print_info(obj, &p, 2);
-	drm_gem_object_put(&obj->base);
-	KUNIT_EXPECT_STREQ(test, m.buf, "\t\timported=yes\n");
-}
-
-/*
  * A printer into the test's @buf of @size bytes, emptied: what is printed
  * stays a string, as it keeps the last byte for the NUL.
  */
@@ -793,6 +759,41 @@ static struct drm_printer drm_gem_vcm_test_printer(struct drm_print_iterator *it
 	memset(buf, 0, size);
 	*iter = (struct drm_print_iterator){ .data = buf, .remain = size - 1 };
 	return drm_coredump_printer(iter);
+}
+
+/*
+ * debugfs's GEM state of an object (&drm_gem_object_funcs.print_info),
+ * at the indent the DRM core asks for: whether it has memory, its cache
+ * policy, its needs and its mappings; of an import, only that it is one.
+ */
+static void drm_gem_vcm_test_print_info(struct kunit *test)
+{
+	struct drm_gem_vcm_context *ctx = test->priv;
+	struct drm_gem_vcm_object *obj;
+	struct drm_print_iterator iter;
+	struct iosys_map map;
+	struct drm_printer p;
+	char *buf;
+
+	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	obj = drm_gem_vcm_test_create(test, TEST_SIZE);
+	obj->map_wc = true;
+	KUNIT_ASSERT_EQ(test, drm_gem_vmap_unlocked(&obj->base, &map), 0);
+	p = drm_gem_vcm_test_printer(&iter, buf, PAGE_SIZE);
+	obj->base.funcs->print_info(&p, 1, &obj->base);
+	drm_gem_vunmap_unlocked(&obj->base, &map);
+	KUNIT_EXPECT_STREQ(test, buf,
+			   "\tallocated=yes\n\tmap_wc=yes\n\tneed=0x0 devices=1\n"
+			   "\tvmap_use_count=1\n\tmap_count=0\n\tuser_vmas=0\n"
+			   "\tmoves=0\n");
+
+	obj = drm_gem_vcm_create_import(ctx, TEST_SIZE);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, obj);
+	p = drm_gem_vcm_test_printer(&iter, buf, PAGE_SIZE);
+	drm_gem_vcm_print_info(obj, &p, 2);
+	drm_gem_object_put(&obj->base);
+	KUNIT_EXPECT_STREQ(test, buf, "\t\timported=yes\n");
 }
 
 /*
