@@ -386,113 +386,174 @@ static inline __le32 yuv_word(const struct gembuf_yuv_lut *lut, u8 y,
 }
 
 /*
- * Pixels @i to @n of a run of yuv_line(), in C: as words if @words, else
- * as 16-bit pixels into @px.
+ * Where the samples of a YCbCr line of @format are: @luma and @chroma are
+ * its luma bytes and its chroma pairs' Cb bytes (Cr follows Cb by
+ * @cr_off), with @lstep and @cstep bytes between two luma or two chroma
+ * samples.  Each format's readers fill one with constants but for the two
+ * addresses, and the runs below, inlined into them, work with those
+ * constants.
  */
-static __always_inline void yuv_run(const u8 *luma, int lstep,
-				    const u8 *chroma, int cstep, int cr_off,
-				    const int *xs, int x0, int i, int n,
-				    const struct gembuf_yuv_lut *lut,
-				    __le32 *words, struct gembuf_pixel *px)
+struct yuv_layout {
+	u32 format;
+	const u8 *luma;
+	const u8 *chroma;
+	int lstep;
+	int cstep;
+	int cr_off;
+};
+
+/* The Cb of the pixel at column @x; its Cr is @cr_off on. */
+static __always_inline const u8 *yuv_cb(const struct yuv_layout *yl, int x)
 {
+	return yl->chroma + (x >> 1) * yl->cstep;
+}
+
+/* The pixel at column @x as a word. */
+static __always_inline __le32 yuv_word_at(const struct yuv_layout *yl, int x,
+					  const struct gembuf_yuv_lut *lut)
+{
+	const u8 *c = yuv_cb(yl, x);
+
+	return yuv_word(lut, yl->luma[x * yl->lstep], lut->r[c[yl->cr_off]],
+			lut->gu[c[0]] + lut->gv[c[yl->cr_off]], lut->b[c[0]]);
+}
+
+/* The pixel at column @x as a 16-bit pixel. */
+static __always_inline void yuv_pixel_at(const struct yuv_layout *yl, int x,
+					 const struct gembuf_yuv_lut *lut,
+					 struct gembuf_pixel *px)
+{
+	const u8 *c = yuv_cb(yl, x);
+
+	yuv_to_rgb(yl->luma[x * yl->lstep], c[0], c[yl->cr_off], lut, px);
+}
+
+/* @n pixels at the columns @xs, one at a time, as words. */
+static __always_inline void yuv_words_at(const struct yuv_layout *yl,
+					 const int *xs, int n,
+					 const struct gembuf_yuv_lut *lut,
+					 __le32 *words)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		words[i] = yuv_word_at(yl, xs[i], lut);
+}
+
+/* @n pixels at the columns @xs, one at a time, as 16-bit pixels. */
+static __always_inline void yuv_pixels_at(const struct yuv_layout *yl,
+					  const int *xs, int n,
+					  const struct gembuf_yuv_lut *lut,
+					  struct gembuf_pixel *px)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		yuv_pixel_at(yl, xs[i], lut, &px[i]);
+}
+
+/*
+ * @n pixels from column @x0 on, as words: from an odd @x0 the first pixel
+ * alone (its pair starts before the run), then whole blocks of
+ * %GEMBUF_SIMD_PIXELS in SIMD if @simd (the caller holds kernel-mode NEON)
+ * and the CPU allows it, the same values from the same terms, then pairs
+ * whose chroma terms are looked up once for both, then an even last pixel
+ * alone.
+ */
+static __always_inline void yuv_words_from(const struct yuv_layout *yl,
+					   int x0, int n,
+					   const struct gembuf_yuv_lut *lut,
+					   __le32 *words, bool simd)
+{
+	int i = x0 & 1, bulk = round_down(n - i, GEMBUF_SIMD_PIXELS);
 	const u8 *c;
 	s32 r, g, b;
 	int x;
 
-	while (i < n) {
-		x = xs ? xs[i] : x0 + i;
-		c = chroma + (x >> 1) * cstep;
-		if (px) {
-			yuv_to_rgb(luma[x * lstep], c[0], c[cr_off], lut, &px[i++]);
-			continue;
-		}
-		r = lut->r[c[cr_off]];
-		g = lut->gu[c[0]] + lut->gv[c[cr_off]];
-		b = lut->b[c[0]];
-		words[i++] = yuv_word(lut, luma[x * lstep], r, g, b);
-		if (!xs && !(x & 1) && i < n)
-			words[i++] = yuv_word(lut, luma[(x + 1) * lstep], r, g, b);
+	if (i)
+		words[0] = yuv_word_at(yl, x0, lut);
+	if (bulk > 0 && gembuf_simd(simd)) {
+		gembuf_neon_yuv_words(words + i,
+				      yl->luma + (x0 + i) * yl->lstep,
+				      yuv_cb(yl, x0 + i), bulk, yl->format,
+				      &lut->arith);
+		i += bulk;
 	}
+	for (; i + 1 < n; i += 2) {
+		x = x0 + i;
+		c = yuv_cb(yl, x);
+		r = lut->r[c[yl->cr_off]];
+		g = lut->gu[c[0]] + lut->gv[c[yl->cr_off]];
+		b = lut->b[c[0]];
+		words[i] = yuv_word(lut, yl->luma[x * yl->lstep], r, g, b);
+		words[i + 1] = yuv_word(lut, yl->luma[(x + 1) * yl->lstep],
+					r, g, b);
+	}
+	if (i < n)
+		words[i] = yuv_word_at(yl, x0 + i, lut);
 }
 
 /*
- * A run of @n pixels of @format, as words into @words or as 16-bit pixels
- * into @px: @luma and @chroma are the line's luma bytes and its chroma
- * pairs' Cb bytes (Cr follows Cb by @cr_off), with @lstep and @cstep
- * bytes between two luma or two chroma samples; @xs are the columns, or
- * NULL for the @n from @x0 on.  Where the run is contiguous, a pair of
- * pixels shares its chroma, whose terms the words look up once for both;
- * and there, from the first pair, whole blocks of %GEMBUF_SIMD_PIXELS are
- * worked out in SIMD where the CPU allows it, the same values from the
- * same terms, if @simd (the caller holds kernel-mode NEON).
+ * @n pixels from column @x0 on, as 16-bit pixels: from an odd @x0 the
+ * first pixel alone, then blocks in SIMD as yuv_words_from() has them,
+ * then one at a time.
  */
-static __always_inline void yuv_line(u32 format, const u8 *luma, int lstep,
-				     const u8 *chroma, int cstep, int cr_off,
-				     const int *xs, int x0, int n,
-				     const struct gembuf_yuv_lut *lut,
-				     __le32 *words, struct gembuf_pixel *px,
-				     bool simd)
+static __always_inline void yuv_pixels_from(const struct yuv_layout *yl,
+					    int x0, int n,
+					    const struct gembuf_yuv_lut *lut,
+					    struct gembuf_pixel *px, bool simd)
 {
-	int first = x0 & 1, bulk = round_down(n - first, GEMBUF_SIMD_PIXELS);
-	const u8 *l = luma + (x0 + first) * lstep;
-	const u8 *c = chroma + (x0 + first) / 2 * cstep;
+	int i = x0 & 1, bulk = round_down(n - i, GEMBUF_SIMD_PIXELS);
 
-	if (xs || bulk <= 0 || !gembuf_simd(simd)) {
-		yuv_run(luma, lstep, chroma, cstep, cr_off, xs, x0, 0, n, lut,
-			words, px);
-		return;
+	if (i)
+		yuv_pixel_at(yl, x0, lut, px);
+	if (bulk > 0 && gembuf_simd(simd)) {
+		gembuf_neon_yuv_pixels(px + i, yl->luma + (x0 + i) * yl->lstep,
+				       yuv_cb(yl, x0 + i), bulk, yl->format,
+				       &lut->arith);
+		i += bulk;
 	}
-	if (px)
-		gembuf_neon_yuv_pixels(px + first, l, c, bulk, format, &lut->arith);
-	else
-		gembuf_neon_yuv_words(words + first, l, c, bulk, format, &lut->arith);
-	yuv_run(luma, lstep, chroma, cstep, cr_off, NULL, x0, 0, first, lut,
-		words, px);
-	yuv_run(luma, lstep, chroma, cstep, cr_off, NULL, x0, first + bulk, n,
-		lut, words, px);
+	for (; i < n; i++)
+		yuv_pixel_at(yl, x0 + i, lut, &px[i]);
 }
 
 /* A YUYV line: Y0 Cb Y1 Cr. */
-static __always_inline void yuv_yuyv(void *const planes[DRM_FORMAT_MAX_PLANES],
-				     const struct drm_framebuffer *fb, int y,
-				     const int *xs, int x0, int n,
-				     const struct gembuf_yuv_lut *lut,
-				     __le32 *words, struct gembuf_pixel *px,
-				     bool simd)
+static __always_inline struct yuv_layout
+yuv_layout_yuyv(void *const planes[DRM_FORMAT_MAX_PLANES],
+		const struct drm_framebuffer *fb, int y)
 {
 	const u8 *row = planes[0] + y * fb->pitches[0];
 
-	yuv_line(DRM_FORMAT_YUYV, row, 2, row + 1, 4, 2, xs, x0, n, lut, words,
-		 px, simd);
+	return (struct yuv_layout){
+		.format = DRM_FORMAT_YUYV, .luma = row, .chroma = row + 1,
+		.lstep = 2, .cstep = 4, .cr_off = 2,
+	};
 }
 
 /* A UYVY line: Cb Y0 Cr Y1. */
-static __always_inline void yuv_uyvy(void *const planes[DRM_FORMAT_MAX_PLANES],
-				     const struct drm_framebuffer *fb, int y,
-				     const int *xs, int x0, int n,
-				     const struct gembuf_yuv_lut *lut,
-				     __le32 *words, struct gembuf_pixel *px,
-				     bool simd)
+static __always_inline struct yuv_layout
+yuv_layout_uyvy(void *const planes[DRM_FORMAT_MAX_PLANES],
+		const struct drm_framebuffer *fb, int y)
 {
 	const u8 *row = planes[0] + y * fb->pitches[0];
 
-	yuv_line(DRM_FORMAT_UYVY, row + 1, 2, row, 4, 2, xs, x0, n, lut, words,
-		 px, simd);
+	return (struct yuv_layout){
+		.format = DRM_FORMAT_UYVY, .luma = row + 1, .chroma = row,
+		.lstep = 2, .cstep = 4, .cr_off = 2,
+	};
 }
 
 /* An NV12 line: its luma line, and Cb Cr pairs of its chroma line. */
-static __always_inline void yuv_nv12(void *const planes[DRM_FORMAT_MAX_PLANES],
-				     const struct drm_framebuffer *fb, int y,
-				     const int *xs, int x0, int n,
-				     const struct gembuf_yuv_lut *lut,
-				     __le32 *words, struct gembuf_pixel *px,
-				     bool simd)
+static __always_inline struct yuv_layout
+yuv_layout_nv12(void *const planes[DRM_FORMAT_MAX_PLANES],
+		const struct drm_framebuffer *fb, int y)
 {
-	const u8 *row = planes[0] + y * fb->pitches[0];
-	const u8 *chroma = planes[1] + y / fb->format->vsub * fb->pitches[1];
-
-	yuv_line(DRM_FORMAT_NV12, row, 1, chroma, 2, 1, xs, x0, n, lut, words,
-		 px, simd);
+	return (struct yuv_layout){
+		.format = DRM_FORMAT_NV12,
+		.luma = planes[0] + y * fb->pitches[0],
+		.chroma = planes[1] + y / fb->format->vsub * fb->pitches[1],
+		.lstep = 1, .cstep = 2, .cr_off = 1,
+	};
 }
 
 /* Each YCbCr format's reader and words reader. */
@@ -503,8 +564,13 @@ static void read_##name(void *const planes[DRM_FORMAT_MAX_PLANES],		\
 			const struct drm_plane_state *state,			\
 			struct gembuf_pixel *out, bool simd)			\
 {										\
-	yuv_##name(planes, fb, y, xs, x0, n, gembuf_yuv_lut(state), NULL,	\
-		   out, simd);							\
+	const struct gembuf_yuv_lut *lut = gembuf_yuv_lut(state);		\
+	const struct yuv_layout yl = yuv_layout_##name(planes, fb, y);		\
+										\
+	if (xs)									\
+		yuv_pixels_at(&yl, xs, n, lut, out);				\
+	else									\
+		yuv_pixels_from(&yl, x0, n, lut, out, simd);			\
 }										\
 										\
 static void words_##name(void *const planes[DRM_FORMAT_MAX_PLANES],		\
@@ -513,7 +579,12 @@ static void words_##name(void *const planes[DRM_FORMAT_MAX_PLANES],		\
 			 const struct gembuf_yuv_lut *lut, __le32 *out,	\
 			 bool simd)						\
 {										\
-	yuv_##name(planes, fb, y, xs, x0, n, lut, out, NULL, simd);		\
+	const struct yuv_layout yl = yuv_layout_##name(planes, fb, y);		\
+										\
+	if (xs)									\
+		yuv_words_at(&yl, xs, n, lut, out);				\
+	else									\
+		yuv_words_from(&yl, x0, n, lut, out, simd);			\
 }
 
 GEMBUF_YUV_READERS(yuyv)

@@ -74,7 +74,7 @@ static_assert(sizeof(struct gembuf_pixel) == 4 * sizeof(u16) &&
  * @y: line in the framebuffer
  * @xs: column in the framebuffer of each pixel wanted, or NULL
  * @x0: without @xs, the first of @n consecutive columns
- * @n: number of pixels
+ * @n: number of pixels, at least one
  * @state: the plane state, for the YCbCr encoding and range
  * @out: the @n pixels, alpha not premultiplied
  * @simd: the caller holds kernel-mode NEON (gembuf_simd_begin() returned
@@ -116,7 +116,7 @@ struct gembuf_yuv_lut {
  * @y: line in the framebuffer
  * @xs: column in the framebuffer of each pixel wanted, or NULL
  * @x0: without @xs, the first of @n consecutive columns
- * @n: number of pixels
+ * @n: number of pixels, at least one
  * @lut: for a YCbCr format, gembuf_yuv_lut() of the plane state
  * @out: the @n pixels, little-endian, X 0: each channel the 8 high bits
  *	of the format's gembuf_read_fn's

@@ -649,6 +649,14 @@ static void gembuf_test_narrow_line(struct kunit *test)
 }
 
 #define WORDS_LEN	512
+/* No reader's word: their X byte is 0. */
+#define WORD_POISON	0x5a5a5a5a
+
+/* A 16-bit pixel's 8 high bits of each channel, as an XRGB8888 word. */
+static u32 narrow_px(const struct gembuf_pixel *p)
+{
+	return (p->r >> 8) << 16 | (p->g >> 8) << 8 | p->b >> 8;
+}
 
 /* One line of @format in encoding and range @c, Cb @round, read both ways. */
 static void check_words(struct kunit *test, struct rnd_state *rnd, u32 format,
@@ -671,9 +679,13 @@ static void check_words(struct kunit *test, struct rnd_state *rnd, u32 format,
 				       DRM_COLOR_YCBCR_LIMITED_RANGE,
 	};
 	const struct gembuf_yuv_lut *lut;
-	unsigned int start = round & 3;
-	int i;
-	u32 want;
+	static const int runs[] = { 0, 1, 2, 15, 16, 17, 33 };
+	/* Alpha 0x1234 is no reader's: 0xffff, or 8 bits times 0x101. */
+	const struct gembuf_pixel poison = {
+		.a = 0x1234, .r = 0x1234, .g = 0x1234, .b = 0x1234,
+	};
+	unsigned int start = round & 3, r, pass;
+	int i, n;
 	bool on;
 
 	KUNIT_ASSERT_NOT_NULL(test, words);
@@ -703,30 +715,56 @@ static void check_words(struct kunit *test, struct rnd_state *rnd, u32 format,
 	for (i = 0; i < w; i++)
 		xs[i] = i < w / 2 ? start + i : prandom_u32_state(rnd) % w;
 	read(planes, &fb, 0, xs, 0, w, &state, px, false);
-	on = simd_begin(true);
-	read(planes, &fb, 0, NULL, start, w / 2, &state, px + w, on);
-	simd_end(on);
-	KUNIT_ASSERT_MEMEQ_MSG(test, px + w, px, w / 2 * sizeof(*px),
-			       "%p4cc encoding %d range %d, read from column %u",
-			       &format, state.color_encoding,
-			       state.color_range, start);
-	on = simd_begin(true);
-	words(planes, &fb, 0, NULL, start, w / 2, lut, got, on);
-	simd_end(on);
-	words(planes, &fb, 0, xs + w / 2, 0, w - w / 2, lut, got + w / 2, false);
-	for (i = 0; i < w; i++) {
-		want = (px[i].r >> 8) << 16 | (px[i].g >> 8) << 8 | px[i].b >> 8;
-		KUNIT_ASSERT_EQ_MSG(test, le32_to_cpu(got[i]), want,
+	words(planes, &fb, 0, xs, 0, w, lut, got, false);
+	for (i = 0; i < w; i++)
+		KUNIT_ASSERT_EQ_MSG(test, le32_to_cpu(got[i]), narrow_px(&px[i]),
 				    "%p4cc encoding %d range %d, column %d",
 				    &format, state.color_encoding,
 				    state.color_range, xs[i]);
+	/*
+	 * Consecutive columns in the scalar loops, then in SIMD: the first
+	 * half line, and runs as short as one pixel and just around a block.
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		for (r = 0; r < ARRAY_SIZE(runs); r++) {
+			n = runs[r] ?: w / 2;
+			/* No pixel left as it was, none written past the run. */
+			for (i = 0; i <= n; i++) {
+				px[w + i] = poison;
+				got[i] = cpu_to_le32(WORD_POISON);
+			}
+			on = simd_begin(pass);
+			read(planes, &fb, 0, NULL, start, n, &state, px + w, on);
+			words(planes, &fb, 0, NULL, start, n, lut, got, on);
+			simd_end(on);
+			KUNIT_ASSERT_MEMEQ_MSG(test, px + w, px, n * sizeof(*px),
+					       "%p4cc encoding %d range %d, %d from column %u, SIMD %d",
+					       &format, state.color_encoding,
+					       state.color_range, n, start, on);
+			KUNIT_ASSERT_MEMEQ_MSG(test, &px[w + n], &poison,
+					       sizeof(poison),
+					       "%p4cc: pixel %d of a run of %d written",
+					       &format, n, n);
+			KUNIT_ASSERT_EQ_MSG(test, le32_to_cpu(got[n]), WORD_POISON,
+					    "%p4cc: word %d of a run of %d written",
+					    &format, n, n);
+			for (i = 0; i < n; i++)
+				KUNIT_ASSERT_EQ_MSG(test, le32_to_cpu(got[i]),
+						    narrow_px(&px[i]),
+						    "%p4cc encoding %d range %d, word %d of %d from column %u, SIMD %d",
+						    &format, state.color_encoding,
+						    state.color_range, i, n, start,
+						    on);
+		}
 	}
 }
 
 /*
- * The words readers against the 16-bit readers, narrowed: random lines of
- * every format that has one, read from consecutive columns (from an odd
- * one too, as a clipped plane starts) and from scattered ones; YCbCr in
+ * The words readers against the 16-bit readers, narrowed, and both
+ * against the 16-bit readers at scattered columns: random lines of every
+ * format that has one, read from consecutive columns (from an odd one
+ * too, as a clipped plane starts; half a line and runs from one pixel to
+ * a block and more; with and without SIMD) and from scattered ones; YCbCr in
  * each encoding and range, with Cb taking every value and, for each, Y
  * and Cr every value together (gembuf_test_yuv_words_grid() holds them
  * apart).
@@ -749,6 +787,7 @@ static void gembuf_test_words_readers(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, px);
 	KUNIT_ASSERT_NOT_NULL(test, got);
 	KUNIT_ASSERT_NOT_NULL(test, xs);
+	say_simd(test);
 	for (f = 0; f < ARRAY_SIZE(formats); f++)
 		for (c = 0; c < (drm_format_info(formats[f])->is_yuv ? 4 : 1); c++)
 			for (round = 0; round < 256; round++)
@@ -803,16 +842,14 @@ static void gembuf_test_rgb565_words_all(struct kunit *test)
 		simd_end(on);
 		words(planes, &fb, 0, xs, 0, w - 1, NULL, got + 2 * w, false);
 		for (i = 0; i < w - 1; i++) {
-			want = (px[i].r >> 8) << 16 | (px[i].g >> 8) << 8 |
-			       px[i].b >> 8;
+			want = narrow_px(&px[i]);
 			KUNIT_ASSERT_EQ_MSG(test, le32_to_cpu(got[i]), want,
 					    "%#06x, consecutive", le16_to_cpu(mem[i]));
 			KUNIT_ASSERT_EQ_MSG(test, le32_to_cpu(got[2 * w + i]), want,
 					    "%#06x, scattered", le16_to_cpu(mem[i]));
 			if (i == w - 2)
 				continue;
-			want = (px[i + 1].r >> 8) << 16 | (px[i + 1].g >> 8) << 8 |
-			       px[i + 1].b >> 8;
+			want = narrow_px(&px[i + 1]);
 			KUNIT_ASSERT_EQ_MSG(test, le32_to_cpu(got[w + i]), want,
 					    "%#06x, from column 1",
 					    le16_to_cpu(mem[i + 1]));
@@ -943,8 +980,7 @@ static void yuv_sweep_line(struct yuv_sweep *sw)
 			sw->failed = true;
 			return;
 		}
-		want = (sw->px[i].r >> 8) << 16 | (sw->px[i].g >> 8) << 8 |
-		       sw->px[i].b >> 8;
+		want = narrow_px(&sw->px[i]);
 		if (le32_to_cpu(sw->got[i]) == want)
 			continue;
 		KUNIT_FAIL(sw->test,
@@ -1193,7 +1229,7 @@ static void reference_frame(struct kunit *test, struct compose_frame *cf)
 				sy = clamp(sy, 0, (int)s->fb->height - 1);
 				ps->read(ps->vaddr, s->fb, sy, &sx, 0, 1, s, &px,
 					 false);
-				rgb = (px.r >> 8) << 16 | (px.g >> 8) << 8 | px.b >> 8;
+				rgb = narrow_px(&px);
 				if (ps->colorkey_mask &&
 				    (rgb & ps->colorkey_mask) ==
 				    (ps->colorkey & ps->colorkey_mask))
