@@ -184,33 +184,30 @@ static __always_inline uint16x8_t neon_blend16(uint16x8_t c16, uint16x8_t d,
 }
 
 /*
- * Half @h (pixels 0-7 or 8-15) of sixteen: @s the source's channel
- * bytes, @d the eight pixels below (alpha, red, green, blue), each
- * replaced by the result.
+ * Eight of sixteen pixels: @r, @g and @b the source's channels widened,
+ * @d the eight pixels below (alpha, red, green, blue), each replaced by
+ * the result.
  */
-static __always_inline void neon_blend_half(uint16x8x4_t *d, uint8x16x4_t s,
-					    int h, uint16x8_t cov,
-					    uint16x8_t pa, uint16x8_t skip,
-					    u16 mode, bool k_opaque)
+static __always_inline void neon_blend_half(uint16x8x4_t *d, uint16x8_t r,
+					    uint16x8_t g, uint16x8_t b,
+					    uint16x8_t cov, uint16x8_t pa,
+					    uint16x8_t skip, u16 mode,
+					    bool k_opaque)
 {
 	const uint16x8_t all = vdupq_n_u16(0xffff);
 	uint16x8_t k = mode == DRM_MODE_BLEND_COVERAGE ? cov : pa;
 	uint16x8_t inv = vmvnq_u16(cov), opaque = vceqq_u16(cov, all);
 
-	/* Channel c of the source is byte 2 - c: red first. */
 	d->val[0] = vbslq_u16(skip, d->val[0], all);
-	d->val[1] = neon_blend16(h ? neon_widen_hi(s.val[2]) : neon_widen_lo(s.val[2]),
-				 d->val[1], k, inv, opaque, skip, k_opaque);
-	d->val[2] = neon_blend16(h ? neon_widen_hi(s.val[1]) : neon_widen_lo(s.val[1]),
-				 d->val[2], k, inv, opaque, skip, k_opaque);
-	d->val[3] = neon_blend16(h ? neon_widen_hi(s.val[0]) : neon_widen_lo(s.val[0]),
-				 d->val[3], k, inv, opaque, skip, k_opaque);
+	d->val[1] = neon_blend16(r, d->val[1], k, inv, opaque, skip, k_opaque);
+	d->val[2] = neon_blend16(g, d->val[2], k, inv, opaque, skip, k_opaque);
+	d->val[3] = neon_blend16(b, d->val[3], k, inv, opaque, skip, k_opaque);
 }
 
 /*
  * blend_rgb32_run() of gembuf_composer.c, @mode and @pa_opaque constants:
  * sixteen pixels a time onto @dst, two vld4q_u16 of eight 16-bit pixels
- * (alpha, red, green, blue), the same choices as blend_words().
+ * (alpha, red, green, blue), the same choices as neon_blend_words().
  */
 static __always_inline void neon_blend_line(u16 *dst, const __le32 *src,
 					    int n, u16 plane_alpha, u16 mode,
@@ -230,10 +227,15 @@ static __always_inline void neon_blend_line(u16 *dst, const __le32 *src,
 		hi = vld4q_u16(dst + 4 * (i + 8));
 		neon_coverage(s.val[3], pa, mode, pa_opaque, cov);
 		skip = neon_adds_nothing(s, mode);
-		neon_blend_half(&lo, s, 0, cov[0], pa, neon_widen_lo(skip), mode,
-				k_opaque);
-		neon_blend_half(&hi, s, 1, cov[1], pa, neon_widen_hi(skip), mode,
-				k_opaque);
+		/* Channel c of the source is byte 2 - c: red first. */
+		neon_blend_half(&lo, neon_widen_lo(s.val[2]),
+				neon_widen_lo(s.val[1]),
+				neon_widen_lo(s.val[0]), cov[0], pa,
+				neon_widen_lo(skip), mode, k_opaque);
+		neon_blend_half(&hi, neon_widen_hi(s.val[2]),
+				neon_widen_hi(s.val[1]),
+				neon_widen_hi(s.val[0]), cov[1], pa,
+				neon_widen_hi(skip), mode, k_opaque);
 		vst4q_u16(dst + 4 * i, lo);
 		vst4q_u16(dst + 4 * (i + 8), hi);
 	}
@@ -507,24 +509,13 @@ void gembuf_neon_rgb565_words(__le32 *dst, const __le16 *src, int n)
 }
 
 /*
- * YCbCr to RGB by the terms of struct gembuf_yuv_arith, sixteen pixels a
- * step, each channel's sum in 32-bit lanes as yuv_to_rgb() and yuv_word()
+ * YCbCr to RGB by the terms of struct gembuf_yuv_arith, sixteen pixels at
+ * a time, each channel's sum in 32-bit lanes as yuv_to_rgb() and yuv_word()
  * of gembuf_formats.c make it from their tables.  Signed values are kept
  * in unsigned lanes, reinterpreted where the operation cares.  The
  * factors ride in two registers, @ks (@y_mul, @y_frac, @c_mul, @c_frac)
  * and @kf (@kr, @kgb, @kgr, @kb), multiplied by lane.
  */
-
-/* Half @h (lanes 0-3 or 4-7) of eight 16-bit lanes, widened. */
-static __always_inline uint32x4_t neon_half_u(uint16x8_t v, int h)
-{
-	return h ? vmovl_high_u16(v) : vmovl_u16(vget_low_u16(v));
-}
-
-static __always_inline int32x4_t neon_half_s(int16x8_t v, int h)
-{
-	return h ? vmovl_high_s16(v) : vmovl_s16(vget_low_s16(v));
-}
 
 /*
  * A factor's term of four chroma values: |C - 128| scaled from the range
@@ -548,11 +539,11 @@ static __always_inline uint32x4_t neon_yuv_scale(uint32x4_t e, uint32x4_t ks)
 }
 
 /*
- * A sum as yuv_channel() takes it to 16 bits, or yuv_narrow() to 8, both
- * v * 257 shifted: that is (v + (v >> 8)) shifted 8 fewer, as the bits
- * v >> 8 drops are below the ones kept.  The saturating narrowing that
- * follows clamps to 0 and 0xffff (0xff after a second one for 8 bits) as
- * the scalar compare does.
+ * A sum as yuv_channel() takes it to 16 bits, v * 257 shifted: that is
+ * (v + (v >> 8)) shifted 8 fewer, as the bits v >> 8 drops are below the
+ * ones kept.  The saturating narrowing that follows clamps to 0 and
+ * 0xffff as the scalar compare does.  yuv_narrow()'s 8 bits are the high
+ * byte of that: where the 16 bits saturate, so do the 8.
  */
 static __always_inline int32x4_t neon_yuv_round(uint32x4_t v)
 {
@@ -562,35 +553,30 @@ static __always_inline int32x4_t neon_yuv_round(uint32x4_t v)
 }
 
 /*
- * Half @h (pixel pairs 0-3 or 4-7) of the chroma terms: |Cb - 128| is @eu
- * and @nu is set where Cb - 128 < 0; the same for Cr in @ev and @nv.
+ * Four pixel pairs' chroma terms: |Cb - 128| is @eu and @mu is all ones
+ * where Cb - 128 < 0; the same for Cr in @ev and @mv.
  */
-static __always_inline void neon_yuv_terms(uint16x8_t eu, int16x8_t nu,
-					   uint16x8_t ev, int16x8_t nv, int h,
+static __always_inline void neon_yuv_terms(uint32x4_t eu, uint32x4_t mu,
+					   uint32x4_t ev, uint32x4_t mv,
 					   uint32x4_t ks, uint32x4_t kf,
 					   uint32x4_t *r, uint32x4_t *g,
 					   uint32x4_t *b)
 {
-	uint32x4_t su = neon_yuv_scale(neon_half_u(eu, h), ks);
-	uint32x4_t sv = neon_yuv_scale(neon_half_u(ev, h), ks);
-	uint32x4_t mu = vreinterpretq_u32_s32(neon_half_s(nu, h));
-	uint32x4_t mv = vreinterpretq_u32_s32(neon_half_s(nv, h));
+	uint32x4_t su = neon_yuv_scale(eu, ks), sv = neon_yuv_scale(ev, ks);
 
 	*r = neon_yuv_term(sv, kf, 0, mv);
 	*g = vaddq_u32(neon_yuv_term(su, kf, 1, mu), neon_yuv_term(sv, kf, 2, mv));
 	*b = neon_yuv_term(su, kf, 3, mu);
 }
 
-/* Half @h of luma's term of eight pixels, whose Y - @y_off is @a. */
-static __always_inline uint32x4_t neon_yuv_luma(int16x8_t a, int h,
+/* Luma's term of four pixels whose Y - @y_off is @a, max(@a, 0) in @pos. */
+static __always_inline uint32x4_t neon_yuv_luma(int32x4_t a, uint32x4_t pos,
 						uint32x4_t ks)
 {
-	uint16x8_t pos = vreinterpretq_u16_s16(vmaxq_s16(a, vdupq_n_s16(0)));
-	int32x4_t whole = vmulq_laneq_s32(neon_half_s(a, h),
-					  vreinterpretq_s32_u32(ks), 0);
+	int32x4_t whole = vmulq_laneq_s32(a, vreinterpretq_s32_u32(ks), 0);
 
 	return vsraq_n_u32(vreinterpretq_u32_s32(whole),
-			   vmulq_laneq_u32(neon_half_u(pos, h), ks, 1), 24);
+			   vmulq_laneq_u32(pos, ks, 1), 24);
 }
 
 /* Four pixels' red, green and blue sums from luma @y, rounded. */
@@ -603,147 +589,139 @@ static __always_inline void neon_yuv_sums(uint32x4_t y, uint32x4_t r,
 	s[2] = neon_yuv_round(vaddq_u32(y, b));
 }
 
-/* Four rounded sums to 16 bits (@wide) or 16 bits holding the 8 high. */
-static __always_inline uint16x4_t neon_yuv_lo(int32x4_t s, bool wide)
-{
-	return wide ? vqshrun_n_s32(s, 8) : vqshrun_n_s32(s, 16);
-}
-
-static __always_inline uint16x8_t neon_yuv_hi(uint16x4_t lo, int32x4_t s,
-					      bool wide)
-{
-	return wide ? vqshrun_high_n_s32(lo, s, 8) : vqshrun_high_n_s32(lo, s, 16);
-}
-
 /*
- * Sixteen pixels' channels, red, green and blue of the even pixels in
- * @ch[0] and of the odd ones in @ch[1], to 16 bits if @wide, else to
- * 8 bits in 16-bit lanes (saturated to 0xff only when narrowed to bytes).  @ye and @yo are the
+ * Sixteen pixels' channels to 16 bits, red, green and blue of the even
+ * pixels in @ch[0] and of the odd ones in @ch[1].  @ye and @yo are the
  * even and odd pixels' luma, @cb and @cr each pair's chroma, @y_off
- * luma's offset in each lane.  Each half of the pairs is worked out to
- * 16 bits before the other, so that the sums fit the registers.
+ * luma's offset in each lane.  Each half of the pairs is worked out and
+ * narrowed to 16 bits (saturating) before the other, so that the sums fit
+ * the registers.
  */
 static __always_inline void neon_yuv16(uint8x8_t ye, uint8x8_t yo,
 				       uint8x8_t cb, uint8x8_t cr,
 				       uint8x8_t y_off, uint32x4_t ks,
-				       uint32x4_t kf, bool wide,
-				       uint16x8_t ch[2][3])
+				       uint32x4_t kf, uint16x8_t ch[2][3])
 {
 	const uint8x8_t mid = vdup_n_u8(128);
+	const int16x8_t zero = vdupq_n_s16(0);
 	int16x8_t du = vreinterpretq_s16_u16(vsubl_u8(cb, mid));
 	int16x8_t dv = vreinterpretq_s16_u16(vsubl_u8(cr, mid));
 	uint16x8_t eu = vreinterpretq_u16_s16(vabsq_s16(du));
 	uint16x8_t ev = vreinterpretq_u16_s16(vabsq_s16(dv));
 	int16x8_t ae = vreinterpretq_s16_u16(vsubl_u8(ye, y_off));
 	int16x8_t ao = vreinterpretq_s16_u16(vsubl_u8(yo, y_off));
+	uint16x8_t pe = vreinterpretq_u16_s16(vmaxq_s16(ae, zero));
+	uint16x8_t po = vreinterpretq_u16_s16(vmaxq_s16(ao, zero));
 	uint32x4_t r, g, b;
 	int32x4_t se[3], so[3];
 	uint16x4_t le[3], lo[3];
 
+	/* All ones where negative, widened half by half below. */
 	du = vshrq_n_s16(du, 15);
 	dv = vshrq_n_s16(dv, 15);
-	neon_yuv_terms(eu, du, ev, dv, 0, ks, kf, &r, &g, &b);
-	neon_yuv_sums(neon_yuv_luma(ae, 0, ks), r, g, b, se);
-	neon_yuv_sums(neon_yuv_luma(ao, 0, ks), r, g, b, so);
-	le[0] = neon_yuv_lo(se[0], wide);
-	le[1] = neon_yuv_lo(se[1], wide);
-	le[2] = neon_yuv_lo(se[2], wide);
-	lo[0] = neon_yuv_lo(so[0], wide);
-	lo[1] = neon_yuv_lo(so[1], wide);
-	lo[2] = neon_yuv_lo(so[2], wide);
-	neon_yuv_terms(eu, du, ev, dv, 1, ks, kf, &r, &g, &b);
-	neon_yuv_sums(neon_yuv_luma(ae, 1, ks), r, g, b, se);
-	neon_yuv_sums(neon_yuv_luma(ao, 1, ks), r, g, b, so);
-	ch[0][0] = neon_yuv_hi(le[0], se[0], wide);
-	ch[0][1] = neon_yuv_hi(le[1], se[1], wide);
-	ch[0][2] = neon_yuv_hi(le[2], se[2], wide);
-	ch[1][0] = neon_yuv_hi(lo[0], so[0], wide);
-	ch[1][1] = neon_yuv_hi(lo[1], so[1], wide);
-	ch[1][2] = neon_yuv_hi(lo[2], so[2], wide);
+	/* Pairs 0 to 3. */
+	neon_yuv_terms(vmovl_u16(vget_low_u16(eu)),
+		       vreinterpretq_u32_s32(vmovl_s16(vget_low_s16(du))),
+		       vmovl_u16(vget_low_u16(ev)),
+		       vreinterpretq_u32_s32(vmovl_s16(vget_low_s16(dv))),
+		       ks, kf, &r, &g, &b);
+	neon_yuv_sums(neon_yuv_luma(vmovl_s16(vget_low_s16(ae)),
+				    vmovl_u16(vget_low_u16(pe)), ks),
+		      r, g, b, se);
+	neon_yuv_sums(neon_yuv_luma(vmovl_s16(vget_low_s16(ao)),
+				    vmovl_u16(vget_low_u16(po)), ks),
+		      r, g, b, so);
+	le[0] = vqshrun_n_s32(se[0], 8);
+	le[1] = vqshrun_n_s32(se[1], 8);
+	le[2] = vqshrun_n_s32(se[2], 8);
+	lo[0] = vqshrun_n_s32(so[0], 8);
+	lo[1] = vqshrun_n_s32(so[1], 8);
+	lo[2] = vqshrun_n_s32(so[2], 8);
+	/* Pairs 4 to 7. */
+	neon_yuv_terms(vmovl_high_u16(eu),
+		       vreinterpretq_u32_s32(vmovl_high_s16(du)),
+		       vmovl_high_u16(ev),
+		       vreinterpretq_u32_s32(vmovl_high_s16(dv)),
+		       ks, kf, &r, &g, &b);
+	neon_yuv_sums(neon_yuv_luma(vmovl_high_s16(ae), vmovl_high_u16(pe), ks),
+		      r, g, b, se);
+	neon_yuv_sums(neon_yuv_luma(vmovl_high_s16(ao), vmovl_high_u16(po), ks),
+		      r, g, b, so);
+	ch[0][0] = vqshrun_high_n_s32(le[0], se[0], 8);
+	ch[0][1] = vqshrun_high_n_s32(le[1], se[1], 8);
+	ch[0][2] = vqshrun_high_n_s32(le[2], se[2], 8);
+	ch[1][0] = vqshrun_high_n_s32(lo[0], so[0], 8);
+	ch[1][1] = vqshrun_high_n_s32(lo[1], so[1], 8);
+	ch[1][2] = vqshrun_high_n_s32(lo[2], so[2], 8);
 }
 
-/* Eight 8-bit values of even pixels and of odd ones, in pixel order. */
+/*
+ * The 8 high bits of eight 16-bit values of even pixels and of odd ones,
+ * in pixel order: a 16-bit channel saturated to 0xffff has 0xff there, as
+ * the scalar words saturate the 8-bit one.
+ */
 static __always_inline uint8x16_t neon_interleave8(uint16x8_t even,
 						   uint16x8_t odd)
 {
-	uint8x8_t e = vqmovn_u16(even), o = vqmovn_u16(odd);
+	uint8x8_t e = vshrn_n_u16(even, 8), o = vshrn_n_u16(odd, 8);
 
 	return vzip1q_u8(vcombine_u8(e, e), vcombine_u8(o, o));
 }
 
 /*
- * Sixteen pixels of @format from @luma and @chroma (see
- * gembuf_neon_yuv_words()), pixel @i of the run, as words into @dst or
- * as 16-bit pixels into @px (four u16 a pixel, alpha to blue).
+ * The YCbCr terms' factors in two registers and luma's offset, from the
+ * plane's struct gembuf_yuv_arith.
  */
-static __always_inline void neon_yuv_step(__le32 *dst, u16 *px,
-					  const u8 *luma, const u8 *chroma,
-					  int i, u32 format, uint8x8_t y_off,
-					  uint32x4_t ks, uint32x4_t kf)
+struct neon_yuv_k {
+	uint32x4_t ks, kf;
+	uint8x8_t y_off;
+};
+
+static __always_inline void
+neon_yuv_k_load(struct neon_yuv_k *k, const struct gembuf_yuv_arith *arith)
 {
-	bool wide = px;
-	uint16x8_t ch[2][3];
-	uint16x8x4_t p;
-	uint8x16x4_t w;
+	/* Loaded, not initialised: lane i is element i in either byte order. */
+	const u32 f[8] = {
+		arith->y_mul, arith->y_frac, arith->c_mul, arith->c_frac,
+		arith->kr, arith->kgb, arith->kgr, arith->kb,
+	};
+
+	k->ks = vld1q_u32(f);
+	k->kf = vld1q_u32(f + 4);
+	k->y_off = vdup_n_u8(arith->y_off);
+}
+
+/*
+ * Sixteen pixels of @format from @luma and @chroma (see
+ * gembuf_neon_yuv_words()), from pixel @i of the run, to 16-bit channels
+ * as neon_yuv16() gives them.
+ */
+static __always_inline void neon_yuv_load16(const u8 *luma, const u8 *chroma,
+					    int i, u32 format,
+					    const struct neon_yuv_k *k,
+					    uint16x8_t ch[2][3])
+{
 	uint8x8x4_t q;
 	uint8x8x2_t l, c;
 
 	switch (format) {
 	case DRM_FORMAT_YUYV:
 		q = vld4_u8(luma + 2 * i);
-		neon_yuv16(q.val[0], q.val[2], q.val[1], q.val[3], y_off, ks,
-			   kf, wide, ch);
+		neon_yuv16(q.val[0], q.val[2], q.val[1], q.val[3], k->y_off,
+			   k->ks, k->kf, ch);
 		break;
 	case DRM_FORMAT_UYVY:
 		q = vld4_u8(chroma + 2 * i);
-		neon_yuv16(q.val[1], q.val[3], q.val[0], q.val[2], y_off, ks,
-			   kf, wide, ch);
+		neon_yuv16(q.val[1], q.val[3], q.val[0], q.val[2], k->y_off,
+			   k->ks, k->kf, ch);
 		break;
 	default:
 		l = vld2_u8(luma + i);
 		c = vld2_u8(chroma + i);
-		neon_yuv16(l.val[0], l.val[1], c.val[0], c.val[1], y_off, ks,
-			   kf, wide, ch);
+		neon_yuv16(l.val[0], l.val[1], c.val[0], c.val[1], k->y_off,
+			   k->ks, k->kf, ch);
 		break;
 	}
-	if (!px) {
-		/* Bytes 0 to 3 of a word: blue, green, red, X (0). */
-		w.val[0] = neon_interleave8(ch[0][2], ch[1][2]);
-		w.val[1] = neon_interleave8(ch[0][1], ch[1][1]);
-		w.val[2] = neon_interleave8(ch[0][0], ch[1][0]);
-		w.val[3] = vdupq_n_u8(0);
-		vst4q_u8((u8 *)(dst + i), w);
-		return;
-	}
-	/* Alpha, red, green, blue: pixels 0 to 7, then 8 to 15. */
-	p.val[0] = vdupq_n_u16(0xffff);
-	p.val[1] = vzip1q_u16(ch[0][0], ch[1][0]);
-	p.val[2] = vzip1q_u16(ch[0][1], ch[1][1]);
-	p.val[3] = vzip1q_u16(ch[0][2], ch[1][2]);
-	vst4q_u16(px + 4 * i, p);
-	p.val[1] = vzip2q_u16(ch[0][0], ch[1][0]);
-	p.val[2] = vzip2q_u16(ch[0][1], ch[1][1]);
-	p.val[3] = vzip2q_u16(ch[0][2], ch[1][2]);
-	vst4q_u16(px + 4 * (i + 8), p);
-}
-
-/* The loop of both functions below, @px or @dst NULL. */
-static __always_inline void neon_yuv(__le32 *dst, u16 *px,
-				     const u8 *luma, const u8 *chroma, int n,
-				     u32 format,
-				     const struct gembuf_yuv_arith *arith)
-{
-	/* Loaded, not initialised: lane i is element i in either byte order. */
-	const u32 k[8] = {
-		arith->y_mul, arith->y_frac, arith->c_mul, arith->c_frac,
-		arith->kr, arith->kgb, arith->kgr, arith->kb,
-	};
-	const uint32x4_t ks = vld1q_u32(k), kf = vld1q_u32(k + 4);
-	const uint8x8_t y_off = vdup_n_u8(arith->y_off);
-	int i;
-
-	for (i = 0; i < n; i += GEMBUF_SIMD_PIXELS)
-		neon_yuv_step(dst, px, luma, chroma, i, format, y_off, ks, kf);
 }
 
 /**
@@ -766,7 +744,21 @@ static __always_inline void neon_yuv(__le32 *dst, u16 *px,
 void gembuf_neon_yuv_words(__le32 *dst, const u8 *luma, const u8 *chroma,
 			   int n, u32 format, const struct gembuf_yuv_arith *arith)
 {
-	neon_yuv(dst, NULL, luma, chroma, n, format, arith);
+	struct neon_yuv_k k;
+	uint16x8_t ch[2][3];
+	uint8x16x4_t w;
+	int i;
+
+	neon_yuv_k_load(&k, arith);
+	for (i = 0; i < n; i += GEMBUF_SIMD_PIXELS) {
+		neon_yuv_load16(luma, chroma, i, format, &k, ch);
+		/* Bytes 0 to 3 of a word: blue, green, red, X (0). */
+		w.val[0] = neon_interleave8(ch[0][2], ch[1][2]);
+		w.val[1] = neon_interleave8(ch[0][1], ch[1][1]);
+		w.val[2] = neon_interleave8(ch[0][0], ch[1][0]);
+		w.val[3] = vdupq_n_u8(0);
+		vst4q_u8((u8 *)(dst + i), w);
+	}
 }
 
 /**
@@ -786,7 +778,26 @@ void gembuf_neon_yuv_pixels(struct gembuf_pixel *px, const u8 *luma,
 			    const u8 *chroma, int n, u32 format,
 			    const struct gembuf_yuv_arith *arith)
 {
-	neon_yuv(NULL, (u16 *)px, luma, chroma, n, format, arith);
+	u16 *p16 = (u16 *)px;
+	struct neon_yuv_k k;
+	uint16x8_t ch[2][3];
+	uint16x8x4_t p;
+	int i;
+
+	neon_yuv_k_load(&k, arith);
+	p.val[0] = vdupq_n_u16(0xffff);
+	for (i = 0; i < n; i += GEMBUF_SIMD_PIXELS) {
+		neon_yuv_load16(luma, chroma, i, format, &k, ch);
+		/* Alpha, red, green, blue: pixels 0 to 7, then 8 to 15. */
+		p.val[1] = vzip1q_u16(ch[0][0], ch[1][0]);
+		p.val[2] = vzip1q_u16(ch[0][1], ch[1][1]);
+		p.val[3] = vzip1q_u16(ch[0][2], ch[1][2]);
+		vst4q_u16(p16 + 4 * i, p);
+		p.val[1] = vzip2q_u16(ch[0][0], ch[1][0]);
+		p.val[2] = vzip2q_u16(ch[0][1], ch[1][1]);
+		p.val[3] = vzip2q_u16(ch[0][2], ch[1][2]);
+		vst4q_u16(p16 + 4 * (i + 8), p);
+	}
 }
 
 #endif /* __CHECKER__ */
