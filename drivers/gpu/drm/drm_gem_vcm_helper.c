@@ -3,12 +3,12 @@
  * GEM objects on VCM physical memory, for any DRM driver.
  */
 
+#include <linux/bitops.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
 #include <linux/export.h>
 #include <linux/iosys-map.h>
-#include <linux/log2.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -580,7 +580,7 @@ void drm_gem_vcm_describe_placement(struct drm_gem_vcm_object *obj,
 	if (obj->physmem) {
 		vcm_for_each_phys_chunk(obj->physmem, cursor, phys, len)
 			top = max(top, phys + len - 1);
-		addr_bits = order_base_2(top + 1);
+		addr_bits = fls64(top);
 	}
 	seq_buf_printf(s, "need 0x%x ", obj->need.flags);
 	drm_gem_vcm_describe_flags(s, obj->need.flags);

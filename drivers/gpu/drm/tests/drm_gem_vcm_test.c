@@ -694,12 +694,20 @@ static void drm_gem_vcm_test_map_busy(struct kunit *test)
 	drm_gem_vunmap_unlocked(&obj->base, &map);
 }
 
-/* debugfs's placement report, line by line. */
+/*
+ * debugfs's placement report, line by line, of an object a placement
+ * refused, then with memory.
+ */
 static void drm_gem_vcm_test_describe(struct kunit *test)
 {
 	struct drm_gem_vcm_object *obj;
+	phys_addr_t phys, top = 0;
+	unsigned int cursor, bits;
 	struct vcm_constraint c;
+	struct iosys_map map;
 	struct seq_buf s;
+	char want[32];
+	size_t len;
 	char *buf;
 
 	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
@@ -721,6 +729,24 @@ static void drm_gem_vcm_test_describe(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\naddr_bits 0\n"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\nmoves 0\n"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\nrefused -34 0x2 none\n"));
+
+	/* With memory: the bits its highest byte's address needs. */
+	KUNIT_ASSERT_EQ(test, drm_gem_vmap_unlocked(&obj->base, &map), 0);
+	KUNIT_ASSERT_NOT_NULL(test, obj->physmem);
+	dma_resv_lock(obj->base.resv, NULL);
+	vcm_for_each_phys_chunk(obj->physmem, cursor, phys, len)
+		top = max(top, phys + len - 1);
+	bits = 0;
+	while (bits < BITS_PER_TYPE(top) && top >> bits)
+		bits++;
+	seq_buf_init(&s, buf, PAGE_SIZE);
+	drm_gem_vcm_describe_placement(obj, &s);
+	dma_resv_unlock(obj->base.resv);
+	drm_gem_vunmap_unlocked(&obj->base, &map);
+	KUNIT_EXPECT_FALSE(test, seq_buf_has_overflowed(&s));
+	snprintf(want, sizeof(want), "\naddr_bits %u\n", bits);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, want), "highest byte %pa",
+				  &top);
 }
 
 /*
