@@ -408,14 +408,26 @@ static __always_inline const u8 *yuv_cb(const struct yuv_layout *yl, int x)
 	return yl->chroma + (x >> 1) * yl->cstep;
 }
 
+/* The chroma terms of the pixel at column @x, which its pair shares. */
+static __always_inline void yuv_terms(const struct yuv_layout *yl, int x,
+				      const struct gembuf_yuv_lut *lut,
+				      s32 *r, s32 *g, s32 *b)
+{
+	const u8 *c = yuv_cb(yl, x);
+
+	*r = lut->r[c[yl->cr_off]];
+	*g = lut->gu[c[0]] + lut->gv[c[yl->cr_off]];
+	*b = lut->b[c[0]];
+}
+
 /* The pixel at column @x as a word. */
 static __always_inline __le32 yuv_word_at(const struct yuv_layout *yl, int x,
 					  const struct gembuf_yuv_lut *lut)
 {
-	const u8 *c = yuv_cb(yl, x);
+	s32 r, g, b;
 
-	return yuv_word(lut, yl->luma[x * yl->lstep], lut->r[c[yl->cr_off]],
-			lut->gu[c[0]] + lut->gv[c[yl->cr_off]], lut->b[c[0]]);
+	yuv_terms(yl, x, lut, &r, &g, &b);
+	return yuv_word(lut, yl->luma[x * yl->lstep], r, g, b);
 }
 
 /* The pixel at column @x as a 16-bit pixel. */
@@ -466,7 +478,6 @@ static __always_inline void yuv_words_from(const struct yuv_layout *yl,
 					   __le32 *words, bool simd)
 {
 	int i = x0 & 1, bulk = round_down(n - i, GEMBUF_SIMD_PIXELS);
-	const u8 *c;
 	s32 r, g, b;
 	int x;
 
@@ -481,10 +492,7 @@ static __always_inline void yuv_words_from(const struct yuv_layout *yl,
 	}
 	for (; i + 1 < n; i += 2) {
 		x = x0 + i;
-		c = yuv_cb(yl, x);
-		r = lut->r[c[yl->cr_off]];
-		g = lut->gu[c[0]] + lut->gv[c[yl->cr_off]];
-		b = lut->b[c[0]];
+		yuv_terms(yl, x, lut, &r, &g, &b);
 		words[i] = yuv_word(lut, yl->luma[x * yl->lstep], r, g, b);
 		words[i + 1] = yuv_word(lut, yl->luma[(x + 1) * yl->lstep],
 					r, g, b);
