@@ -182,6 +182,8 @@ static void cancelled_fence_outlives_module(void)
 #define LOAD_DENSE_N	300	/* every n up to here */
 #define LOAD_SPARSE	5	/* then every 5th */
 #define LOAD_BUDGET_S	240.0	/* guest seconds for the whole sweep */
+#define LOAD_TAIL	64	/* each of a load's last points, first */
+#define LOAD_COUNT_N	(1u << 30)	/* fail-nth past any load's end */
 
 static double now_s(void)
 {
@@ -221,23 +223,66 @@ static void unload_gembuf(void)
 	igt_assert_f(i < 50, "gembuf does not unload: %s\n", strerror(errno));
 }
 
+/* What load_fault_sweep() counts, and the gauges it holds the loads to. */
+struct load_sweep {
+	int ko;
+	char before[1024];
+	unsigned int points, loaded, failed;
+};
+
 /*
- * The module's load with the nth allocation of the loading thread failed,
- * for n = 1, 2, ...: the module's init, the display's creation, and the
- * engine's PCI probe, which the driver core runs in the same thread.  The
- * load either fails, leaving no module and VCM's gauges where they were,
- * or succeeds (a probe that failed leaves its device unbound; the loader
- * retries some allocations), and the module unloads again.  kmemleak and
- * the run's splat check see the rest.  The sweep ends with the first load
- * that passed its last allocation.
+ * One load with the @n-th allocation of the loading thread failed: it
+ * fails, leaving no module and VCM's gauges where they were, or succeeds
+ * (a probe that failed leaves its device unbound; the loader retries
+ * some allocations), and the module unloads again.  Returns whether a
+ * failure was injected.
+ */
+static bool load_at(struct load_sweep *s, unsigned int n)
+{
+	char after[1024];
+	bool injected;
+	int ret, err;
+
+	failnth_arm(n);
+	ret = syscall(SYS_finit_module, s->ko, "", 0);
+	err = errno;
+	injected = !failnth_disarm();
+
+	s->points++;
+	if (!ret) {
+		s->loaded++;
+		igt_assert(!access("/sys/module/gembuf", F_OK));
+		unload_gembuf();
+	} else {
+		s->failed++;
+		igt_assert_f(injected, "load failed (%s) with no failure injected\n",
+			     strerror(err));
+		igt_assert_f(access("/sys/module/gembuf/initstate", F_OK),
+			     "a failed load left the module: n=%u\n", n);
+	}
+	vcm_gauges(after, sizeof(after));
+	igt_assert_f(!strcmp(s->before, after),
+		     "n=%u (%s): VCM's gauges moved:\n%s\nto\n%s\n", n,
+		     ret ? strerror(err) : "loaded", s->before, after);
+	return injected;
+}
+
+/*
+ * The module's load with the nth allocation of the loading thread failed:
+ * the module's init, the display's creation, and the engine's PCI probe,
+ * which the driver core runs in the same thread.  kmemleak and the run's
+ * splat check see what load_at() does not.  A load armed past its end
+ * counts its points.  Each of its last LOAD_TAIL points is taken first:
+ * the driver core's registration of the engine driver after its probes,
+ * whose failure removes the engines it probed.  Then n = 1, 2, ... up to
+ * LOAD_DENSE_N and every LOAD_SPARSE-th after it, while the budget lasts.
  */
 static void load_fault_sweep(void)
 {
-	char path[256], before[1024], after[1024];
-	unsigned int n, loaded = 0, failed = 0, points = 0;
-	int ko, ret, err = 0;
+	struct load_sweep s = {};
+	unsigned int n, end, from;
 	struct utsname u;
-	bool injected;
+	char path[256];
 	double t0;
 
 	/*
@@ -253,44 +298,30 @@ static void load_fault_sweep(void)
 	igt_assert_eq(uname(&u), 0);
 	snprintf(path, sizeof(path),
 		 "/lib/modules/%s/kernel/drivers/gpu/drm/gembuf/gembuf.ko", u.release);
-	ko = open(path, O_RDONLY | O_CLOEXEC);
-	igt_assert_f(ko >= 0, "%s: %s\n", path, strerror(errno));
+	s.ko = open(path, O_RDONLY | O_CLOEXEC);
+	igt_assert_f(s.ko >= 0, "%s: %s\n", path, strerror(errno));
 	unload_gembuf();
-	vcm_gauges(before, sizeof(before));
+	vcm_gauges(s.before, sizeof(s.before));
 	t0 = now_s();
-	for (n = 1; ; n += n < LOAD_DENSE_N ? 1 : LOAD_SPARSE) {
-		failnth_arm(n);
-		ret = syscall(SYS_finit_module, ko, "", 0);
-		err = errno;
-		injected = !failnth_disarm();
 
-		points++;
-		if (!ret) {
-			loaded++;
-			igt_assert(!access("/sys/module/gembuf", F_OK));
-			unload_gembuf();
-		} else {
-			failed++;
-			igt_assert_f(injected, "load failed (%s) with no failure injected\n",
-				     strerror(err));
-			igt_assert_f(access("/sys/module/gembuf/initstate", F_OK),
-				     "a failed load left the module: n=%u\n", n);
-		}
-		vcm_gauges(after, sizeof(after));
-		igt_assert_f(!strcmp(before, after),
-			     "n=%u (%s): VCM's gauges moved:\n%s\nto\n%s\n", n,
-			     ret ? strerror(err) : "loaded", before, after);
-		if (!injected)
-			break;
-		/* A longer load is sampled less, not failed. */
-		if (now_s() - t0 > LOAD_BUDGET_S)
-			break;
-	}
-	igt_info("%u loads: %u failed, %u loaded despite a failure or none; last n=%u, %.0f s%s\n",
-		 points, failed, loaded - !injected, n, now_s() - t0,
-		 injected ? " (STOPPED: the load has more points than the budget)" : "");
+	failnth_arm(LOAD_COUNT_N);
+	igt_assert_eq(syscall(SYS_finit_module, s.ko, "", 0), 0);
+	end = LOAD_COUNT_N - failnth_disarm();
+	unload_gembuf();
+	igt_assert_lt(LOAD_TAIL, end);
+	from = end - LOAD_TAIL + 1;
+
+	for (n = from; n <= end; n++)
+		load_at(&s, n);
+	/* A longer load is sampled less, not failed. */
+	for (n = 1; n < from && now_s() - t0 <= LOAD_BUDGET_S;
+	     n += n < LOAD_DENSE_N ? 1 : LOAD_SPARSE)
+		load_at(&s, n);
+	igt_info("%u points in a load, the last %u each, then up to n=%u: %u loads, %u failed, %u loaded; %.0f s%s\n",
+		 end, LOAD_TAIL, n, s.points, s.failed, s.loaded, now_s() - t0,
+		 n < from ? " (STOPPED: the load has more points than the budget)" : "");
 	failnth_teardown();
-	close(ko);
+	close(s.ko);
 	igt_assert_eq(system("modprobe gembuf"), 0);
 }
 

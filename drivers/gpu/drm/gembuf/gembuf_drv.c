@@ -236,6 +236,14 @@ static void gembuf_display_destroy(void)
 	platform_device_unregister(gembuf_pdev);
 }
 
+/* The engines of released DRM devices go with the module's code. */
+static void gembuf_free_retired(void)
+{
+	/* The last jobs' RCU callbacks are the module's code. */
+	rcu_barrier();
+	gembuf_engine_free_retired();
+}
+
 static int __init gembuf_init(void)
 {
 	int ret;
@@ -246,8 +254,15 @@ static int __init gembuf_init(void)
 	if (ret)
 		return ret;
 	ret = gembuf_engine_register();
-	if (ret)
+	if (ret) {
 		gembuf_display_destroy();
+		/*
+		 * The driver core probes the engines before the last steps
+		 * of registering their driver; when one of those fails, it
+		 * removes them again, and their engines retire as at unload.
+		 */
+		gembuf_free_retired();
+	}
 	return ret;
 }
 
@@ -255,9 +270,7 @@ static void __exit gembuf_exit(void)
 {
 	gembuf_engine_unregister();
 	gembuf_display_destroy();
-	/* The last jobs' RCU callbacks are the module's code. */
-	rcu_barrier();
-	gembuf_engine_free_retired();
+	gembuf_free_retired();
 }
 
 module_init(gembuf_init);
