@@ -3,6 +3,7 @@
  * debugfs view of VCM: vcm/vcms, vcm/physmem and vcm/stats.
  */
 
+#include <kunit/visibility.h>
 #include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/iommu.h>
@@ -36,7 +37,7 @@ static void vcm_show_res(struct seq_file *m, struct vcm_res *res)
 	seq_putc(m, '\n');
 }
 
-static int vcm_vcms_show(struct seq_file *m, void *unused)
+VISIBLE_IF_KUNIT int vcm_vcms_show(struct seq_file *m, void *unused)
 {
 	struct vcm_avcm *avcm;
 	struct vcm_bound *bound;
@@ -66,9 +67,10 @@ static int vcm_vcms_show(struct seq_file *m, void *unused)
 	mutex_unlock(&vcm_list_lock);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(vcm_vcms_show);
 DEFINE_SHOW_ATTRIBUTE(vcm_vcms);
 
-static int vcm_physmem_show(struct seq_file *m, void *unused)
+VISIBLE_IF_KUNIT int vcm_physmem_show(struct seq_file *m, void *unused)
 {
 	unsigned int hist[BITS_PER_LONG], i, order;
 	struct vcm_physmem *pm;
@@ -101,6 +103,7 @@ static int vcm_physmem_show(struct seq_file *m, void *unused)
 	mutex_unlock(&vcm_phys_lock);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(vcm_physmem_show);
 DEFINE_SHOW_ATTRIBUTE(vcm_physmem);
 
 static int vcm_stats_show(struct seq_file *m, void *unused)

@@ -461,7 +461,12 @@ void vcm_dma_unmap(struct vcm_res *res);
 int vcm_kernel_map(struct vcm_res *res);
 void vcm_kernel_unmap(struct vcm_res *res);
 
-/* vcm_debugfs.c */
+/* vcm_debugfs.c; the dumps are visible to the KUnit suites */
 void vcm_debugfs_init(void);
+#if IS_ENABLED(CONFIG_KUNIT)
+struct seq_file;
+int vcm_vcms_show(struct seq_file *m, void *unused);
+int vcm_physmem_show(struct seq_file *m, void *unused);
+#endif
 
 #endif /* _VCM_PRIV_H */

@@ -21,6 +21,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -988,6 +989,175 @@ static void vcm_edu_test_fault_hook_replace(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_vcm(test, late), 0);
 }
 
+KUNIT_DEFINE_ACTION_WRAPPER(edu_kfree, kfree, const void *);
+KUNIT_DEFINE_ACTION_WRAPPER(edu_kvfree, kvfree, const void *);
+
+/* A string of @fmt, freed with the case. */
+static __printf(2, 3) char *edu_fmt(struct kunit *test, const char *fmt, ...)
+{
+	va_list args;
+	char *s;
+
+	va_start(args, fmt);
+	s = kvasprintf(GFP_KERNEL, fmt, args);
+	va_end(args);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, edu_kfree, s), 0);
+	return s;
+}
+
+/*
+ * What a vcm/ dump prints now, NUL-terminated, freed with the case: as
+ * seq_read() does, a dump that fills the buffer is made again in one
+ * twice as large.  It lists every VCM or physmem of the system.
+ */
+static char *edu_dump(struct kunit *test,
+		      int (*show)(struct seq_file *m, void *unused))
+{
+	struct seq_file m = { .size = SZ_64K };
+
+	for (;;) {
+		m.buf = kvzalloc(m.size, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, m.buf);
+		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, edu_kvfree, m.buf), 0);
+		m.count = 0;
+		KUNIT_ASSERT_EQ(test, show(&m, NULL), 0);
+		if (m.count < m.size)
+			break;
+		kunit_release_action(test, edu_kvfree, m.buf);
+		KUNIT_ASSERT_LT_MSG(test, m.size, SZ_16M, "dump of 16M or more");
+		m.size *= 2;
+	}
+	m.buf[m.count] = '\0';
+	return m.buf;
+}
+
+/*
+ * The lines of @dump from the one that begins with @head up to the next
+ * that does not begin with two spaces (the next VCM or physmem), or
+ * NULL.  The last line keeps its newline.
+ */
+static char *edu_dump_block(struct kunit *test, const char *dump,
+			    const char *head)
+{
+	const char *p = dump, *end;
+	size_t len;
+
+	while (p && strncmp(p, head, strlen(head))) {
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	if (!p || !*p)
+		return NULL;
+	for (end = strchr(p, '\n'); end && !strncmp(end + 1, "  ", 2);
+	     end = strchr(end + 1, '\n'))
+		;
+	len = end ? end + 1 - p : strlen(p);
+	return edu_fmt(test, "%.*s", (int)len, p);
+}
+
+/* Expect @line, a whole line with its newline, among those of @block. */
+static void edu_expect_line(struct kunit *test, const char *block,
+			    const char *line)
+{
+	const char *p = block;
+
+	while (p && strncmp(p, line, strlen(line))) {
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	KUNIT_EXPECT_NOT_NULL_MSG(test, p, "no line \"%.*s\" in\n%s",
+				  (int)strcspn(line, "\n"), line, block);
+}
+
+/* The line vcm/vcms shows for @res, with @extra before its newline. */
+static const char *edu_res_line(struct kunit *test, struct vcm_res *res,
+				const char *extra)
+{
+	dma_addr_t addr = res->dev_addr;
+
+	return edu_fmt(test, "  res %pad+%#zx attr %#x align %#zx%s\n", &addr,
+		       res->len, res->attr, res->align, extra);
+}
+
+/*
+ * vcm/vcms shows each VCM with its page sizes when it has a domain, its
+ * devices (active or not), its bounds and its reservations, placed or
+ * not and backed or not; vcm/physmem shows each physmem, system or
+ * foreign, with the reservations it backs.
+ */
+static void vcm_edu_test_debugfs(struct kunit *test)
+{
+	struct vcm_edu_ctx *ctx = test->priv;
+	const char *name = dev_name(ctx->dev);
+	struct vcm_res *backed, *bare, *unplaced;
+	struct vcm_physmem *pm, *wrap;
+	char *vcms, *phys, *block;
+	struct vcm_bound *bound;
+	struct vcm *idle, *o;
+	dma_addr_t addr, start;
+	struct page *page;
+
+	pm = own_phys(test, vcm_phys_alloc(VCM_MEMTYPE_SYSTEM, SZ_64K, 0, 0));
+	backed = vcm_reserve(ctx->vcm, SZ_64K, RW);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, backed);
+	KUNIT_ASSERT_EQ(test, vcm_back(backed, pm), 0);
+	bare = vcm_reserve(ctx->vcm, SZ_64K, RW);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, bare);
+	bound = vcm_create_bound(ctx->vcm, SZ_1M);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, bound);
+	/* edu's second VCM, associated and not active */
+	idle = own_vcm(test, vcm_create(EDU_VCM_START, EDU_VCM_LEN));
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, vcm_assoc(idle, ctx->dev, 0));
+	/* A one-to-one VCM's reservation is placed when it is backed. */
+	page = vcm_test_alloc_pages(test, GFP_KERNEL, get_order(SZ_64K));
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	o = own_vcm(test, vcm_create_one_to_one(page_to_phys(page), SZ_64K));
+	unplaced = vcm_reserve(o, SZ_64K, RW);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, unplaced);
+	wrap = own_phys(test, vcm_phys_from_range(page_to_phys(page), SZ_64K));
+
+	vcms = edu_dump(test, vcm_vcms_show);
+	phys = edu_dump(test, vcm_physmem_show);
+
+	block = edu_dump_block(test, vcms, edu_fmt(test, "vcm %u iommu ", ctx->vcm->id));
+	KUNIT_ASSERT_NOT_NULL_MSG(test, block, "no VCM %u in\n%s", ctx->vcm->id, vcms);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(block, " reservations 2 used 0x"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(block, edu_fmt(test, " pgsizes %#lx\n",
+							  vcm_get_pgsize_bitmap(ctx->vcm))));
+	edu_expect_line(test, block, edu_fmt(test, "  dev %s active attr 0x0\n", name));
+	start = vcm_get_bound_start_addr(bound);
+	edu_expect_line(test, block, edu_fmt(test, "  bound %pad+0x100000 reservations 0\n",
+					     &start));
+	edu_expect_line(test, block, edu_res_line(test, backed,
+						  edu_fmt(test, " physmem %u ptes %zu", pm->id,
+							  backed->num_ptes)));
+	edu_expect_line(test, block, edu_res_line(test, bare, ""));
+
+	block = edu_dump_block(test, vcms, edu_fmt(test, "vcm %u iommu ", idle->id));
+	KUNIT_ASSERT_NOT_NULL_MSG(test, block, "no VCM %u in\n%s", idle->id, vcms);
+	edu_expect_line(test, block, edu_fmt(test, "  dev %s inactive attr 0x0\n", name));
+
+	/* No domain, so no page sizes; its one reservation, unplaced. */
+	block = edu_dump_block(test, vcms, edu_fmt(test, "vcm %u one-to-one ", o->id));
+	KUNIT_ASSERT_NOT_NULL_MSG(test, block, "no VCM %u in\n%s", o->id, vcms);
+	KUNIT_EXPECT_NULL(test, strstr(block, "pgsizes"));
+	KUNIT_EXPECT_STREQ(test, strchr(block, '\n') + 1,
+			   edu_res_line(test, unplaced, " unplaced"));
+
+	addr = vcm_get_dev_addr(backed);
+	block = edu_dump_block(test, phys, edu_fmt(test, "physmem %u system len 0x10000 ",
+						   pm->id));
+	KUNIT_ASSERT_NOT_NULL_MSG(test, block, "no physmem %u in\n%s", pm->id, phys);
+	edu_expect_line(test, block, edu_fmt(test, "  backs vcm %u %pad+0x10000\n",
+					     ctx->vcm->id, &addr));
+	block = edu_dump_block(test, phys, edu_fmt(test, "physmem %u foreign len 0x10000 ",
+						   wrap->id));
+	KUNIT_ASSERT_NOT_NULL_MSG(test, block, "no physmem %u in\n%s", wrap->id, phys);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(block, " contiguous "));
+	KUNIT_EXPECT_NULL(test, strstr(block, "backs"));
+}
+
 /*
  * fail-nth inside the kernel, as igt's fail-nth from user space: the
  * @n-th allocation of this task fails (slab or page allocator), 0
@@ -1616,6 +1786,7 @@ static struct kunit_case vcm_edu_test_cases[] = {
 	KUNIT_CASE(vcm_edu_test_domain_kept),
 	KUNIT_CASE(vcm_edu_test_aperture),
 	KUNIT_CASE(vcm_edu_test_fault_hook_replace),
+	KUNIT_CASE(vcm_edu_test_debugfs),
 	KUNIT_CASE_SLOW(vcm_edu_test_fail_nth),
 	KUNIT_CASE_SLOW(vcm_edu_test_fail_nth_calls),
 	{}
