@@ -186,6 +186,8 @@ igt_main
 		static const struct { uint32_t w, h, bpp; } shapes[] = {
 			{ 134217729, 1, 32 }, { 0x20000000, 1, 8 },
 			{ 0x40000001, 1, 4 }, { 0xffffffff, 1, 1 },
+			/* 0xffffffff bits: rounding them up to bytes overflows */
+			{ 0x55555555, 1, 3 },
 		};
 
 		for (unsigned int i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
@@ -207,8 +209,11 @@ igt_main
 		}
 		if (is_gembuf_device(fd)) {
 			struct drm_mode_create_dumb c = { .width = 134217729, .height = 1, .bpp = 32 };
+			struct drm_mode_create_dumb round = { .width = 0x55555555, .height = 1,
+							      .bpp = 3 };
 
 			igt_assert_eq(__dumb_create(&c), -EINVAL);
+			igt_assert_eq(__dumb_create(&round), -EINVAL);
 		}
 	}
 

@@ -248,6 +248,23 @@ igt_main
 		gem_close(engine, b);
 	}
 
+	igt_describe("Two ranges of one object that only touch do not overlap, whichever comes first: a copy from the range just after the destination, and one from the range just before it, move the bytes.");
+	igt_subtest("copy-within-object") {
+		uint32_t a = gembuf_create(engine, 16384, 0, GEMBUF_CACHE_WB);
+		uint32_t *p;
+
+		igt_assert_eq(__gembuf_fill(engine, a, 0, 16384, 0x11111111), 0);
+		igt_assert_eq(__gembuf_fill(engine, a, 8192, 4096, 0x22222222), 0);
+		igt_assert_eq(__gembuf_copy(engine, a, 4096, a, 8192, 4096), 0);
+		igt_assert_eq(__gembuf_copy(engine, a, 12288, a, 8192, 4096), 0);
+		gembuf_wait(engine, a);
+		p = gembuf_mmap(engine, a, 16384);
+		check_words(p, 0, 4096, 0x11111111);
+		check_words(p, 4096, 16384, 0x22222222);
+		munmap(p, 16384);
+		gem_close(engine, a);
+	}
+
 	igt_describe("VCM's debugfs shows an object's memory as one physmem whose chunks add up to its size, backing one reservation, in the engine's DMA VCM (whose device is active): the process's CPU mapping, touched, is the mm's and reserves nothing in VCM; the reservation goes with the object.");
 	igt_subtest("vcm-debugfs") {
 		const uint64_t size = 63 * 4096;	/* a size no other object has */
