@@ -108,6 +108,7 @@ export: tree
 # The series applied patch by patch on pristine 6.12, each built (W=1,
 # sparse) and checked, and its documentation built with Sphinx.
 export-check: tree
+	@bash qemu/quiet.sh "checking for Sphinx" bash qemu/deps.sh --docs
 	@bash series/check
 
 clean:

@@ -4,8 +4,18 @@
 # Install what the build and the guest need, on a Debian 12 host as root:
 # host tools with apt-get, and the guest's arm64 userspace as .deb files
 # (apt-get download) unpacked into $SYSROOT.  Idempotent and quiet when
-# everything is already there.
+# everything is already there.  With --docs, only Sphinx, for make
+# export-check's documentation build, unless a sphinx-build is there.
 . "$(dirname "$0")/lib.sh"
+
+if [ "${1:-}" = --docs ]; then
+	command -v sphinx-build >/dev/null && exit 0
+	[ "$(id -u)" = 0 ] || die "need root to install: python3-sphinx"
+	log "apt-get install python3-sphinx"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-sphinx >/dev/null
+	exit 0
+fi
 
 HOST_PKGS=(gcc-aarch64-linux-gnu qemu-system-arm ccache sparse
 	   linux-source-6.12 flex bison bc libssl-dev libelf-dev cpio rsync
