@@ -257,9 +257,10 @@ static int __init gembuf_init(void)
 	if (ret) {
 		gembuf_display_destroy();
 		/*
-		 * The driver core probes the engines before the last steps
-		 * of registering their driver; when one of those fails, it
-		 * removes them again, and their engines retire as at unload.
+		 * The driver core probes the engines before it links the
+		 * driver to the module; when that fails, it removes them
+		 * again, and each engine retires when its DRM device is
+		 * released, at once unless a file opened it in between.
 		 */
 		gembuf_free_retired();
 	}

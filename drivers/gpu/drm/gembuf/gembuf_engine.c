@@ -403,7 +403,8 @@ void gembuf_engine_unregister(void)
 /**
  * gembuf_engine_free_retired() - free the engines of released devices
  *
- * Called when the module goes, after its last job was freed.  The
+ * Called when the module goes, after its last job was freed: at unload,
+ * or when its load fails after the engines were probed.  The
  * scheduler's fences outlive it in sync_files and reservation objects,
  * and read the scheduler's name while they are unsignalled; every one of
  * them has signalled by now, and a reader that saw one unsignalled did
@@ -415,6 +416,9 @@ void gembuf_engine_free_retired(void)
 	struct gembuf_engine *engine, *next;
 
 	synchronize_rcu();
+	mutex_lock(&gembuf_retired_lock);
 	list_for_each_entry_safe(engine, next, &gembuf_retired_engines, retired)
 		kfree(engine);
+	INIT_LIST_HEAD(&gembuf_retired_engines);
+	mutex_unlock(&gembuf_retired_lock);
 }
