@@ -1017,7 +1017,7 @@ static char *edu_dump(struct kunit *test,
 	struct seq_file m = { .size = SZ_64K };
 
 	for (;;) {
-		m.buf = kvzalloc(m.size, GFP_KERNEL);
+		m.buf = kvmalloc(m.size, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, m.buf);
 		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, edu_kvfree, m.buf), 0);
 		m.count = 0;
@@ -1070,14 +1070,15 @@ static void edu_expect_line(struct kunit *test, const char *block,
 				  (int)strcspn(line, "\n"), line, block);
 }
 
-/* The line vcm/vcms shows for @res, with @extra before its newline. */
-static const char *edu_res_line(struct kunit *test, struct vcm_res *res,
+/*
+ * The line vcm/vcms shows for a reservation of 64K at @addr with RW and
+ * the base page's alignment, with @extra before its newline.
+ */
+static const char *edu_res_line(struct kunit *test, dma_addr_t addr,
 				const char *extra)
 {
-	dma_addr_t addr = res->dev_addr;
-
-	return edu_fmt(test, "  res %pad+%#zx attr %#x align %#zx%s\n", &addr,
-		       res->len, res->attr, res->align, extra);
+	return edu_fmt(test, "  res %pad+0x10000 attr %#x align %#lx%s\n", &addr,
+		       (u32)RW, PAGE_SIZE, extra);
 }
 
 /*
@@ -1122,17 +1123,18 @@ static void vcm_edu_test_debugfs(struct kunit *test)
 
 	block = edu_dump_block(test, vcms, edu_fmt(test, "vcm %u iommu ", ctx->vcm->id));
 	KUNIT_ASSERT_NOT_NULL_MSG(test, block, "no VCM %u in\n%s", ctx->vcm->id, vcms);
-	KUNIT_EXPECT_NOT_NULL(test, strstr(block, " reservations 2 used 0x"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(block, " reservations 2 used 0x120000 pgsizes "));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(block, edu_fmt(test, " pgsizes %#lx\n",
 							  vcm_get_pgsize_bitmap(ctx->vcm))));
 	edu_expect_line(test, block, edu_fmt(test, "  dev %s active attr 0x0\n", name));
 	start = vcm_get_bound_start_addr(bound);
 	edu_expect_line(test, block, edu_fmt(test, "  bound %pad+0x100000 reservations 0\n",
 					     &start));
-	edu_expect_line(test, block, edu_res_line(test, backed,
-						  edu_fmt(test, " physmem %u ptes %zu", pm->id,
-							  backed->num_ptes)));
-	edu_expect_line(test, block, edu_res_line(test, bare, ""));
+	/* An entry per page: the domain has no page size from 8K to 1M. */
+	edu_expect_line(test, block, edu_res_line(test, vcm_get_dev_addr(backed),
+						  edu_fmt(test, " physmem %u ptes %lu", pm->id,
+							  SZ_64K / PAGE_SIZE)));
+	edu_expect_line(test, block, edu_res_line(test, vcm_get_dev_addr(bare), ""));
 
 	block = edu_dump_block(test, vcms, edu_fmt(test, "vcm %u iommu ", idle->id));
 	KUNIT_ASSERT_NOT_NULL_MSG(test, block, "no VCM %u in\n%s", idle->id, vcms);
@@ -1143,7 +1145,7 @@ static void vcm_edu_test_debugfs(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL_MSG(test, block, "no VCM %u in\n%s", o->id, vcms);
 	KUNIT_EXPECT_NULL(test, strstr(block, "pgsizes"));
 	KUNIT_EXPECT_STREQ(test, strchr(block, '\n') + 1,
-			   edu_res_line(test, unplaced, " unplaced"));
+			   edu_res_line(test, unplaced->dev_addr, " unplaced"));
 
 	addr = vcm_get_dev_addr(backed);
 	block = edu_dump_block(test, phys, edu_fmt(test, "physmem %u system len 0x10000 ",
