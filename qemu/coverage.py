@@ -17,13 +17,13 @@ and prints the table.  OUTDIR/branches.txt lists each line with a branch
 never taken: how many of its branches were taken, and its text.
 
 Branches are counted twice.  "branches" are all of gcov's, as gcov -b
-counts them; the target is judged on them.  "in conditions" are those
-of lines that hold or continue a condition in the source: an if, while,
-for, switch or case, a for_each macro, or a line with, or continuing,
-?:, && or ||.  The others come from macros a statement expands to
-(flush_workqueue()'s checks of system workqueues,
-dma_resv_assert_held(), a WARN_ON() used as a statement), whose
-outcomes are not the drivers'.  It is a heuristic of this script's,
+counts them.  "in conditions" are those of lines that hold or continue a
+condition in the source: an if, while, for, switch or case, a for_each
+macro, min(), max() or clamp(), or a line with, or continuing, ?:, &&
+or ||; the branch target is judged on them.  The others come from
+macros a statement expands to (flush_workqueue()'s checks of system
+workqueues, dma_resv_assert_held(), a WARN_ON() used as a statement),
+whose outcomes are the macros' rather than the drivers' decisions.  It is a heuristic of this script's,
 near lcov's "--filter branch" but not the same: lcov reads to the end
 of a statement and takes comparisons for conditions.  Macros that branch
 inside a condition (a WARN_ON() in an if) are kept; the waits and
@@ -108,7 +108,9 @@ def collect(kout, dirs):
 
 
 # A line that holds a condition, or a for_each macro's loop.
-COND = re.compile(r"\b(if|while|for|switch|case)\b|\?|&&|\|\||\w*for_each\w*\s*\(")
+# min(), max() and clamp() choose as ?: does, in whatever statement.
+COND = re.compile(r"\b(if|while|for|switch|case)\b|\?|&&|\|\||\w*for_each\w*\s*\("
+                  r"|\b(min|max|clamp)(3|_t|_val|_not_zero)?\s*\(|\bu(min|max)\s*\(")
 # The keywords whose parenthesised condition may span several lines.
 OPEN = re.compile(r"\b(if|while|for|switch|\w*for_each\w*)\s*\(")
 
@@ -160,6 +162,13 @@ def condition_lines(path):
     return out
 
 
+def built(kout, f):
+    """@f as the build compiled it (its tree, the build folder's source
+    link), so that line numbers match even if the repo moved on."""
+    path = os.path.join(kout, "source", f)
+    return path if os.path.exists(path) else f
+
+
 def pct(a, b):
     return 100.0 * a / b if b else 100.0
 
@@ -200,7 +209,7 @@ def main():
         per[f][4] += c > 0
         per[f][5] += 1
         if f not in conds:
-            conds[f] = condition_lines(f)
+            conds[f] = condition_lines(built(kout, f))
         if ln in conds[f]:
             per[f][6] += c > 0
             per[f][7] += 1
@@ -229,9 +238,10 @@ def main():
         rows.append(row(k, groups[k]))
     t = groups["total"]
     rows.append(f"targets: lines {pct(t[0], t[1]):.1f}% of {TARGET_LINES}%, "
-                f"branches {pct(t[4], t[5]):.1f}% of {TARGET_BRANCHES}%")
-    rows.append(f"in conditions: {pct(t[6], t[7]):.1f}% of {t[7]} branches; "
-                f"{t[5] - t[7]} on other lines left out, "
+                f"branches in conditions {pct(t[6], t[7]):.1f}% of "
+                f"{TARGET_BRANCHES}%")
+    rows.append(f"branches: {pct(t[4], t[5]):.1f}% of all {t[5]} of gcov's; "
+                f"{t[5] - t[7]} on lines that are not conditions, "
                 f"{(t[5] - t[7]) - (t[4] - t[6])} of them never taken")
 
     missed = ["", "Lines never run, by function:"]
@@ -262,7 +272,7 @@ def main():
             continue
         if f not in src:
             try:
-                with open(f) as fh:
+                with open(built(kout, f)) as fh:
                     src[f] = fh.read().splitlines()
             except OSError:
                 src[f] = []
