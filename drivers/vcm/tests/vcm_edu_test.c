@@ -1071,14 +1071,14 @@ static void edu_expect_line(struct kunit *test, const char *block,
 }
 
 /*
- * The line vcm/vcms shows for a reservation of 64K at @addr with RW and
- * the base page's alignment, with @extra before its newline.
+ * The line vcm/vcms shows for a reservation of 64K at @addr with RW,
+ * aligned to @align, with @extra before its newline.
  */
 static const char *edu_res_line(struct kunit *test, dma_addr_t addr,
-				const char *extra)
+				unsigned long align, const char *extra)
 {
 	return edu_fmt(test, "  res %pad+0x10000 attr %#x align %#lx%s\n", &addr,
-		       (u32)RW, PAGE_SIZE, extra);
+		       (u32)RW, align, extra);
 }
 
 /*
@@ -1130,22 +1130,28 @@ static void vcm_edu_test_debugfs(struct kunit *test)
 	start = vcm_get_bound_start_addr(bound);
 	edu_expect_line(test, block, edu_fmt(test, "  bound %pad+0x100000 reservations 0\n",
 					     &start));
-	/* An entry per page: the domain has no page size from 8K to 1M. */
-	edu_expect_line(test, block, edu_res_line(test, vcm_get_dev_addr(backed),
+	/*
+	 * The domain has no page size from 8K to 1M: base pages align them,
+	 * and map them with an entry each.
+	 */
+	edu_expect_line(test, block, edu_res_line(test, vcm_get_dev_addr(backed), PAGE_SIZE,
 						  edu_fmt(test, " physmem %u ptes %lu", pm->id,
 							  SZ_64K / PAGE_SIZE)));
-	edu_expect_line(test, block, edu_res_line(test, vcm_get_dev_addr(bare), ""));
+	edu_expect_line(test, block, edu_res_line(test, vcm_get_dev_addr(bare), PAGE_SIZE, ""));
 
 	block = edu_dump_block(test, vcms, edu_fmt(test, "vcm %u iommu ", idle->id));
 	KUNIT_ASSERT_NOT_NULL_MSG(test, block, "no VCM %u in\n%s", idle->id, vcms);
 	edu_expect_line(test, block, edu_fmt(test, "  dev %s inactive attr 0x0\n", name));
 
-	/* No domain, so no page sizes; its one reservation, unplaced. */
+	/*
+	 * No domain, so no page sizes; its one reservation, unplaced, is
+	 * aligned for the 64K chunks a CPU kind of VCM maps with.
+	 */
 	block = edu_dump_block(test, vcms, edu_fmt(test, "vcm %u one-to-one ", o->id));
 	KUNIT_ASSERT_NOT_NULL_MSG(test, block, "no VCM %u in\n%s", o->id, vcms);
 	KUNIT_EXPECT_NULL(test, strstr(block, "pgsizes"));
 	KUNIT_EXPECT_STREQ(test, strchr(block, '\n') + 1,
-			   edu_res_line(test, unplaced->dev_addr, " unplaced"));
+			   edu_res_line(test, unplaced->dev_addr, SZ_64K, " unplaced"));
 
 	addr = vcm_get_dev_addr(backed);
 	block = edu_dump_block(test, phys, edu_fmt(test, "physmem %u system len 0x10000 ",
