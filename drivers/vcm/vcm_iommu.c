@@ -427,4 +427,3 @@ int vcm_hook(struct device *dev, vcm_handler handler, void *data)
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(vcm_hook);
-
