@@ -1032,6 +1032,18 @@ static char *edu_dump(struct kunit *test,
 	return m.buf;
 }
 
+/* The first line of @text that begins with @start, or NULL. */
+static const char *edu_find_line(const char *text, const char *start)
+{
+	const char *p = text;
+
+	while (p && strncmp(p, start, strlen(start))) {
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return p;
+}
+
 /*
  * The lines of @dump from the one that begins with @head up to the next
  * that does not begin with two spaces (the next VCM or physmem), or
@@ -1040,13 +1052,9 @@ static char *edu_dump(struct kunit *test,
 static char *edu_dump_block(struct kunit *test, const char *dump,
 			    const char *head)
 {
-	const char *p = dump, *end;
+	const char *p = edu_find_line(dump, head), *end;
 	size_t len;
 
-	while (p && strncmp(p, head, strlen(head))) {
-		p = strchr(p, '\n');
-		p = p ? p + 1 : NULL;
-	}
 	if (!p || !*p)
 		return NULL;
 	for (end = strchr(p, '\n'); end && !strncmp(end + 1, "  ", 2);
@@ -1060,13 +1068,7 @@ static char *edu_dump_block(struct kunit *test, const char *dump,
 static void edu_expect_line(struct kunit *test, const char *block,
 			    const char *line)
 {
-	const char *p = block;
-
-	while (p && strncmp(p, line, strlen(line))) {
-		p = strchr(p, '\n');
-		p = p ? p + 1 : NULL;
-	}
-	KUNIT_EXPECT_NOT_NULL_MSG(test, p, "no line \"%.*s\" in\n%s",
+	KUNIT_EXPECT_NOT_NULL_MSG(test, edu_find_line(block, line), "no line \"%.*s\" in\n%s",
 				  (int)strcspn(line, "\n"), line, block);
 }
 
