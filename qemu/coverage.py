@@ -23,9 +23,10 @@ macro, min(), max() or clamp(), or a line with, or continuing, ?:, &&
 or ||; the branch target is judged on them.  The others come from
 macros a statement expands to (flush_workqueue()'s checks of system
 workqueues, dma_resv_assert_held(), a WARN_ON() used as a statement),
-whose outcomes are the macros' rather than the drivers' decisions.  It is a heuristic of this script's,
-near lcov's "--filter branch" but not the same: lcov reads to the end
-of a statement and takes comparisons for conditions.  Macros that branch
+whose outcomes are the macros' rather than the drivers' decisions.  It
+is a heuristic of this script's, near lcov's "--filter branch" but not
+the same: lcov reads to the end of a statement and takes comparisons
+for conditions.  Macros that branch
 inside a condition (a WARN_ON() in an if) are kept; the waits and
 retries of macros such as wait_event_*() on lines of their own are left
 out.  The same condition inlined into several callers counts once per

@@ -8,15 +8,6 @@
 # export-check's documentation build, unless a sphinx-build is there.
 . "$(dirname "$0")/lib.sh"
 
-if [ "${1:-}" = --docs ]; then
-	command -v sphinx-build >/dev/null && exit 0
-	[ "$(id -u)" = 0 ] || die "need root to install: python3-sphinx"
-	log "apt-get install python3-sphinx"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-sphinx >/dev/null
-	exit 0
-fi
-
 HOST_PKGS=(gcc-aarch64-linux-gnu qemu-system-arm ccache sparse
 	   linux-source-6.12 flex bison bc libssl-dev libelf-dev cpio rsync
 	   python3 kmod git make perl xz-utils)
@@ -39,17 +30,24 @@ apt_update() {
 	apt_updated=1
 }
 
+apt_install() {
+	[ "$(id -u)" = 0 ] || die "need root to install: $*"
+	log "apt-get install $*"
+	apt_update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+if [ "${1:-}" = --docs ]; then
+	command -v sphinx-build >/dev/null || apt_install python3-sphinx
+	exit 0
+fi
+
 missing=()
 for p in "${HOST_PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing+=("$p")
 done
-if [ ${#missing[@]} -gt 0 ]; then
-	[ "$(id -u)" = 0 ] || die "need root to install: ${missing[*]}"
-	log "apt-get install ${missing[*]}"
-	apt_update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+[ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 
 stamp=$SYSROOT/.gembuf-pkgs
 if [ "$(cat "$stamp" 2>/dev/null)" != "${GUEST_PKGS[*]}" ]; then
